@@ -1,0 +1,1 @@
+"""Speculative decoding and multi-token prediction: the experiments behind the chapter."""

@@ -1,0 +1,267 @@
+"""One GPT class (RMSNorm, RoPE, SwiGLU, no biases, tied head) for the main and the draft model,
+the depth-1 multi-token-prediction head in DeepSeek-V3's sequential form (arXiv 2412.19437 §2.2),
+and a preallocated kv-cache with a sliding window and rollback."""
+import os
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+@dataclass
+class GPTConfig:
+    vocab_size: int = 65
+    n_layer: int = 4
+    n_embd: int = 128
+    n_head: int = 4
+    mlp_hidden: int = 304
+    block_size: int = 64
+    mtp: bool = False  # attach the depth-1 MTP head (predicts x_{t+2})
+
+    @property
+    def head_dim(self):
+        return self.n_embd // self.n_head
+
+
+MAIN = GPTConfig(n_layer=4, n_embd=128, n_head=4, mlp_hidden=304, mtp=True)
+DRAFT = GPTConfig(n_layer=1, n_embd=64, n_head=4, mlp_hidden=176, mtp=False)
+
+
+def rope_tables(head_dim, n_positions, base=10000.0):
+    inv_freq = 1.0 / base ** (torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    angles = torch.outer(torch.arange(n_positions, dtype=torch.float64), inv_freq)
+    return angles.cos(), angles.sin()
+
+
+def apply_rope(x, cos, sin):
+    """x: [B, H, T, D]; cos/sin: [T, D/2]. Rotates the two halves of each head as pairs."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps=1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return F.rms_norm(x, (x.shape[-1],), self.weight, self.eps)
+
+
+class Attention(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.n_head, self.head_dim = cfg.n_head, cfg.head_dim
+        self.wqkv = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=False)
+        self.wo = nn.Linear(cfg.n_embd, cfg.n_embd, bias=False)
+
+    def forward(self, x, cos, sin, mask=None, cache=None, layer=0):
+        B, T, C = x.shape
+        q, k, v = self.wqkv(x).view(B, T, 3, self.n_head, self.head_dim).permute(2, 0, 3, 1, 4)
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        if cache is None:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            k, v = cache.update(layer, k, v)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.wo(y.transpose(1, 2).reshape(B, T, C))
+
+
+class SwiGLU(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.w13 = nn.Linear(cfg.n_embd, 2 * cfg.mlp_hidden, bias=False)
+        self.w2 = nn.Linear(cfg.mlp_hidden, cfg.n_embd, bias=False)
+
+    def forward(self, x):
+        gate, up = self.w13(x).chunk(2, dim=-1)
+        return self.w2(F.silu(gate) * up)
+
+
+class Block(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.attn_norm, self.attn = RMSNorm(cfg.n_embd), Attention(cfg)
+        self.mlp_norm, self.mlp = RMSNorm(cfg.n_embd), SwiGLU(cfg)
+
+    def forward(self, x, cos, sin, mask=None, cache=None, layer=0):
+        x = x + self.attn(self.attn_norm(x), cos, sin, mask, cache, layer)
+        return x + self.mlp(self.mlp_norm(x))
+
+
+class MTPHead(nn.Module):
+    """h' = W [RMSNorm(h_t); RMSNorm(Emb(x_{t+1}))], one transformer block; the caller then
+    applies the main model's final norm and tied output head to predict x_{t+2}."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.hidden_norm = RMSNorm(cfg.n_embd)
+        self.embed_norm = RMSNorm(cfg.n_embd)
+        self.proj = nn.Linear(2 * cfg.n_embd, cfg.n_embd, bias=False)
+        self.block = Block(cfg)
+
+    def forward(self, h, next_emb, cos, sin, mask=None, cache=None):
+        x = self.proj(torch.cat((self.hidden_norm(h), self.embed_norm(next_emb)), dim=-1))
+        return self.block(x, cos, sin, mask, cache, layer=0)
+
+
+class GPT(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg = cfg
+        self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.n_embd)
+        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        self.norm = RMSNorm(cfg.n_embd)
+        self.mtp = MTPHead(cfg) if cfg.mtp else None
+        cos, sin = rope_tables(cfg.head_dim, 16 * cfg.block_size)
+        self.register_buffer("rope_cos", cos.float(), persistent=False)
+        self.register_buffer("rope_sin", sin.float(), persistent=False)
+        self.apply(self._init_weights)
+        for name, param in self.named_parameters():
+            if name.endswith(("wo.weight", "w2.weight")):  # residual projections, GPT-2 style
+                nn.init.normal_(param, std=0.02 / (2 * cfg.n_layer) ** 0.5)
+
+    @staticmethod
+    def _init_weights(module):
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, std=0.02)
+
+    def _rope(self, start, T):
+        if start + T > self.rope_cos.shape[0]:  # a long kv-cached generation: extend the tables
+            cos, sin = rope_tables(self.cfg.head_dim, 2 * (start + T))
+            self.rope_cos, self.rope_sin = cos.to(self.rope_cos), sin.to(self.rope_sin)
+        return self.rope_cos[start:start + T], self.rope_sin[start:start + T]
+
+    def n_params(self, module=None):
+        return sum(p.numel() for p in (module or self).parameters())
+
+    def n_params_main(self):
+        """Parameters of the next-token model alone (the MTP head excluded)."""
+        return self.n_params() - (self.n_params(self.mtp) if self.mtp is not None else 0)
+
+    def head(self, h):
+        """Final norm and the output head tied to the embedding."""
+        return F.linear(self.norm(h), self.tok_emb.weight)
+
+    def trunk(self, idx, cache=None):
+        """Hidden states h (before the final norm) of the main model for token ids idx [B, T]."""
+        T = idx.shape[1]
+        if cache is None:
+            if T > self.cfg.block_size:
+                raise ValueError(f"sequence of {T} tokens exceeds block_size {self.cfg.block_size}")
+            start, mask = 0, None
+        else:
+            start, mask = cache.prepare(T)
+        cos, sin = self._rope(start, T)
+        x = self.tok_emb(idx)
+        for layer, block in enumerate(self.blocks):
+            x = block(x, cos, sin, mask, cache, layer)
+        return x
+
+    def forward(self, idx, cache=None):
+        """Returns (logits, h) for every position of idx [B, T]."""
+        h = self.trunk(idx, cache)
+        return self.head(h), h
+
+    def mtp_forward(self, h, next_idx, cache=None):
+        """MTP logits for x_{t+2} from h_t [B, T, C] and the ids of x_{t+1} [B, T]."""
+        T = next_idx.shape[1]
+        if cache is None:
+            start, mask = 0, None
+        else:
+            start, mask = cache.prepare(T)
+        cos, sin = self._rope(start, T)
+        return self.head(self.mtp(h, self.tok_emb(next_idx), cos, sin, mask, cache))
+
+    def losses(self, idx, targets):
+        """Cross-entropy of the next char and, with the MTP head, of the char after it."""
+        logits, h = self(idx)
+        out = {"main": F.cross_entropy(logits.flatten(0, 1), targets.flatten())}
+        if self.mtp is not None:
+            mtp_logits = self.mtp_forward(h[:, :-1], idx[:, 1:])
+            out["mtp"] = F.cross_entropy(mtp_logits.flatten(0, 1), targets[:, 1:].flatten())
+        return out
+
+    def new_cache(self, window=None, mtp=False):
+        cfg = self.cfg
+        return KVCache(1 if mtp else cfg.n_layer, cfg.n_head, cfg.head_dim,
+                       window or cfg.block_size, dtype=self.tok_emb.weight.dtype,
+                       device=self.tok_emb.weight.device)
+
+
+class KVCache:
+    """Keys and values for one sequence, preallocated. Each new position attends to itself and
+    the window-1 positions before it. `length` counts every position processed so far (it is the
+    absolute RoPE position of the next token); `rollback(n)` forgets positions n and later by
+    moving that pointer. When the buffer is full, the last window-1 entries move to its front."""
+
+    def __init__(self, n_layer, n_head, head_dim, window, capacity=None, dtype=torch.float32,
+                 device="cpu"):
+        self.window = window
+        self.capacity = capacity or 2 * window + 16
+        shape = (n_layer, 1, n_head, self.capacity, head_dim)
+        self.k = torch.zeros(shape, dtype=dtype, device=device)
+        self.v = torch.zeros(shape, dtype=dtype, device=device)
+        slot = torch.arange(self.capacity, device=device)
+        # band[i, j]: buffer slot i may attend to slot j
+        self.band = (slot[None, :] <= slot[:, None]) & (slot[None, :] > slot[:, None] - window)
+        self.offset = 0  # absolute position held in buffer slot 0
+        self.length = 0
+
+    def prepare(self, T):
+        """Reserve slots for T new positions; return (absolute start, attention mask or None)."""
+        if T + self.window - 1 > self.capacity:
+            raise ValueError(f"{T} new positions do not fit a cache of capacity {self.capacity}")
+        used = self.length - self.offset
+        if used + T > self.capacity:
+            keep = min(self.window - 1, used)
+            for buf in (self.k, self.v):
+                buf[:, :, :, :keep] = buf[:, :, :, used - keep:used].clone()
+            self.offset = self.length - keep
+            used = keep
+        self.first = used
+        self.lo, self.hi = max(0, used - self.window + 1), used + T
+        start = self.length
+        self.length += T
+        mask = None if T == 1 else self.band[self.first:self.hi, self.lo:self.hi]
+        return start, mask
+
+    def update(self, layer, k, v):
+        self.k[layer, :, :, self.first:self.hi] = k
+        self.v[layer, :, :, self.first:self.hi] = v
+        return self.k[layer, :, :, self.lo:self.hi], self.v[layer, :, :, self.lo:self.hi]
+
+    def rollback(self, length):
+        kept = length - self.offset
+        if length > self.length or kept < min(length, self.window - 1):
+            raise ValueError(f"cannot roll back to {length}: cache holds positions "
+                             f"{self.offset}..{self.length - 1}")
+        self.length = length
+
+    def snapshot(self):
+        """The keys and values that the next position would attend to (for tests)."""
+        used = self.length - self.offset
+        lo = max(0, used - self.window + 1)
+        return self.k[:, :, :, lo:used].clone(), self.v[:, :, :, lo:used].clone()
+
+
+def save_atomic(payload, path):
+    """torch.save through a temp file and a rename: an interrupted write never leaves half a file."""
+    tmp = f"{path}.tmp"
+    torch.save(payload, tmp)
+    os.replace(tmp, path)
+
+
+def save_checkpoint(path, model, extra=None):
+    """Weights + config (+ whatever `extra` records), written atomically."""
+    save_atomic({"config": asdict(model.cfg), "model": model.state_dict(), **(extra or {})}, path)
+
+
+def load_checkpoint(path, device="cpu"):
+    payload = torch.load(path, map_location=device, weights_only=True)
+    model = GPT(GPTConfig(**payload["config"])).to(device)
+    model.load_state_dict(payload["model"])
+    model.eval()
+    return model, payload

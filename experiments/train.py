@@ -1,0 +1,193 @@
+"""Train the main model (with or without the MTP loss) or the draft model on tiny shakespeare.
+
+    python -m experiments.train --model main --mtp 0.3 --seed 0      # main + MTP head
+    python -m experiments.train --model main --mtp 0 --seed 0        # control: no MTP loss
+    python -m experiments.train --model draft --seed 0               # the small draft model
+
+Weights go to experiments/checkpoints/<name>.pt (written atomically, committed), the optimizer
+state for resuming to <name>.opt.pt (not committed); rerunning an interrupted command resumes.
+The loss curves, config, seed, device and wall time go to experiments/results/train_<name>.json.
+"""
+import argparse
+import math
+import sys
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import torch
+
+from experiments.data import CharData
+from experiments.jsonio import RESULTS, meta, write_json
+from experiments.model import DRAFT, GPT, MAIN, GPTConfig, save_atomic, save_checkpoint
+
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+DRAFT_SNAPSHOTS = (0, 100, 250, 500, 1000, 2500, 5000)
+EVAL_SEED = 1234  # the fixed val batches every run is evaluated on
+
+
+def run_name(model, mtp, seed):
+    if model == "draft":
+        return f"draft_s{seed}"
+    return f"{'main' if mtp > 0 else 'control'}_s{seed}"
+
+
+def lr_at(step, steps, lr, warmup):
+    """Linear warmup, then cosine decay to lr/10."""
+    if step < warmup:
+        return lr * (step + 1) / warmup
+    progress = (step - warmup) / max(1, steps - warmup)
+    return lr * (0.1 + 0.45 * (1 + math.cos(math.pi * progress)))
+
+
+@torch.no_grad()
+def evaluate(model, batches):
+    model.eval()
+    totals = {}
+    for x, y in batches:
+        for key, loss in model.losses(x, y).items():
+            totals[key] = totals.get(key, 0.0) + loss.item()
+    model.train()
+    return {key: total / len(batches) for key, total in totals.items()}
+
+
+def make_optimizer(model, lr, weight_decay):
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": weight_decay},
+              {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95))
+
+
+def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight_decay=0.1,
+          eval_interval=250, eval_batches=20, snapshots=(), device="cpu", data=None,
+          checkpoint_dir=CHECKPOINTS, results_dir=RESULTS, log_every=100, command=None):
+    """Train one model; resumable; returns the training log (also written as JSON)."""
+    checkpoint_dir, results_dir = Path(checkpoint_dir), Path(results_dir)
+    checkpoint_dir.mkdir(parents=True, exist_ok=True)
+    weights_path = checkpoint_dir / f"{name}.pt"
+    state_path = checkpoint_dir / f"{name}.opt.pt"
+    data = data or CharData()
+    cfg = replace(cfg, vocab_size=data.vocab_size)
+
+    torch.manual_seed(seed)
+    model = GPT(cfg).to(device)
+    optimizer = make_optimizer(model, lr, weight_decay)
+    batch_gen = torch.Generator().manual_seed(seed + 1)
+    eval_gen = torch.Generator().manual_seed(EVAL_SEED)
+    val_batches = [tuple(t.to(device) for t in data.batch("val", batch_size, cfg.block_size, eval_gen))
+                   for _ in range(eval_batches)]
+    config = {"model": asdict(cfg), "n_params": model.n_params(), "n_params_main": model.n_params_main(),
+              "mtp_weight": mtp_weight, "steps": steps, "batch_size": batch_size, "lr": lr,
+              "warmup": warmup, "weight_decay": weight_decay, "eval_interval": eval_interval,
+              "eval_batches": eval_batches, "eval_seed": EVAL_SEED, "data": data.path.name,
+              "optimizer": "AdamW(0.9, 0.95)", "schedule": "linear warmup, cosine to lr/10",
+              "grad_clip": 1.0}
+    log = {"name": name, "config": config, "curves": {"step": [], "train": {}, "val": {}, "lr": []},
+           "elapsed_s": 0.0}
+    step = 0
+    if state_path.exists():
+        state = torch.load(state_path, map_location=device, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        batch_gen.set_state(state["batch_gen"])
+        log, step = state["log"], state["step"]
+        print(f"[{name}] resuming from step {step}", flush=True)
+
+    def save(step):
+        save_checkpoint(weights_path, model, {"step": step, "name": name, "seed": seed,
+                                              "mtp_weight": mtp_weight})
+        save_atomic({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                     "batch_gen": batch_gen.get_state(), "log": log, "step": step}, state_path)
+
+    def record(step, train_means):
+        val = evaluate(model, val_batches)
+        curves = log["curves"]
+        curves["step"].append(step)
+        curves["lr"].append(lr_at(min(step, steps - 1), steps, lr, warmup))
+        for key, value in val.items():
+            curves["val"].setdefault(key, []).append(round(value, 5))
+        for key, value in train_means.items():
+            curves["train"].setdefault(key, []).append(round(value, 5))
+        return val
+
+    model.train()
+    if step == 0:
+        record(0, {})
+        if 0 in snapshots:
+            save_checkpoint(checkpoint_dir / f"{name}_step0.pt", model, {"step": 0, "seed": seed})
+    sums, count = {}, 0
+    t0, t_last, step_last = time.time() - log["elapsed_s"], time.time(), step
+    while step < steps:
+        x, y = (t.to(device) for t in data.batch("train", batch_size, cfg.block_size, batch_gen))
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, steps, lr, warmup)
+        losses = model.losses(x, y)
+        loss = losses["main"] + mtp_weight * losses["mtp"] if "mtp" in losses else losses["main"]
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        step += 1
+        for key, value in losses.items():
+            sums[key] = sums.get(key, 0.0) + value.item()
+        count += 1
+        if step % eval_interval == 0 or step == steps:
+            means = {key: total / count for key, total in sums.items()}
+            val = record(step, means)
+            sums, count = {}, 0
+            log["elapsed_s"] = time.time() - t0
+            save(step)
+            print(f"[{name}] step {step} val " + " ".join(f"{k} {v:.4f}" for k, v in val.items()), flush=True)
+        if step in snapshots:
+            save_checkpoint(checkpoint_dir / f"{name}_step{step}.pt", model, {"step": step, "seed": seed})
+        if step % log_every == 0:
+            now = time.time()
+            tok_s = (step - step_last) * batch_size * cfg.block_size / (now - t_last)
+            eta = (steps - step) * (now - t_last) / (step - step_last)
+            print(f"[{name}] step {step}/{steps} loss " +
+                  " ".join(f"{k} {v.item():.4f}" for k, v in losses.items()) +
+                  f" | {tok_s:,.0f} tok/s | ETA {eta / 60:.1f} min", flush=True)
+            t_last, step_last = now, step
+
+    log["elapsed_s"] = time.time() - t0
+    final = {key: values[-1] for key, values in log["curves"]["val"].items()}
+    result = {"meta": meta([seed], device, command), **log, "final_val": final,
+              "wall_time_s": round(log["elapsed_s"], 1)}
+    write_json(results_dir / f"train_{name}.json", result)
+    save(step)
+    return result
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", choices=["main", "draft"], default="main")
+    parser.add_argument("--mtp", type=float, default=None,
+                        help="MTP loss weight lambda (main only; default 0.3, 0 = control run)")
+    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lr", type=float, default=None)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--fresh", action="store_true", help="ignore a saved state and start over")
+    args = parser.parse_args(argv)
+    if args.model == "draft" and args.mtp:
+        parser.error("the draft model has no MTP head: --mtp must be 0 for --model draft")
+    mtp = 0.0 if args.model == "draft" else (0.3 if args.mtp is None else args.mtp)
+    torch.set_num_threads(args.threads)
+    name = run_name(args.model, mtp, args.seed)
+    if args.fresh:
+        (CHECKPOINTS / f"{name}.opt.pt").unlink(missing_ok=True)
+    cfg = replace(MAIN, mtp=mtp > 0) if args.model == "main" else DRAFT
+    lr = args.lr or (2e-3 if args.model == "main" else 3e-3)
+    snapshots = DRAFT_SNAPSHOTS if args.model == "draft" else ()
+    result = train(cfg, name, mtp, args.steps, args.batch, args.seed, lr,
+                   snapshots=snapshots, device=args.device)
+    print(f"[{name}] done in {result['wall_time_s'] / 60:.1f} min: val " +
+          " ".join(f"{k} {v:.4f}" for k, v in result["final_val"].items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -162,6 +162,9 @@ class GPT(nn.Module):
 
     def forward(self, idx, cache=None):
         """Returns (logits, h) for every position of idx [B, T]."""
+        if cache is not None and idx.shape[1] > cache.window:  # a long prefill: window-sized chunks
+            outs = [self(chunk, cache) for chunk in idx.split(cache.window, dim=1)]
+            return tuple(torch.cat(parts, dim=1) for parts in zip(*outs))
         h = self.trunk(idx, cache)
         return self.head(h), h
 
@@ -195,12 +198,13 @@ class KVCache:
     """Keys and values for one sequence, preallocated. Each new position attends to itself and
     the window-1 positions before it. `length` counts every position processed so far (it is the
     absolute RoPE position of the next token); `rollback(n)` forgets positions n and later by
-    moving that pointer. When the buffer is full, the last window-1 entries move to its front."""
+    moving that pointer. When the buffer is full, its last window-1+margin entries move to the
+    front, so a rollback can always reach `margin` positions behind the newest forward."""
 
-    def __init__(self, n_layer, n_head, head_dim, window, capacity=None, dtype=torch.float32,
+    def __init__(self, n_layer, n_head, head_dim, window, margin=16, dtype=torch.float32,
                  device="cpu"):
-        self.window = window
-        self.capacity = capacity or 2 * window + 16
+        self.window, self.keep = window, window - 1 + margin
+        self.capacity = 2 * window + margin  # room for keep + one window-sized chunk
         shape = (n_layer, 1, n_head, self.capacity, head_dim)
         self.k = torch.zeros(shape, dtype=dtype, device=device)
         self.v = torch.zeros(shape, dtype=dtype, device=device)
@@ -212,11 +216,11 @@ class KVCache:
 
     def prepare(self, T):
         """Reserve slots for T new positions; return (absolute start, attention mask or None)."""
-        if T + self.window - 1 > self.capacity:
-            raise ValueError(f"{T} new positions do not fit a cache of capacity {self.capacity}")
+        if T > self.window:
+            raise ValueError(f"feed at most {self.window} positions per call, got {T}")
         used = self.length - self.offset
         if used + T > self.capacity:
-            keep = min(self.window - 1, used)
+            keep = min(self.keep, used)
             for buf in (self.k, self.v):
                 buf[:, :, :, :keep] = buf[:, :, :, used - keep:used].clone()
             self.offset = self.length - keep

@@ -159,33 +159,60 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     return result
 
 
+RUNS = (("main", 0.3), ("main", 0.0), ("draft", 0.0))  # main + MTP, the control, the draft
+
+
+def is_complete(name, steps, snapshots):
+    paths = [CHECKPOINTS / f"{name}.pt"] + [CHECKPOINTS / f"{name}_step{s}.pt" for s in snapshots]
+    if not all(p.exists() for p in paths):
+        return False
+    return torch.load(paths[0], map_location="cpu", weights_only=True).get("step") == steps
+
+
+def train_one(model, mtp, seed, steps, batch, lr, device, fresh):
+    name = run_name(model, mtp, seed)
+    if fresh:
+        (CHECKPOINTS / f"{name}.opt.pt").unlink(missing_ok=True)
+    cfg = replace(MAIN, mtp=mtp > 0) if model == "main" else DRAFT
+    lr = lr or (2e-3 if model == "main" else 3e-3)
+    snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
+    result = train(cfg, name, mtp, steps, batch, seed, lr, snapshots=snapshots, device=device)
+    print(f"[{name}] done in {result['wall_time_s'] / 60:.1f} min: val " +
+          " ".join(f"{k} {v:.4f}" for k, v in result["final_val"].items()), flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", choices=["main", "draft"], default="main")
+    parser.add_argument("--model", choices=["main", "draft", "all"], default="main",
+                        help="all: main + MTP, the control and the draft, for every --seeds")
     parser.add_argument("--mtp", type=float, default=None,
                         help="MTP loss weight lambda (main only; default 0.3, 0 = control run)")
     parser.add_argument("--steps", type=int, default=5000)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", help="seeds for --model all")
     parser.add_argument("--lr", type=float, default=None)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--fresh", action="store_true", help="ignore a saved state and start over")
+    parser.add_argument("--fresh", action="store_true",
+                        help="ignore saved states and train from scratch")
     args = parser.parse_args(argv)
     if args.model == "draft" and args.mtp:
         parser.error("the draft model has no MTP head: --mtp must be 0 for --model draft")
-    mtp = 0.0 if args.model == "draft" else (0.3 if args.mtp is None else args.mtp)
     torch.set_num_threads(args.threads)
-    name = run_name(args.model, mtp, args.seed)
-    if args.fresh:
-        (CHECKPOINTS / f"{name}.opt.pt").unlink(missing_ok=True)
-    cfg = replace(MAIN, mtp=mtp > 0) if args.model == "main" else DRAFT
-    lr = args.lr or (2e-3 if args.model == "main" else 3e-3)
-    snapshots = DRAFT_SNAPSHOTS if args.model == "draft" else ()
-    result = train(cfg, name, mtp, args.steps, args.batch, args.seed, lr,
-                   snapshots=snapshots, device=args.device)
-    print(f"[{name}] done in {result['wall_time_s'] / 60:.1f} min: val " +
-          " ".join(f"{k} {v:.4f}" for k, v in result["final_val"].items()))
+    if args.model != "all":
+        mtp = 0.0 if args.model == "draft" else (0.3 if args.mtp is None else args.mtp)
+        train_one(args.model, mtp, args.seed, args.steps, args.batch, args.lr, args.device, args.fresh)
+        return 0
+    jobs = [(model, mtp, seed) for seed in (args.seeds or [args.seed]) for model, mtp in RUNS]
+    for i, (model, mtp, seed) in enumerate(jobs, 1):
+        name = run_name(model, mtp, seed)
+        snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
+        if not args.fresh and is_complete(name, args.steps, snapshots):
+            print(f"[{i}/{len(jobs)}] {name}: checkpoint complete, skipped (FORCE=1 retrains)", flush=True)
+            continue
+        print(f"[{i}/{len(jobs)}] training {name}", flush=True)
+        train_one(model, mtp, seed, args.steps, args.batch, args.lr, args.device, args.fresh)
     return 0
 
 

@@ -1,0 +1,44 @@
+# make site     build site/16_speculative_decoding_viz.html from templates/, static/ and results JSON
+# make test     install what the tests need (venv, pip packages, Debian chromium) and run them all
+# make data     train the models that are missing (FORCE=1: all of them), then make measure
+# make measure  rerun every measurement from the committed checkpoints (DEVICE=cpu|cuda)
+SHELL := /bin/bash
+PY := .venv/bin/python
+STAMP := .venv/.installed
+SEEDS ?= 0
+DEVICE ?= cpu
+FORCE ?=
+
+.PHONY: site test data measure train chromium clean-venv
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+site: $(STAMP)
+	$(PY) build/build.py
+
+# Debian chromium for the browser test, and a CJK font so the screenshots show the Chinese text
+chromium:
+	@if ! command -v chromium >/dev/null || ! fc-list :lang=zh | grep -q .; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null; \
+	  else echo "run 'sudo apt-get install -y chromium fonts-wqy-microhei' first"; exit 1; fi; \
+	fi
+
+test: $(STAMP) chromium
+	$(PY) -m pytest
+	@if ls tests/js/*.test.mjs >/dev/null 2>&1; then node --test tests/js/; fi
+
+train: $(STAMP)
+	$(PY) -m experiments.train --model all --seeds $(SEEDS) --device $(DEVICE) $(if $(FORCE),--fresh)
+
+data: train
+	$(MAKE) measure
+
+measure: $(STAMP)
+	$(PY) -m experiments.measure --device $(DEVICE) --seeds $(SEEDS)
+
+clean-venv:
+	rm -rf .venv

@@ -1,0 +1,96 @@
+"""Generate text with plain, draft-model speculative or MTP self-speculative decoding.
+
+    python -m experiments.generate --method draft --gamma 4 --mode kvcache --n 200 --prompt 'ROMEO:\\n'
+
+Prints one JSON object: text, main_forwards, draft_forwards, proposed, accepted, wall_s.
+A literal \\n in --prompt means a newline.
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import torch
+
+from experiments.data import CharData, DataError
+from experiments.model import load_checkpoint
+from experiments.speculative import MODES, mtp_decode, plain_decode, speculative_decode
+
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+
+
+class UsageError(Exception):
+    pass
+
+
+def load_model(path, device):
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"checkpoint {path} not found: run `make data` (or python -m "
+                         f"experiments.train) to train it")
+    return load_checkpoint(path, device)[0]
+
+
+def run(args):
+    if args.gamma < 1:
+        raise UsageError(f"--gamma must be at least 1, got {args.gamma}")
+    if args.n < 1:
+        raise UsageError(f"--n must be at least 1, got {args.n}")
+    if args.temperature < 0:
+        raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
+    if args.method == "mtp" and args.gamma != 1:
+        raise UsageError("the MTP head has depth 1: it drafts one token, so --gamma must be 1")
+    prompt_text = args.prompt.replace("\\n", "\n")
+    if not prompt_text:
+        raise UsageError("--prompt must not be empty")
+    data = CharData()
+    try:
+        prompt = data.encode(prompt_text)
+    except ValueError as err:
+        raise UsageError(f"--prompt: {err}") from err
+    torch.set_num_threads(args.threads)
+    model = load_model(args.checkpoint, args.device)
+    generator = torch.Generator(device=args.device).manual_seed(args.seed)
+    common = dict(temperature=args.temperature, mode=args.mode, generator=generator)
+    if args.method == "draft":
+        draft = load_model(args.draft_checkpoint, args.device)
+    with torch.inference_mode():
+        t0 = time.perf_counter()
+        if args.method == "plain":
+            result = plain_decode(model, prompt, args.n, **common)
+        elif args.method == "draft":
+            result = speculative_decode(model, draft, prompt, args.n, args.gamma, **common)
+        else:
+            result = mtp_decode(model, prompt, args.n, **common)
+        wall_s = time.perf_counter() - t0
+    return {"text": data.decode(result.tokens), "main_forwards": result.main_forwards,
+            "draft_forwards": result.draft_forwards, "proposed": result.proposed,
+            "accepted": result.accepted, "wall_s": round(wall_s, 4)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--method", choices=["plain", "draft", "mtp"], default="plain")
+    parser.add_argument("--gamma", type=int, default=1, help="drafts per main forward")
+    parser.add_argument("--mode", choices=MODES, default="kvcache")
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--n", type=int, default=200, help="characters to generate")
+    parser.add_argument("--prompt", default="ROMEO:\\n")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--checkpoint", default=str(CHECKPOINTS / "main_s0.pt"))
+    parser.add_argument("--draft-checkpoint", default=str(CHECKPOINTS / "draft_s0.pt"))
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args(argv)
+    try:
+        out = run(args)
+    except (UsageError, DataError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    sys.stdout.write(orjson.dumps(out).decode() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

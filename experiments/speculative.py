@@ -1,0 +1,219 @@
+"""Decoding, written once: the sampler, the acceptance rule, and three decoders (plain,
+draft-model speculative, MTP self-speculative), each in `recompute` or `kvcache` mode.
+
+Notation (Leviathan et al. 2023, arXiv 2211.17192): p = main (target) model, q = draft.
+"""
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+MODES = ("recompute", "kvcache")
+
+
+def probs_from_logits(logits, temperature):
+    """Temperature divides the logits; T = 0 is a one-hot at the argmax (greedy)."""
+    if temperature == 0:
+        return F.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
+    return torch.softmax(logits / temperature, dim=-1)
+
+
+def sample(probs, generator=None):
+    """One token id drawn from a probability vector."""
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+def uniforms(n, generator=None, dtype=torch.float32):
+    return torch.rand(n, generator=generator, dtype=dtype)
+
+
+def residual(p_i, q_i):
+    """normalize(max(0, p - q)); falls back to p when the residual mass is only rounding."""
+    r = torch.clamp(p_i - q_i, min=0)
+    mass = r.sum()
+    return p_i if mass <= 1e-12 else r / mass
+
+
+def accept_reject(p, q, drafts, generator=None, trace=None):
+    """Verify γ drafts. p: [γ+1, V] main distributions, q: [γ, V] draft distributions,
+    drafts: [γ] the draft's tokens. Draft i is accepted when u_i < min(1, p_i(d_i)/q_i(d_i)),
+    left to right; at the first rejection the next token comes from the residual
+    normalize(max(0, p_i - q_i)); if all γ pass, a bonus token comes from p_γ.
+    Returns (n_accepted, next_token). With `trace` (a dict), records u, p(d), q(d)."""
+    gamma = drafts.shape[0]
+    rows = torch.arange(gamma)
+    p_d, q_d = p[rows, drafts], q[rows, drafts]
+    u = uniforms(gamma, generator, p.dtype)
+    accepted = (q_d > 0) & (u * q_d < p_d)  # u < p/q without dividing; q(d) = 0 never accepts
+    n = int(accepted.cumprod(0).sum())
+    if trace is not None:
+        trace.update(u=u.tolist(), p_draft=p_d.tolist(), q_draft=q_d.tolist())
+    if n == gamma:
+        return n, sample(p[gamma], generator)
+    return n, sample(residual(p[n], q[n]), generator)
+
+
+class Runner:
+    """One model run over a growing sequence. `extend(seq)` computes the positions of seq that
+    are not processed yet and returns (logits, h, start): rows for absolute positions
+    start, start+1, ... In `kvcache` mode those are just the new positions; in `recompute`
+    mode the whole sequence is cropped to its last block_size tokens and rerun.
+    `truncate(n)` forgets positions n and later (the kv-cache rollback)."""
+
+    def __init__(self, model, mode):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        self.model, self.mode = model, mode
+        self.window = model.cfg.block_size
+        self.cache = model.new_cache() if mode == "kvcache" else None
+        self.device = model.tok_emb.weight.device
+        self.length = 0
+        self.forwards = 0
+
+    def extend(self, seq):
+        if self.mode == "kvcache":
+            start, tokens = self.length, seq[self.length:]
+        else:
+            start = max(0, len(seq) - self.window)
+            tokens = seq[start:]
+        idx = torch.tensor([tokens], device=self.device)
+        logits, h = self.model(idx, cache=self.cache)
+        self.length = len(seq)
+        self.forwards += 1
+        return logits[0], h[0], start
+
+    def truncate(self, n):
+        self.length = n
+        if self.cache is not None:
+            self.cache.rollback(n)
+
+
+class MTPRunner:
+    """The MTP head over confirmed pairs (h_j, x_{j+1}); its last row drafts the token after
+    the pending one. Hidden states come from the main model's latest forward (`observe`)."""
+
+    def __init__(self, model, mode):
+        if model.mtp is None:
+            raise ValueError("this checkpoint has no MTP head (it was trained with --mtp 0)")
+        self.model, self.mode = model, mode
+        self.window = model.cfg.block_size
+        self.cache = model.new_cache(mtp=True) if mode == "kvcache" else None
+        self.length = 0
+        self.forwards = 0
+
+    def observe(self, h, start):
+        self.h, self.h_start = h, start
+
+    def extend(self, seq, main_length):
+        """Draft logits for position main_length + 1 from pairs j < main_length."""
+        if self.mode == "kvcache":
+            first = self.length
+        else:
+            first = max(self.h_start, main_length - self.window)
+        h = self.h[first - self.h_start:main_length - self.h_start]
+        next_idx = torch.tensor([seq[first + 1:main_length + 1]], device=h.device)
+        logits = self.model.mtp_forward(h[None], next_idx, cache=self.cache)
+        self.length = main_length
+        self.forwards += 1
+        return logits[0, -1]
+
+
+@dataclass
+class Result:
+    tokens: list
+    main_forwards: int = 0
+    draft_forwards: int = 0
+    proposed: int = 0
+    accepted: int = 0
+    trace: list = field(default_factory=list)
+
+    @property
+    def tokens_per_main(self):
+        return len(self.tokens) / self.main_forwards
+
+
+def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None, trace=False):
+    """Autoregressive decoding: one main forward per token."""
+    main = Runner(model, mode)
+    seq = list(prompt)
+    steps = []
+    while len(seq) < len(prompt) + n:
+        logits, _, _ = main.extend(seq)
+        seq.append(sample(probs_from_logits(logits[-1], temperature), generator))
+        if trace:
+            steps.append({"emitted": [seq[-1]], "kinds": ["main"]})
+    return Result(seq[len(prompt):], main.forwards, trace=steps)
+
+
+def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mode="kvcache",
+                       generator=None, trace=False):
+    """Draft-model speculative decoding: the draft proposes γ tokens autoregressively, the main
+    model scores all of them (plus one more position) in one forward, accept_reject decides.
+    Invariant between rounds: both models have processed all but the newest confirmed tokens."""
+    main, draft = Runner(model, mode), Runner(draft_model, mode)
+    seq = list(prompt)
+    target = len(prompt) + n
+    result, steps = Result([]), []
+    while len(seq) < target:
+        m = len(seq)
+        g = min(gamma, target - m - 1)  # never draft a token that would not be emitted
+        drafts, q_rows = [], []
+        for i in range(g):
+            logits, _, _ = draft.extend(seq + drafts)
+            q_rows.append(probs_from_logits(logits[-1], temperature))
+            drafts.append(sample(q_rows[-1], generator))
+        logits, _, _ = main.extend(seq + drafts)
+        p = probs_from_logits(logits[-(g + 1):], temperature)
+        q = torch.stack(q_rows) if q_rows else p[:0]
+        record = {} if trace else None
+        n_acc, token = accept_reject(p, q, torch.tensor(drafts, dtype=torch.long), generator, record)
+        seq += drafts[:n_acc] + [token]
+        main.truncate(m + n_acc)
+        draft.truncate(min(m + n_acc, draft.length))
+        result.proposed += g
+        result.accepted += n_acc
+        if trace:
+            kind = "resample" if n_acc < g else ("bonus" if g else "main")
+            steps.append({"drafts": drafts, "n_accepted": n_acc, "emitted": drafts[:n_acc] + [token],
+                          "kinds": ["draft"] * n_acc + [kind], **record})
+    result.tokens = seq[len(prompt):]
+    result.main_forwards, result.draft_forwards, result.trace = main.forwards, draft.forwards, steps
+    return result
+
+
+def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None, trace=False):
+    """MTP self-speculative decoding (γ = 1): each main forward verifies the head's draft and
+    samples one more token; the head then drafts the token after that from the main model's
+    hidden state and the embedding of the token just emitted."""
+    main, head = Runner(model, mode), MTPRunner(model, mode)
+    seq = list(prompt)
+    target = len(prompt) + n
+    result, steps = Result([]), []
+    logits, h, start = main.extend(seq)  # the prompt: the first token is a plain main sample
+    head.observe(h, start)
+    seq.append(sample(probs_from_logits(logits[-1], temperature), generator))
+    if trace:
+        steps.append({"drafts": [], "n_accepted": 0, "emitted": [seq[-1]], "kinds": ["main"]})
+    while len(seq) < target:
+        m = len(seq)
+        drafts, q = [], None
+        if target - m > 1:
+            q = probs_from_logits(head.extend(seq, main.length), temperature)[None]
+            drafts = [sample(q[0], generator)]
+        logits, h, start = main.extend(seq + drafts)
+        head.observe(h, start)
+        p = probs_from_logits(logits[-(len(drafts) + 1):], temperature)
+        record = {} if trace else None
+        n_acc, token = accept_reject(p, q if drafts else p[:0], torch.tensor(drafts, dtype=torch.long),
+                                     generator, record)
+        seq += drafts[:n_acc] + [token]
+        main.truncate(m + n_acc)
+        result.proposed += len(drafts)
+        result.accepted += n_acc
+        if trace:
+            kind = "resample" if n_acc < len(drafts) else "main"
+            steps.append({"drafts": drafts, "n_accepted": n_acc, "emitted": drafts[:n_acc] + [token],
+                          "kinds": ["draft"] * n_acc + [kind], **record})
+    result.tokens = seq[len(prompt):]
+    result.main_forwards, result.draft_forwards, result.trace = main.forwards, head.forwards, steps
+    return result

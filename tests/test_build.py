@@ -1,0 +1,54 @@
+"""The build: deterministic, self-contained, and loud about missing results."""
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "build"))
+import build as site_build  # noqa: E402
+
+
+def test_committed_site_matches_its_sources(tmp_path):
+    t0 = time.perf_counter()
+    out = site_build.build(out=tmp_path / "page.html")
+    assert time.perf_counter() - t0 < 10  # SPEC §8: make site < 10 s
+    committed = ROOT / "site" / "16_speculative_decoding_viz.html"
+    assert out.read_text(encoding="utf-8") == committed.read_text(encoding="utf-8"), \
+        "site/ is stale: run `make site` and commit the page"
+
+
+def test_page_is_self_contained():
+    html = (ROOT / "site" / "16_speculative_decoding_viz.html").read_text(encoding="utf-8")
+    assert not re.search(r'(src|href)\s*=\s*["\']?(https?:)?//', html), "external resource in the page"
+    assert "<link" not in html and "@import" not in html
+    assert len(html.encode()) <= 1.5 * 1024 * 1024
+    embedded = re.search(r'<script type="application/json" id="chapter-data">(.*?)</script>', html, re.S)
+    assert embedded and "<" not in embedded.group(1)
+    assert orjson.loads(embedded.group(1))["models"]["meta"]["torch"]
+
+
+def test_missing_file_is_named(tmp_path):
+    with pytest.raises(site_build.BuildError, match="missing results file .*models.json"):
+        site_build.load_results(tmp_path)
+
+
+def test_missing_field_is_named(tmp_path):
+    models = orjson.loads((ROOT / "experiments/results/models.json").read_bytes())
+    first = next(iter(models["runs"]))
+    del models["runs"][first]["val_loss_full"]
+    (tmp_path / "models.json").write_bytes(orjson.dumps(models))
+    with pytest.raises(site_build.BuildError, match=f"models.json: missing field 'runs.{first}.val_loss_full'"):
+        site_build.load_results(tmp_path)
+
+
+def test_build_needs_no_torch(tmp_path):
+    code = ("import sys; sys.modules['torch'] = None; sys.path.insert(0, 'build'); import build; "
+            f"build.build(out={str(tmp_path / 'p.html')!r})")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

@@ -1,0 +1,117 @@
+"""The decoders on the trained checkpoints: greedy identity with plain decoding, counters, and
+sampled output that follows the main model's law."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from scipy import stats
+
+from experiments.data import CharData
+from experiments.model import load_checkpoint
+from experiments.speculative import mtp_decode, plain_decode, probs_from_logits, speculative_decode
+
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
+PROMPTS = ["ROMEO:\n", "First Citizen:\nBefore we proceed any further, hear me speak.", "\n"]
+
+
+@pytest.fixture(scope="module")
+def data():
+    return CharData()
+
+
+@pytest.fixture(scope="module")
+def models():
+    """The committed seed-0 checkpoints in float64, so that no near-tie flips an argmax."""
+    paths = [CHECKPOINTS / "main_s0.pt", CHECKPOINTS / "draft_s0.pt"]
+    missing = [str(p) for p in paths if not p.exists()]
+    assert not missing, f"missing checkpoints {missing}: run `make data`"
+    return tuple(load_checkpoint(p)[0].double() for p in paths)
+
+
+def decoders(models):
+    main, draft = models
+    out = {"plain": lambda prompt, n, **kw: plain_decode(main, prompt, n, **kw),
+           "mtp": lambda prompt, n, **kw: mtp_decode(main, prompt, n, **kw)}
+    for gamma in (1, 2, 3, 8):
+        out[f"draft γ={gamma}"] = (lambda g: lambda prompt, n, **kw:
+                                   speculative_decode(main, draft, prompt, n, g, **kw))(gamma)
+    return out
+
+
+@pytest.mark.parametrize("prompt", PROMPTS)
+def test_greedy_identity_kvcache_past_the_window(models, data, prompt):
+    ids, n = data.encode(prompt), 220  # passes the 64-char window several times
+    with torch.inference_mode():
+        runs = {name: run(ids, n, temperature=0, mode="kvcache").tokens
+                for name, run in decoders(models).items()}
+    for name, tokens in runs.items():
+        assert tokens == runs["plain"], f"{name} greedy differs from plain greedy"
+
+
+@pytest.mark.parametrize("prompt", PROMPTS[:2])
+def test_greedy_identity_recompute_within_the_window(models, data, prompt):
+    ids = data.encode(prompt)
+    with torch.inference_mode():
+        for name, run in decoders(models).items():
+            gamma = int(name.split("=")[1]) if "=" in name else 1
+            n = 64 - len(ids) - gamma  # prompt + output + γ fits in block_size
+            plain = plain_decode(models[0], ids, n, temperature=0, mode="recompute").tokens
+            assert run(ids, n, temperature=0, mode="recompute").tokens == plain, name
+
+
+@pytest.mark.parametrize("mode", ["kvcache", "recompute"])
+def test_counters_add_up(models, data, mode):
+    ids = data.encode("ROMEO:\n")
+    with torch.inference_mode():
+        for name, run in decoders(models).items():
+            result = run(ids, 150, temperature=1.0, mode=mode,
+                         generator=torch.Generator().manual_seed(0))
+            assert len(result.tokens) == 150
+            # every main forward emits its accepted drafts plus one token of its own
+            assert result.main_forwards + result.accepted == 150, name
+            assert result.draft_forwards == result.proposed, name
+            assert 0 <= result.accepted <= result.proposed, name
+            if name != "plain":
+                assert 0 < result.accepted < result.proposed, name
+
+
+def exact_law_of_three(main, prompt):
+    """P(x1), P(x2), P(x3) after the prompt under the main model (plain decoding, T = 1),
+    by enumerating every two-char continuation in one batched forward."""
+    V = main.cfg.vocab_size
+    with torch.inference_mode():
+        p1 = probs_from_logits(main(torch.tensor([prompt]))[0][0, -1], 1.0)
+        pairs = torch.cartesian_prod(torch.arange(V), torch.arange(V))
+        seqs = torch.cat([torch.tensor(prompt).expand(V * V, -1), pairs], 1)
+        logits = main(seqs)[0]
+        p2_given_1 = probs_from_logits(logits[::V, -2], 1.0)         # [x1, x2]
+        p3_given_12 = probs_from_logits(logits[:, -1], 1.0)          # [(x1, x2), x3]
+    joint12 = p1[:, None] * p2_given_1
+    p3 = (joint12.reshape(-1, 1) * p3_given_12).sum(0)
+    return p1, joint12.sum(0), p3
+
+
+def chi_square_pvalue(samples, law):
+    counts = np.bincount(samples, minlength=len(law)).astype(float)
+    expected = law.numpy() * len(samples)
+    assert counts[expected == 0].sum() == 0
+    big = expected >= 5  # pool the rare chars into one bin
+    observed = np.append(counts[big], counts[~big].sum())
+    expected = np.append(expected[big], expected[~big].sum())
+    keep = expected > 0
+    return stats.chisquare(observed[keep], expected[keep]).pvalue
+
+
+@pytest.mark.parametrize("name,mode", [("draft γ=2", "kvcache"), ("mtp", "kvcache"),
+                                       ("mtp", "recompute")])
+def test_sampled_output_follows_the_main_model(models, data, name, mode):
+    prompt, draws = data.encode("ROMEO:\nI "), 1200  # a high-entropy next char
+    laws = exact_law_of_three(models[0], prompt)
+    run = decoders(models)[name]
+    gen = torch.Generator().manual_seed(123)
+    with torch.inference_mode():
+        samples = np.array([run(prompt, 3, temperature=1.0, mode=mode, generator=gen).tokens
+                            for _ in range(draws)])
+    for position, law in enumerate(laws):
+        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"

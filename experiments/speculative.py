@@ -23,8 +23,8 @@ def sample(probs, generator=None):
     return int(torch.multinomial(probs, 1, generator=generator))
 
 
-def uniforms(n, generator=None, dtype=torch.float32):
-    return torch.rand(n, generator=generator, dtype=dtype)
+def uniforms(n, generator=None, dtype=torch.float32, device="cpu"):
+    return torch.rand(n, generator=generator, dtype=dtype, device=device)
 
 
 def residual(p_i, q_i):
@@ -41,9 +41,9 @@ def accept_reject(p, q, drafts, generator=None, trace=None):
     normalize(max(0, p_i - q_i)); if all γ pass, a bonus token comes from p_γ.
     Returns (n_accepted, next_token). With `trace` (a dict), records u, p(d), q(d)."""
     gamma = drafts.shape[0]
-    rows = torch.arange(gamma)
+    rows, drafts = torch.arange(gamma, device=p.device), drafts.to(p.device)
     p_d, q_d = p[rows, drafts], q[rows, drafts]
-    u = uniforms(gamma, generator, p.dtype)
+    u = uniforms(gamma, generator, p.dtype, p.device)
     accepted = (q_d > 0) & (u * q_d < p_d)  # u < p/q without dividing; q(d) = 0 never accepts
     n = int(accepted.cumprod(0).sum())
     if trace is not None:

@@ -50,7 +50,7 @@ def enumerate_outputs(p, q, monkeypatch):
             outcomes = set()
             for where in (1e-9, 0.5, 1 - 1e-9):
                 u = torch.tensor([lo + where * (hi - lo) for lo, hi in bounds], dtype=torch.float64)
-                monkeypatch.setattr(speculative, "uniforms", lambda n, g=None, dtype=None, u=u: u)
+                monkeypatch.setattr(speculative, "uniforms", lambda n, g=None, dtype=None, device=None, u=u: u)
                 n, token = accept_reject(p, q, torch.tensor(drafts))
                 assert token == -1
                 outcomes.add((n, tuple(asked["dist"].tolist())))

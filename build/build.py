@@ -1,55 +1,56 @@
 """Render templates/ + static/ + experiments/results/*.json into one self-contained page.
 
-    python build/build.py      # what `make site` runs; needs jinja2 and orjson, not torch
+    python build/build.py      # what `make site` runs; needs jinja2, orjson, latex2mathml, not torch
 
-Every results file is checked against SCHEMA first: a missing file or field stops the build
-with a message that names both.
+Every results file is checked against build/schema.py first. CSS is inlined; the JS modules in
+static/js/ are bundled into one module script (dependency order, imports and exports stripped);
+the data goes in as <script type="application/json"> with every '<' escaped; LaTeX becomes
+MathML here, at build time.
 """
 import os
+import re
 import sys
 from pathlib import Path
 
 import jinja2
 import orjson
+from latex2mathml.converter import convert as latex_to_mathml
+from markupsafe import Markup
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from schema import SCHEMA  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
 TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
+ENTRY = "main.js"
 OUT = ROOT / "site" / "16_speculative_decoding_viz.html"
-
-META_FIELDS = ["meta.device", "meta.threads", "meta.torch", "meta.seeds", "meta.date",
-               "meta.git_commit", "meta.command"]
-# file -> dotted paths that must exist; "*" stands for every key of a mapping
-SCHEMA = {
-    "models.json": META_FIELDS + [
-        "data.name", "data.chars", "data.vocab_size", "data.sha256",
-        "runs.*.kind", "runs.*.seed", "runs.*.params", "runs.*.config.n_layer",
-        "runs.*.config.n_embd", "runs.*.config.block_size", "runs.*.mtp_weight",
-        "runs.*.val_loss_full.main", "runs.*.val_loss_train_log.main", "runs.*.train_wall_s",
-        "mtp_parts.proj", "mtp_parts.block", "mtp_head_params",
-    ],
-}
+TYPES = {"num": (int, float), "int": int, "str": str, "list": list, "obj": dict, "bool": bool}
 
 
 class BuildError(Exception):
     pass
 
 
-def check_fields(obj, path, filename, where=""):
-    if not path:
+def check_field(obj, parts, kind, filename, where=""):
+    """Walk a dotted path ('*' = every key/item); fail naming the first missing piece."""
+    if not parts:
+        expected = TYPES.get(kind)
+        if expected and (not isinstance(obj, expected) or (kind != "bool" and isinstance(obj, bool))):
+            raise BuildError(f"{filename}: field '{where}' should be {kind}, got {type(obj).__name__}")
         return
-    key, rest = path[0], path[1:]
-    if not isinstance(obj, dict):
-        raise BuildError(f"{filename}: field '{where}' should be an object")
-    keys = list(obj) if key == "*" else [key]
-    if key == "*" and not keys:
-        raise BuildError(f"{filename}: field '{where}' is empty")
-    for k in keys:
-        name = f"{where}.{k}" if where else k
-        if k not in obj:
-            raise BuildError(f"{filename}: missing field '{name}'")
-        check_fields(obj[k], rest, filename, name)
+    key, rest = parts[0], parts[1:]
+    if key == "*":
+        items = list(obj.items()) if isinstance(obj, dict) else list(enumerate(obj)) if isinstance(obj, list) else None
+        if not items:
+            raise BuildError(f"{filename}: field '{where}' should be a non-empty object or list")
+    elif not isinstance(obj, dict) or key not in obj:
+        raise BuildError(f"{filename}: missing field '{where + '.' if where else ''}{key}'")
+    else:
+        items = [(key, obj[key])]
+    for k, value in items:
+        check_field(value, rest, kind, filename, f"{where}.{k}" if where else str(k))
 
 
 def load_results(results_dir=RESULTS):
@@ -63,9 +64,56 @@ def load_results(results_dir=RESULTS):
         except orjson.JSONDecodeError as err:
             raise BuildError(f"{path} is not valid JSON: {err}") from err
         for field in fields:
-            check_fields(obj, field.split("."), filename)
+            path_part, _, kind = field.partition(":")
+            check_field(obj, path_part.split("."), kind, filename)
         data[filename.removesuffix(".json")] = obj
     return data
+
+
+IMPORT = re.compile(r'^import\s*\{([^}]*)\}\s*from\s*"\./([\w.-]+\.js)";\s*$', re.M)
+TOP_LEVEL = re.compile(r"^(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)", re.M)
+
+
+def bundle_js(js_dir=STATIC / "js", entry=ENTRY):
+    """Concatenate the ES modules reachable from `entry`, dependencies first, as one module.
+    Modules share one scope after bundling, so a top-level name may be declared only once."""
+    order, seen = [], set()
+
+    def visit(name, chain):
+        if name in chain:
+            raise BuildError(f"import cycle: {' -> '.join(chain + [name])}")
+        if name in seen:
+            return
+        path = js_dir / name
+        if not path.exists():
+            raise BuildError(f"{chain[-1] if chain else 'build'} imports missing module static/js/{name}")
+        source = path.read_text(encoding="utf-8")
+        for names, dep in IMPORT.findall(source):
+            if " as " in names:
+                raise BuildError(f"static/js/{name}: 'import {{ a as b }}' is not supported by the bundler")
+            visit(dep, chain + [name])
+        seen.add(name)
+        order.append((name, source))
+
+    visit(entry, [])
+    declared, parts = {}, []
+    for name, source in order:
+        if re.search(r"^\s*import\b", IMPORT.sub("", source), re.M):
+            raise BuildError(f"static/js/{name}: only `import {{ ... }} from \"./x.js\";` lines are supported")
+        for symbol in TOP_LEVEL.findall(source):
+            if symbol in declared:
+                raise BuildError(f"top-level name '{symbol}' is declared in both "
+                                 f"static/js/{declared[symbol]} and static/js/{name}")
+            declared[symbol] = name
+        body = IMPORT.sub("", source)
+        body = re.sub(r"^export\s+(default\s+)?", "", body, flags=re.M)
+        parts.append(f"// ---- {name} ----\n{body.strip()}\n")
+    return "\n".join(parts)
+
+
+def tex(latex, display=False):
+    """LaTeX to MathML, at build time."""
+    return latex_to_mathml(latex, display="block" if display else "inline")
 
 
 def json_for_html(obj):
@@ -77,10 +125,10 @@ def render(data):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    css = (STATIC / "style.css").read_text(encoding="utf-8")
-    js = (STATIC / "page.js").read_text(encoding="utf-8")
+    env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
+    css = "\n".join(p.read_text(encoding="utf-8") for p in sorted((STATIC / "css").glob("*.css")))
     return env.get_template("page.html.j2").render(
-        data=data, css=css, js=js, data_json=json_for_html(data))
+        data=data, css=css, js=bundle_js(), data_json=json_for_html(data))
 
 
 def build(results_dir=RESULTS, out=OUT):
@@ -96,7 +144,7 @@ def build(results_dir=RESULTS, out=OUT):
 def main():
     try:
         out = build()
-    except BuildError as err:
+    except (BuildError, jinja2.TemplateError) as err:
         print(f"build error: {err}", file=sys.stderr)
         return 1
     print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size / 1024:.0f} KiB)")

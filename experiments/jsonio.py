@@ -44,8 +44,17 @@ def meta(seeds, device="cpu", command=None):
         "git_commit": git_commit(),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "seeds": list(seeds),
-        "command": command or " ".join(["python"] + sys.argv),
+        "command": command or invocation(),
     }
+
+
+def invocation():
+    """How this process was started, as a user would type it (python -m for our modules)."""
+    script = Path(sys.argv[0]).resolve()
+    if script.suffix == ".py" and ROOT in script.parents:
+        module = ".".join(script.relative_to(ROOT).with_suffix("").parts)
+        return " ".join(["python", "-m", module] + sys.argv[1:])
+    return " ".join(["python"] + sys.argv)
 
 
 def write_json(path, obj):

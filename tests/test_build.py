@@ -52,3 +52,37 @@ def test_build_needs_no_torch(tmp_path):
             f"build.build(out={str(tmp_path / 'p.html')!r})")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_page_contains_every_section_and_math():
+    html = (ROOT / "site" / "16_speculative_decoding_viz.html").read_text(encoding="utf-8")
+    for section in ("s-verify", "s-accept"):
+        assert f'<section id="{section}"' in html
+    assert "<math" in html and "\\frac" not in html  # LaTeX became MathML at build time
+    assert 'lang="zh"' in html and 'lang="en"' in html
+
+
+def test_wrong_type_is_named(tmp_path):
+    for name in site_build.SCHEMA:
+        shutil.copy(ROOT / "experiments/results" / name, tmp_path / name)
+    causal = orjson.loads((tmp_path / "causal.json").read_bytes())
+    causal["verify_example"]["rows"][3]["top"] = "oops"
+    (tmp_path / "causal.json").write_bytes(orjson.dumps(causal))
+    with pytest.raises(site_build.BuildError, match=r"causal.json: field 'verify_example.rows.3.top' should be list"):
+        site_build.load_results(tmp_path)
+
+
+def test_bundler_orders_modules_and_refuses_name_clashes(tmp_path):
+    (tmp_path / "a.js").write_text('export function shared() { return 1; }\n')
+    (tmp_path / "b.js").write_text('import { shared } from "./a.js";\nexport const twice = () => 2 * shared();\n')
+    (tmp_path / "main.js").write_text('import { twice } from "./b.js";\nimport { shared } from "./a.js";\ntwice();\n')
+    js = site_build.bundle_js(tmp_path, "main.js")
+    assert js.index("function shared") < js.index("const twice") < js.index("twice();")
+    assert "import" not in js and "export" not in js
+    (tmp_path / "b.js").write_text('export function shared() { return 2; }\n')
+    (tmp_path / "main.js").write_text('import { shared } from "./b.js";\nimport { x } from "./a.js";\n')
+    with pytest.raises(site_build.BuildError, match="'shared' is declared in both"):
+        site_build.bundle_js(tmp_path, "main.js")
+    (tmp_path / "main.js").write_text('import { y } from "./missing.js";\n')
+    with pytest.raises(site_build.BuildError, match="missing module static/js/missing.js"):
+        site_build.bundle_js(tmp_path, "main.js")

@@ -1,0 +1,137 @@
+// Section ①: the causal-mask grid over the real 8-char context and the draft's real proposals.
+import { h } from "./dom.js";
+import { charLabel, fixed, sci, textLabel } from "./format.js";
+import { onLangChange, t } from "./i18n.js";
+import { hashGet, hashSet, intInRange } from "./state.js";
+
+const SUB = "₀₁₂₃₄₅₆₇₈₉";
+const sub = (n) => String(n).split("").map((d) => SUB[d]).join("");
+
+// What happens to draft j (1-based) when the chain has gamma drafts and nAccepted of 8 passed.
+export function draftStatus(j, gamma, nAccepted) {
+  if (j > gamma) return "absent";
+  if (j <= nAccepted) return "accepted";
+  return j === nAccepted + 1 ? "rejected" : "discarded";
+}
+
+// Forwards and row-positions computed to get p_1..p_{γ+1} after a context of n chars.
+export function verifyCost(contextLength, gamma, mode) {
+  if (mode === "verify") return { forwards: 1, positions: contextLength + gamma };
+  let positions = 0;
+  for (let k = 0; k <= gamma; k++) positions += contextLength + k;
+  return { forwards: gamma + 1, positions };
+}
+
+export function initVerifyGrid(causal) {
+  const ex = causal.verify_example;
+  const n = ex.context.length;
+  const chars = [...Array.from(ex.context), ...ex.drafts];
+  const el = (id) => document.getElementById(id);
+  const slider = el("verify-gamma");
+  const state = { gamma: intInRange(hashGet("gamma"), 1, ex.gamma, Number(slider.value)), mode: "verify", row: n - 1 };
+  slider.value = state.gamma;
+
+  function rowMeaning(i) {
+    // Row i (0-based) yields the distribution of the character at i + 1.
+    const k = i - (n - 1); // p_k+1 for k = 0..γ
+    if (k < 0) return { zh: `预测上下文里的下一个字 “${charLabel(chars[i + 1])}”(验收用不到,但同一次 forward 里顺带算出)`,
+      en: `predicts the next context character “${charLabel(chars[i + 1])}” (not needed for verification, computed anyway in the same pass)` };
+    const idx = `p${sub(k + 1)}`;
+    if (k === state.gamma) return { zh: `给出 ${idx}:如果 ${state.gamma} 个草稿全部通过,奖励字从这里抽`,
+      en: `yields ${idx}: if all ${state.gamma} drafts pass, the bonus character is drawn from it` };
+    const j = k + 1;
+    const st = draftStatus(j, state.gamma, ex.n_accepted);
+    const p = ex.p_draft[k], q = ex.q_draft[k], u = ex.u[k];
+    const ratio = Math.min(1, p / q);
+    const verdict = {
+      accepted: { zh: "接受", en: "accepted" }, rejected: { zh: "拒绝,从残差重抽", en: "rejected; redraw from the residual" },
+      discarded: { zh: "不再验收(前面已有拒绝)", en: "never checked (an earlier draft was rejected)" },
+    }[st];
+    const math = st === "discarded" ? "" : ` u = ${fixed(u, 3)} ${u < ratio ? "<" : "≥"} min(1, ${fixed(p, 3)}/${fixed(q, 3)}) = ${fixed(ratio, 3)}`;
+    return { zh: `给出 ${idx},用来验收草稿 ${j} “${charLabel(chars[n + k])}”:p = ${fixed(p, 3)},q = ${fixed(q, 3)}。${math} → ${verdict.zh}`,
+      en: `yields ${idx}, used to check draft ${j} “${charLabel(chars[n + k])}”: p = ${fixed(p, 3)}, q = ${fixed(q, 3)}.${math} → ${verdict.en}` };
+  }
+
+  function renderGrid() {
+    const size = n + state.gamma;
+    const head = h("tr", {}, h("th", { scope: "col" }), chars.slice(0, size).map((c, j) =>
+      h("th", { scope: "col", class: j < n ? "ctx" : "draft" }, charLabel(c))), h("th"));
+    const rows = [];
+    for (let i = 0; i < size; i++) {
+      const j = i - n + 1; // draft number of this row's own char
+      const st = i >= n ? draftStatus(j, state.gamma, ex.n_accepted) : "context";
+      const mark = st === "accepted" ? "✓" : st === "rejected" ? "✗" : "";
+      const k = i - (n - 1);
+      let fw = "";
+      if (k >= 0) fw = state.mode === "verify" ? `→ p${sub(k + 1)}` : `→ p${sub(k + 1)} · ${t({ zh: "第", en: "pass " })}${k + 1}${t({ zh: " 次", en: "" })}`;
+      const cells = [];
+      for (let c = 0; c < size; c++) cells.push(h("td", { class: c <= i ? "on" : "" }));
+      const label = t({ zh: `第 ${i + 1} 行 “${charLabel(chars[i])}”`, en: `row ${i + 1} “${charLabel(chars[i])}”` });
+      rows.push(h("tr", {
+        tabindex: i === state.row ? "0" : "-1", class: i === state.row ? "sel" : "", "aria-label": label,
+        "aria-selected": String(i === state.row), onclick: () => select(i, true),
+      }, h("th", { scope: "row", class: `rowhead ${i < n ? "ctx" : "draft"} ${st === "rejected" ? "rejected" : ""} ${st === "discarded" ? "discarded" : ""}` },
+        charLabel(chars[i]), mark ? h("span", { class: "mark" }, mark) : null), cells, h("td", { class: "fw" }, fw)));
+    }
+    const grid = el("verify-grid");
+    grid.replaceChildren(h("thead", {}, head), h("tbody", {}, rows));
+    grid.setAttribute("role", "grid");
+  }
+
+  function renderInfo() {
+    const i = state.row;
+    const row = ex.rows[i];
+    const seen = textLabel(chars.slice(0, i + 1).join(""));
+    const meaning = rowMeaning(i);
+    el("verify-rowinfo").replaceChildren(
+      h("div", {}, h("strong", {}, t({ zh: `第 ${i + 1} 行`, en: `Row ${i + 1}` })), " ",
+        t({ zh: "看得见:", en: "sees: " }), h("span", { class: "mono" }, seen),
+        t({ zh: `(${i + 1} 个字)`, en: ` (${i + 1} characters)` })),
+      h("div", {}, t(meaning)),
+      h("div", { class: "top5" }, t({ zh: "主模型在这一行的前 5 名:", en: "Main model's top 5 here:" }),
+        row.top.map(([c, p]) => h("span", {}, `${charLabel(c)} ${fixed(p, 3)}`))));
+  }
+
+  function renderReadouts() {
+    const cost = verifyCost(n, state.gamma, state.mode);
+    const kept = Math.min(ex.n_accepted, state.gamma);
+    const readout = (value, key) => h("div", { class: "readout" }, h("div", { class: "v" }, value), h("div", { class: "k" }, key));
+    el("verify-readouts").replaceChildren(
+      readout(`${cost.forwards} · ${cost.positions}`, t({ zh: "forward 次数 · 计算的位置数", en: "forwards · positions computed" })),
+      readout(`${kept} / ${state.gamma}`, t({ zh: "被接受的草稿(主模型真实验收)", en: "drafts accepted (the main model's real verdict)" })),
+      readout(`${sci(causal.prefix_check.max_abs_diff)} · ${sci(causal.prefix_check.max_abs_diff_float64)}`, t({ zh: `只喂前 ${causal.prefix_check.n_short} 字 vs 喂满 ${causal.prefix_check.n_full} 字:前 ${causal.prefix_check.n_short} 个位置 logits 最大差(float32 · float64)`, en: `first ${causal.prefix_check.n_short} vs all ${causal.prefix_check.n_full} chars fed: max |Δlogit| over the first ${causal.prefix_check.n_short} positions (float32 · float64)` })),
+      readout(`${sci(causal.kvcache_check.max_abs_diff)} · ${sci(causal.kvcache_check.max_abs_diff_float64)}`, t({ zh: `KV cache 逐字喂 vs 一次完整 forward(${causal.kvcache_check.n_tokens} 字):logits 最大差(float32 · float64)`, en: `kv-cache one char at a time vs one full forward (${causal.kvcache_check.n_tokens} chars): max |Δlogit| (float32 · float64)` })));
+  }
+
+  function render() {
+    el("verify-gamma-out").textContent = String(state.gamma);
+    el("verify-mode-separate").setAttribute("aria-pressed", String(state.mode === "separate"));
+    el("verify-mode-verify").setAttribute("aria-pressed", String(state.mode === "verify"));
+    renderGrid();
+    renderInfo();
+    renderReadouts();
+  }
+
+  function select(i, focus = false) {
+    state.row = Math.max(0, Math.min(n + state.gamma - 1, i));
+    render();
+    if (focus) el("verify-grid").querySelector("tr[tabindex='0']").focus();
+  }
+
+  slider.addEventListener("input", () => {
+    state.gamma = Number(slider.value);
+    state.row = Math.min(state.row, n + state.gamma - 1);
+    hashSet("gamma", state.gamma);
+    render();
+  });
+  el("verify-mode-separate").addEventListener("click", () => { state.mode = "separate"; render(); });
+  el("verify-mode-verify").addEventListener("click", () => { state.mode = "verify"; render(); });
+  el("verify-grid").addEventListener("keydown", (e) => {
+    const moves = { ArrowUp: -1, ArrowDown: 1, Home: -Infinity, End: Infinity };
+    if (!(e.key in moves)) return;
+    e.preventDefault();
+    select(Number.isFinite(moves[e.key]) ? state.row + moves[e.key] : moves[e.key] < 0 ? 0 : n + state.gamma - 1, true);
+  });
+  onLangChange(render);
+  render();
+}

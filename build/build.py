@@ -111,9 +111,26 @@ def bundle_js(js_dir=STATIC / "js", entry=ENTRY):
     return "\n".join(parts)
 
 
+SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+")
+
+
+def sci(x, digits=2):
+    """The page's number style for small measured values, as static/js/format.js sci():
+    3.8×10⁻⁶; values from 0.01 to 10,000 are written plainly."""
+    if x == 0:
+        return "0"
+    if 0.01 <= abs(x) < 1e4:
+        return f"{x:.{digits + 1}f}"
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    return f"{mantissa}×10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
 def tex(latex, display=False):
-    """LaTeX to MathML, at build time."""
-    return latex_to_mathml(latex, display="block" if display else "inline")
+    """LaTeX to MathML, at build time. Display math sits in a box that scrolls sideways on a
+    narrow screen instead of being cut off."""
+    if display:
+        return f'<div class="math-block">{latex_to_mathml(latex, display="block")}</div>'
+    return latex_to_mathml(latex, display="inline")
 
 
 def json_for_html(obj):
@@ -126,6 +143,7 @@ def render(data):
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
+    env.filters["sci"] = sci
     css = "\n".join(p.read_text(encoding="utf-8") for p in sorted((STATIC / "css").glob("*.css")))
     return env.get_template("page.html.j2").render(
         data=data, css=css, js=bundle_js(), data_json=json_for_html(data))

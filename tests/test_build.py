@@ -86,3 +86,12 @@ def test_bundler_orders_modules_and_refuses_name_clashes(tmp_path):
     (tmp_path / "main.js").write_text('import { y } from "./missing.js";\n')
     with pytest.raises(site_build.BuildError, match="missing module static/js/missing.js"):
         site_build.bundle_js(tmp_path, "main.js")
+
+
+def test_python_and_js_number_styles_agree():
+    """build.sci (prose) and format.js sci (widgets) print the same strings; the JS side is
+    pinned to these values in tests/js/helpers.test.mjs."""
+    assert site_build.sci(3.814697265625e-6) == "3.8×10⁻⁶"
+    assert site_build.sci(1.06e-5) == "1.1×10⁻⁵"
+    assert site_build.sci(0.121) == "0.121"
+    assert site_build.sci(0) == "0"

@@ -127,9 +127,11 @@ def test_acceptance_controls(open_page):
     card = page.locator("#accept-calc").inner_text()
     lines = {line.split("\t")[0]: line.split("\t")[-1] for line in card.splitlines()}
     assert lines["① + ② = p"] == lines[next(k for k in lines if k.startswith("p(“"))]
+    assert page.locator("#draw-readouts .v").first.inner_text() == "100"  # opens warmed up
     for k in ("1", "100", "10000"):
         page.click(f"#draw-{k}")
-    assert page.locator("#draw-readouts .v").first.inner_text() == "10,101"
+    assert page.locator("#draw-readouts .v").first.inner_text() == "10,201"
+    assert "null" not in page.locator("#draw-readouts").inner_text()
     page.click("#draw-reset")
     assert page.locator("#draw-readouts .v").first.inner_text() == "0"
     assert page.locator("#sweep-widget circle").count() == len(

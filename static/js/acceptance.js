@@ -59,6 +59,12 @@ export function initAcceptance(acceptance, sweep) {
     draw.rand = mulberry32(1 + state.pos);
   }
 
+  // The panel opens with a first hundred draws already made, so it shows something to read.
+  function resetAndWarm() {
+    resetDraws();
+    drawMany(100, false);
+  }
+
   function renderPicker() {
     el("accept-positions").replaceChildren(...positions.map((pos, i) => h("button", {
       type: "button", "aria-pressed": String(i === state.pos), onclick: () => pick(i),
@@ -134,10 +140,10 @@ export function initAcceptance(acceptance, sweep) {
       readout(draw.n ? `${percent(draw.accepted / draw.n)} vs ${percent(pos.alpha_theory)}` : "–",
         t({ zh: "接受率 vs 理论 α", en: "accepted vs theory α" })),
       readout(draw.n ? fixed(totalVariation(freq, pos.p), 4) : "–", t({ zh: "TV(你的频率, p)", en: "TV(your frequencies, p)" })),
-      last ? h("div", { class: "readout" }, h("div", { class: "k" }, last)) : null);
+      ...(last ? [h("div", { class: "readout" }, h("div", { class: "k" }, last))] : []));
   }
 
-  function drawMany(k) {
+  function drawMany(k, show = true) {
     const pos = current();
     for (let i = 0; i < k; i++) {
       draw.last = draftAndVerify(pos.p, pos.q, draw.rand);
@@ -145,14 +151,14 @@ export function initAcceptance(acceptance, sweep) {
       draw.accepted += draw.last.accepted ? 1 : 0;
     }
     draw.n += k;
-    renderDrawChart(shownChars(pos.p, pos.q, state.all));
+    if (show) renderDrawChart(shownChars(pos.p, pos.q, state.all));
   }
 
   function pick(i) {
     state.pos = i;
     state.char = defaultChar(positions[i]);
     hashSet("pos", i);
-    resetDraws();
+    resetAndWarm();
     render();
   }
 
@@ -167,7 +173,7 @@ export function initAcceptance(acceptance, sweep) {
   for (const k of [1, 100, 10000]) el(`draw-${k}`).addEventListener("click", () => drawMany(k));
   el("draw-reset").addEventListener("click", () => { resetDraws(); renderCharts(); });
   state.char = defaultChar(current());
-  resetDraws();
+  resetAndWarm();
   onLangChange(() => { render(); renderSweep(sweep); });
   render();
   renderSweep(sweep);
@@ -175,7 +181,7 @@ export function initAcceptance(acceptance, sweep) {
 
 // α against KL(p‖q) for the draft's training snapshots, plus a table of the same numbers.
 function renderSweep(sweep) {
-  const W = 440, H = 280, L = 50, R = 14, T = 14, B = 44;
+  const W = 440, H = 280, L = 64, R = 14, T = 14, B = 44;
   const pts = sweep.snapshots;
   // log-scaled KL axis: the later snapshots bunch up near small KL on a linear one
   const kls = pts.map((p) => p.kl_mean);

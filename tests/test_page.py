@@ -152,3 +152,8 @@ def test_time_budgets(open_page):
         return out.sort((a, b) => a - b);
     }""")
     assert times[len(times) // 2] < 8, f"slider updates take {times} ms"
+
+
+def test_narrowest_supported_width(open_page):
+    page = open_page(360, "light", "#lang=zh")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360, "page scrolls sideways at 360 px"

@@ -62,8 +62,10 @@ export function initVerifyGrid(causal) {
       const st = i >= n ? draftStatus(j, state.gamma, ex.n_accepted) : "context";
       const mark = st === "accepted" ? "✓" : st === "rejected" ? "✗" : "";
       const k = i - (n - 1);
-      let fw = "";
-      if (k >= 0) fw = state.mode === "verify" ? `→ p${sub(k + 1)}` : `→ p${sub(k + 1)} · ${t({ zh: "第", en: "pass " })}${k + 1}${t({ zh: " 次", en: "" })}`;
+      // In separate mode pass m (m = 1..γ+1) reruns rows 1..n+m-1, so early rows are redone often.
+      const passes = state.mode === "verify" ? 1 : state.gamma + 1 - Math.max(0, k);
+      const redo = passes > 1 ? ` ×${passes}` : "";
+      const fw = (k >= 0 ? `→ p${sub(k + 1)}` : "") + redo;
       const cells = [];
       for (let c = 0; c < size; c++) cells.push(h("td", { class: c <= i ? "on" : "" }));
       const label = t({ zh: `第 ${i + 1} 行 “${charLabel(chars[i])}”`, en: `row ${i + 1} “${charLabel(chars[i])}”` });

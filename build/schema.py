@@ -63,4 +63,43 @@ SCHEMA = {
         "snapshots.*.accept_rate_sampled:num", "snapshots.*.draft_val_loss:num",
         "max_abs_alpha_minus_one_minus_tv:num",
     ],
+    # ledger.json (measure_ledger): every decoder from "ROMEO:\n", both modes, timed.
+    "ledger.json": META + [
+        "prompt:str", "n_chars:int", "temperature:num", "repeats:int", "threads:int",
+        "forward_costs.kvcache.seconds.main:num", "forward_costs.kvcache.c:num",
+        "forward_costs.kvcache.c_mtp:num", "forward_costs.kvcache.verify_over_main:obj",
+        "forward_costs.recompute.seconds.main:num", "forward_costs.recompute.c:num",
+        "rows.*.method:str",                  # plain | draft | mtp
+        "rows.*.mode:str",                    # recompute | kvcache
+        "rows.*.gamma:int",                   # 0 for plain
+        "rows.*.main_forwards:num", "rows.*.draft_forwards:num", "rows.*.tokens_per_main:num",
+        "rows.*.wall_s.median:num", "rows.*.wall_s.min:num", "rows.*.wall_s.max:num",
+        "rows.*.speedup:num",                 # median plain wall / median wall, same mode
+        "rows.*.speedup_runs.min:num", "rows.*.speedup_runs.max:num",
+        "rows.*.forward_time_s:num",          # the row's forwards at the measured prices
+        "rows.*.overhead_s:num", "rows.*.repeats:int",
+        "greedy_check.*.method:str", "greedy_check.*.mode:str", "greedy_check.*.gamma:int",
+        "greedy_check.*.chars_compared:int", "greedy_check.*.equal:bool",
+    ],
+    # gamma_sweep.json (measure_ledger): the draft model's rows, γ in {1, 2, 3, 4, 6, 8}.
+    "gamma_sweep.json": META + [
+        "gammas:list", "c.kvcache:num", "c.recompute:num",
+        "rows.*.gamma:int", "rows.*.mode:str", "rows.*.alpha:num", "rows.*.tokens_per_main:num",
+        "rows.*.tokens_per_main_expected:num",  # (1 - α^{γ+1}) / (1 - α) at the measured α
+        "rows.*.speedup:num", "rows.*.speedup_runs.min:num", "rows.*.speedup_runs.max:num",
+        "rows.*.speedup_theory:num",          # Theorem 3.8 with the measured α and c
+        "rows.*.run_lengths:list",            # rounds with 0..γ drafts accepted
+    ],
+    # mtp.json (measure_mtp): the MTP head over seeds.
+    "mtp.json": META + [
+        "seeds:list", "lambda:num", "depth:int",
+        "params.hidden_norm:int", "params.embed_norm:int", "params.proj:int", "params.block:int",
+        "params.shared_embedding_head:int", "params.shared_final_norm:int", "params.main_blocks:list",
+        "params.mtp_head_total:int", "params.main_total:int",
+        "curves:obj", "val_loss.main_mtp.values:list", "val_loss.main_mtp.mean:num",
+        "val_loss.control.values:list", "val_loss.mtp_head.values:list", "val_loss.draft.values:list",
+        "verdict.mean_difference:num", "verdict.n_seeds:int",
+        "alpha.mtp.mean:num", "alpha.draft.mean:num", "alpha.mtp_val.mean:num", "alpha.draft_val.mean:num",
+        "sample.text:str", "sample.steps.*.emitted:list", "sample.steps.*.kinds:list",
+    ],
 }

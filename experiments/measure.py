@@ -7,6 +7,7 @@ Each measurement writes one experiments/results/<name>.json with a `meta` block.
 """
 import argparse
 import copy
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -16,7 +17,9 @@ import torch
 from experiments.data import SHA256, CharData
 from experiments.jsonio import RESULTS, meta, read_json, write_json
 from experiments.model import load_checkpoint
-from experiments.speculative import Runner, accept_reject, probs_from_logits, sample
+from experiments.speculative import (MODES, Runner, accept_reject, mtp_decode, plain_decode,
+                                     probs_from_logits, sample, speculative_decode)
+from experiments.timing import interleaved, per_call, set_threads, summary
 from experiments.train import CHECKPOINTS, DRAFT_SNAPSHOTS, RUNS, run_name
 
 SEED = 0            # every random choice below starts from this seed; it goes into the JSON
@@ -26,6 +29,10 @@ DRAWS = 200_000     # draws through accept_reject per acceptance position
 SAMPLES_PER_POSITION = 20  # sampled γ = 1 verifies per position and snapshot in the sweep
 GAMMA = 8
 VERIFY_CONTEXT = 8  # chars of context in the verify example
+LEDGER_PROMPT = "ROMEO:\n"
+LEDGER_CHARS = 600
+LEDGER_GAMMAS = (1, 2, 3, 4, 6, 8)
+LEDGER_REPEATS = 7  # timed runs per method and mode, each with its own sampling seed
 ROLLBACK_CONTEXT = 40
 N_SHORT = 56
 
@@ -376,8 +383,261 @@ def measure_divergence_sweep(args, data):
             "snapshots": snapshots, "max_abs_alpha_minus_one_minus_tv": identity_gap}
 
 
-MEASUREMENTS = {"models": measure_models, "causal": measure_causal,
-                "acceptance": measure_acceptance, "divergence_sweep": measure_divergence_sweep}
+def theorem_3_8(alpha, gamma, c):
+    """Expected wall-clock improvement (Leviathan et al. 2023, Theorem 3.8)."""
+    return (1 - alpha ** (gamma + 1)) / ((1 - alpha) * (gamma * c + 1))
+
+
+def expected_tokens(alpha, gamma):
+    """Expected tokens per main forward, (1 - α^{γ+1}) / (1 - α) (Leviathan 2023, eq. 1)."""
+    return (1 - alpha ** (gamma + 1)) / (1 - alpha)
+
+
+@torch.no_grad()
+def forward_costs(main, draft, mode, device):
+    """Seconds per forward, timed the same way for every model: main on 1 new token, main
+    verifying 1+γ tokens, the draft on 1 token, the MTP head on 1 pair. kv-cache mode: a warm
+    cache holding a full window; recompute mode: a forward over the whole 64-token window (what
+    that mode runs for every token, and for every verify)."""
+    window = main.cfg.block_size
+    ids = torch.arange(window + GAMMA + 1, device=device)[None] % main.cfg.vocab_size
+    h = main(ids[:, :window])[1]
+
+    def cached(model, n_new, forward=None):
+        cache = model.new_cache(mtp=forward is not None)
+        warm = ids[:, :window - 1]
+        (forward or model)(*([h[:, :window - 1], warm] if forward else [warm]), cache=cache)
+
+        def step():
+            if forward:
+                forward(h[:, :n_new], ids[:, :n_new], cache=cache)
+            else:
+                model(ids[:, window:window + n_new], cache=cache)
+            cache.rollback(cache.length - n_new)
+        return step
+
+    if mode == "kvcache":
+        calls = {"main": cached(main, 1), "draft": cached(draft, 1), "mtp_head": cached(main, 1, main.mtp_forward)}
+        verify = {g: cached(main, g + 1) for g in range(1, GAMMA + 1)}
+    else:
+        full = ids[:, :window]
+        calls = {"main": lambda: main(full), "draft": lambda: draft(full),
+                 "mtp_head": lambda: main.mtp_forward(h[:, :window - 1], full[:, 1:])}
+        verify = {g: (lambda: main(full)) for g in range(1, GAMMA + 1)}
+    seconds = {name: per_call(fn, device=device)["median"] for name, fn in calls.items()}
+    seconds["verify"] = {g: per_call(fn, device=device)["median"] for g, fn in verify.items()}
+    return {"seconds": seconds, "c": seconds["draft"] / seconds["main"],
+            "c_mtp": seconds["mtp_head"] / seconds["main"],
+            "verify_over_main": {g: t / seconds["main"] for g, t in seconds["verify"].items()}}
+
+
+def decoder_runs(main, draft, prompt, mode, temperature, device):
+    """{name: fn(seed) -> Result} for every method of the ledger."""
+    def gen(seed):
+        return torch.Generator(device=device).manual_seed(seed)
+    runs = {"plain": lambda seed: plain_decode(main, prompt, LEDGER_CHARS, temperature, mode, gen(seed))}
+    for g in LEDGER_GAMMAS:
+        runs[f"draft_{g}"] = (lambda g: lambda seed: speculative_decode(
+            main, draft, prompt, LEDGER_CHARS, g, temperature, mode, gen(seed)))(g)
+    runs["mtp"] = lambda seed: mtp_decode(main, prompt, LEDGER_CHARS, temperature, mode, gen(seed))
+    return runs
+
+
+def ledger_row(name, mode, run, plain_wall, costs):
+    """One method in one mode: counters pooled over the repeats, wall time, speedups."""
+    method, gamma = ("plain", 0) if name == "plain" else ("mtp", 1) if name == "mtp" else ("draft", int(name.split("_")[1]))
+    results, wall = run["results"], run["wall_s"]
+    total = lambda key: sum(getattr(r, key) for r in results)
+    main_forwards = total("main_forwards") / len(results)
+    draft_forwards = total("draft_forwards") / len(results)
+    checked = total("accepted") + total("rejected")
+    alpha = total("accepted") / checked if checked else None
+    speedups = [p / w for p, w in zip(plain_wall, wall)]
+    t = costs["seconds"]
+    # what the forwards alone cost: main forwards at the verify price, draft forwards at theirs
+    main_price = t["verify"][gamma] if gamma else t["main"]
+    draft_price = t["mtp_head"] if method == "mtp" else t["draft"]
+    forward_time = main_forwards * main_price + draft_forwards * draft_price
+    row = {"method": method, "mode": mode, "gamma": gamma, "repeats": len(results),
+           "main_forwards": main_forwards, "draft_forwards": draft_forwards,
+           "tokens_per_main": LEDGER_CHARS / main_forwards, "alpha": alpha,
+           "wall_s": summary(wall), "wall_s_runs": wall,
+           "speedup": statistics.median(plain_wall) / statistics.median(wall),
+           "speedup_runs": summary(speedups),
+           "forward_time_s": forward_time, "overhead_s": statistics.median(wall) - forward_time,
+           "overhead_per_main_forward_s": (statistics.median(wall) - forward_time) / main_forwards}
+    if method != "plain":
+        c = costs["c_mtp"] if method == "mtp" else costs["c"]
+        row.update(tokens_per_main_expected=expected_tokens(alpha, gamma),
+                   speedup_theory=theorem_3_8(alpha, gamma, c), c_used=c,
+                   verify_over_main=costs["verify_over_main"][gamma],
+                   run_lengths=[sum(r.run_lengths.count(k) for r in results) for k in range(gamma + 1)])
+    return row
+
+
+@torch.no_grad()
+def greedy_checks(main, draft, prompt, device):
+    """T = 0: does every speculative decoder reproduce plain greedy decoding? kv-cache mode over
+    all LEDGER_CHARS; recompute mode within the window (prompt + output + γ <= block_size),
+    and, for the record, past it too, where the two cropping rules differ."""
+    checks = []
+    window = main.cfg.block_size
+    for mode in MODES:
+        runs = decoder_runs(main, draft, prompt, mode, 0.0, device)
+        plain = runs.pop("plain")(0).tokens
+        for name, run in runs.items():
+            gamma = 1 if name == "mtp" else int(name.split("_")[1])
+            tokens = run(0).tokens
+            n = LEDGER_CHARS if mode == "kvcache" else window - len(prompt) - gamma
+            mismatch = next((i for i, (a, b) in enumerate(zip(tokens, plain)) if a != b), None)
+            check = {"method": "mtp" if name == "mtp" else "draft", "mode": mode, "gamma": gamma,
+                     "chars_compared": n, "equal": mismatch is None or mismatch >= n}
+            if mode == "recompute":
+                check["first_mismatch_past_window"] = mismatch  # None: identical for all 600
+            checks.append(check)
+    return checks
+
+
+def measure_ledger(args, data):
+    """Every decoder from "ROMEO:\n", T = 1, LEDGER_CHARS chars, both modes, LEDGER_REPEATS
+    interleaved repeats after a warm-up; single-forward costs; the greedy identity check.
+    Writes ledger.json (every method) and gamma_sweep.json (the draft model's γ sweep)."""
+    threads = set_threads(1)
+    main, draft = main_and_draft(args)
+    prompt = data.encode(LEDGER_PROMPT)
+    rows, costs = [], {}
+    with torch.inference_mode():
+        for mode in MODES:
+            costs[mode] = forward_costs(main, draft, mode, args.device)
+            print(f"  {mode}: main {costs[mode]['seconds']['main'] * 1e3:.3f} ms, c = {costs[mode]['c']:.3f}, "
+                  f"c_mtp = {costs[mode]['c_mtp']:.3f}", flush=True)
+            runs = interleaved(decoder_runs(main, draft, prompt, mode, 1.0, args.device),
+                               LEDGER_REPEATS, warmup=1, device=args.device)
+            plain_wall = runs["plain"]["wall_s"]
+            for name, run in runs.items():
+                rows.append(ledger_row(name, mode, run, plain_wall, costs[mode]))
+                print(f"  {mode} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
+                      f"speedup {rows[-1]['speedup']:.2f}", flush=True)
+        greedy = greedy_checks(main, draft, prompt, args.device)
+    setup = {"prompt": LEDGER_PROMPT, "n_chars": LEDGER_CHARS, "temperature": 1.0,
+             "repeats": LEDGER_REPEATS, "warmup": 1, "threads": threads, "seeds": list(range(LEDGER_REPEATS)),
+             "forward_costs": costs}
+    sweep_rows = [{k: r[k] for k in ("gamma", "mode", "alpha", "tokens_per_main", "tokens_per_main_expected",
+                                     "speedup", "speedup_runs", "speedup_theory", "run_lengths", "wall_s")}
+                  for r in rows if r["method"] == "draft"]
+    return {"ledger": {**setup, "rows": rows, "greedy_check": greedy},
+            "gamma_sweep": {**setup, "gammas": list(LEDGER_GAMMAS), "rows": sweep_rows,
+                            "c": {mode: costs[mode]["c"] for mode in MODES}}}
+
+
+def mean_std(values):
+    """Mean and sample standard deviation (n - 1); std is None for a single value."""
+    return {"values": values, "mean": statistics.mean(values),
+            "std": statistics.stdev(values) if len(values) > 1 else None}
+
+
+def seed_verdict(with_mtp, control):
+    """Paired by seed: does the MTP loss move the main model's val loss beyond seed noise?
+    'beyond' means |mean difference| > 2 standard errors of the paired differences."""
+    diffs = [a - b for a, b in zip(with_mtp, control)]
+    out = {"differences": diffs, "mean_difference": statistics.mean(diffs), "n_seeds": len(diffs)}
+    if len(diffs) > 1:
+        se = statistics.stdev(diffs) / len(diffs) ** 0.5
+        out.update(standard_error=se, t=out["mean_difference"] / se if se else None,
+                   beyond_seed_noise=abs(out["mean_difference"]) > 2 * se)
+    else:
+        out.update(standard_error=None, t=None, beyond_seed_noise=None)
+    return out
+
+
+@torch.no_grad()
+def mtp_val_alpha(main, draft, data, offsets, device):
+    """Mean Σmin(p, q) on val text at γ = 1 for both drafters. Small draft: q from the same
+    context as p. MTP head: it drafts x_{t+2} from h_t and the true x_{t+1}, so its q at t is
+    compared with the main model's p one position later."""
+    windows = data.val.unfold(0, CONTEXT, 1)[offsets].to(device)        # ..., x_t, x_{t+1}
+    logits, h = main(windows)
+    p_next = probs_from_logits(logits[:, -1].double(), 1.0)            # p(x_{t+2} | ..., x_{t+1})
+    q_mtp = probs_from_logits(main.mtp_forward(h[:, -2:-1], windows[:, -1:])[:, 0].double(), 1.0)
+    q_draft = probs_from_logits(draft(windows)[0][:, -1].double(), 1.0)
+    return {"mtp": float(alpha(p_next, q_mtp).mean()), "draft": float(alpha(p_next, q_draft).mean())}
+
+
+def measure_mtp(args, data):
+    """The MTP head across seeds: parameter counts per part, loss curves, val losses (mean ±
+    std), acceptance of the MTP head vs the small draft at γ = 1, and a traced sample."""
+    prompt = data.encode(LEDGER_PROMPT)
+    losses = {"main_mtp": [], "control": [], "mtp_head": [], "draft": []}
+    curves, alphas = {}, {"mtp": [], "draft": [], "mtp_val": [], "draft_val": []}
+    offsets = val_offsets(data, N_POSITIONS)
+    for seed in args.seeds:
+        main = checkpoint(args, run_name("main", 0.3, seed))
+        draft = checkpoint(args, run_name("draft", 0.0, seed))
+        full = {kind: full_val_loss(checkpoint(args, run_name(model, mtp, seed)), data, args.device)
+                for kind, (model, mtp) in zip(("main_mtp", "control", "draft"), RUNS)}
+        losses["main_mtp"].append(full["main_mtp"]["main"])
+        losses["mtp_head"].append(full["main_mtp"]["mtp"])
+        losses["control"].append(full["control"]["main"])
+        losses["draft"].append(full["draft"]["main"])
+        for model, mtp in RUNS:
+            name = run_name(model, mtp, seed)
+            log = read_json(require(RESULTS / f"train_{name}.json"))
+            curves[name] = {"step": log["curves"]["step"], "val": log["curves"]["val"],
+                            "train": log["curves"]["train"], "wall_s": log["wall_time_s"]}
+        with torch.inference_mode():
+            for key, run in (("mtp", lambda g: mtp_decode(main, prompt, LEDGER_CHARS, 1.0, "kvcache", g)),
+                             ("draft", lambda g: speculative_decode(main, draft, prompt, LEDGER_CHARS, 1, 1.0, "kvcache", g))):
+                results = [run(torch.Generator().manual_seed(r)) for r in range(5)]
+                accepted = sum(r.accepted for r in results)
+                alphas[key].append(accepted / (accepted + sum(r.rejected for r in results)))
+            val_alpha = mtp_val_alpha(main, draft, data, offsets, args.device)
+        alphas["mtp_val"].append(val_alpha["mtp"])
+        alphas["draft_val"].append(val_alpha["draft"])
+        print(f"  seed {seed}: val main {losses['main_mtp'][-1]:.4f} control {losses['control'][-1]:.4f} "
+              f"mtp head {losses['mtp_head'][-1]:.4f}; alpha mtp {alphas['mtp'][-1]:.3f} draft {alphas['draft'][-1]:.3f}",
+              flush=True)
+    main = checkpoint(args, run_name("main", 0.3, args.seeds[0]))
+    head = main.mtp
+    parts = {"hidden_norm": main.n_params(head.hidden_norm), "embed_norm": main.n_params(head.embed_norm),
+             "proj": main.n_params(head.proj), "block": main.n_params(head.block),
+             "shared_embedding_head": main.n_params(main.tok_emb), "shared_final_norm": main.n_params(main.norm),
+             "main_blocks": [main.n_params(b) for b in main.blocks]}
+    with torch.inference_mode():
+        sample_result = mtp_decode(main, prompt, 240, 1.0, "kvcache", torch.Generator().manual_seed(SEED), trace=True)
+    def first(step, key):  # the one draft's value; None on a step with no draft
+        return step[key][0] if step.get(key) else None
+
+    steps = [{"draft": data.chars[s["drafts"][0]] if s["drafts"] else None,
+              "p_draft": first(s, "p_draft"), "q_draft": first(s, "q_draft"), "u": first(s, "u"),
+              "accepted": bool(s["n_accepted"]),
+              "emitted": [data.chars[t] for t in s["emitted"]], "kinds": s["kinds"]}
+             for s in sample_result.trace]
+    return {"seeds": list(args.seeds), "lambda": 0.3, "depth": 1,
+            "params": {**parts, "mtp_head_total": main.n_params(head), "main_total": main.n_params_main()},
+            "curves": curves,
+            "val_loss": {kind: mean_std(values) for kind, values in losses.items()},
+            "verdict": seed_verdict(losses["main_mtp"], losses["control"]),
+            "alpha": {key: mean_std(values) for key, values in alphas.items()},
+            "alpha_how": (f"mtp, draft: measured per-draft acceptance while generating {LEDGER_CHARS} chars "
+                          f"from {LEDGER_PROMPT!r} at T = 1 in kv-cache mode, 5 sampling seeds per model seed; "
+                          f"mtp_val, draft_val: mean Σmin(p, q) over {N_POSITIONS} val positions"),
+            "sample": {"prompt": LEDGER_PROMPT, "n_chars": 240, "temperature": 1.0, "seed": SEED,
+                       "mode": "kvcache", "text": data.decode(sample_result.tokens),
+                       "main_forwards": sample_result.main_forwards, "accepted": sample_result.accepted,
+                       "proposed": sample_result.proposed, "steps": steps}}
+
+
+def one_file(fn):
+    """A measurement that writes a single results file, named after the measurement."""
+    return lambda name, args, data: {name: fn(args, data)}
+
+
+# name -> fn(name, args, data) returning {results file stem: payload}
+MEASUREMENTS = {"models": one_file(measure_models), "causal": one_file(measure_causal),
+                "acceptance": one_file(measure_acceptance),
+                "divergence_sweep": one_file(measure_divergence_sweep),
+                "mtp": one_file(measure_mtp),
+                "ledger": lambda name, args, data: measure_ledger(args, data)}
 
 
 def main(argv=None):
@@ -393,10 +653,11 @@ def main(argv=None):
     for i, name in enumerate(names, 1):
         t0 = time.time()
         print(f"[measure {i}/{len(names)}] {name} ...", flush=True)
-        result = MEASUREMENTS[name](args, data)
-        write_json(RESULTS / f"{name}.json", {"meta": meta(args.seeds, args.device), **result})
-        print(f"[measure {i}/{len(names)}] {name}: wrote experiments/results/{name}.json "
-              f"in {time.time() - t0:.1f} s", flush=True)
+        outputs = MEASUREMENTS[name](name, args, data)
+        for stem, payload in outputs.items():
+            write_json(RESULTS / f"{stem}.json", {"meta": meta(args.seeds, args.device), **payload})
+        written = ", ".join(f"experiments/results/{stem}.json" for stem in outputs)
+        print(f"[measure {i}/{len(names)}] {name}: wrote {written} in {time.time() - t0:.1f} s", flush=True)
     return 0
 
 

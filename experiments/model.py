@@ -35,7 +35,7 @@ def rope_tables(head_dim, n_positions, base=10000.0):
 
 
 def apply_rope(x, cos, sin):
-    """x: [B, H, T, D]; cos/sin: [T, D/2]. Rotates the two halves of each head as pairs."""
+    """x: [..., T, D]; cos/sin: [T, D/2]. Rotates the two halves of each head as pairs."""
     x1, x2 = x.chunk(2, dim=-1)
     return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
 
@@ -47,7 +47,8 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(dim))
 
     def forward(self, x):
-        return F.rms_norm(x, (x.shape[-1],), self.weight, self.eps)
+        # written out: on the CPU this is about twice as fast as F.rms_norm at these sizes
+        return x * torch.rsqrt(x.square().mean(-1, keepdim=True) + self.eps) * self.weight
 
 
 class Attention(nn.Module):
@@ -59,12 +60,13 @@ class Attention(nn.Module):
 
     def forward(self, x, cos, sin, mask=None, cache=None, layer=0):
         B, T, C = x.shape
-        q, k, v = self.wqkv(x).view(B, T, 3, self.n_head, self.head_dim).permute(2, 0, 3, 1, 4)
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        qkv = self.wqkv(x).view(B, T, 3, self.n_head, self.head_dim).permute(2, 0, 3, 1, 4)
+        q, k = apply_rope(qkv[:2], cos, sin)  # q and k rotated together: half the small ops
+        v = qkv[2]
         if cache is None:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
-            k, v = cache.update(layer, k, v)
+            k, v = cache.update(layer, torch.stack((k, v)))
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         return self.wo(y.transpose(1, 2).reshape(B, T, C))
 
@@ -205,12 +207,12 @@ class KVCache:
                  device="cpu"):
         self.window, self.keep = window, window - 1 + margin
         self.capacity = 2 * window + margin  # room for keep + one window-sized chunk
-        shape = (n_layer, 1, n_head, self.capacity, head_dim)
-        self.k = torch.zeros(shape, dtype=dtype, device=device)
-        self.v = torch.zeros(shape, dtype=dtype, device=device)
+        # [layer, k|v, batch, head, slot, head_dim]: one copy writes a step's keys and values
+        self.kv = torch.zeros((n_layer, 2, 1, n_head, self.capacity, head_dim), dtype=dtype, device=device)
         slot = torch.arange(self.capacity, device=device)
         # band[i, j]: buffer slot i may attend to slot j
         self.band = (slot[None, :] <= slot[:, None]) & (slot[None, :] > slot[:, None] - window)
+        self.masks = {}
         self.offset = 0  # absolute position held in buffer slot 0
         self.length = 0
 
@@ -221,21 +223,27 @@ class KVCache:
         used = self.length - self.offset
         if used + T > self.capacity:
             keep = min(self.keep, used)
-            for buf in (self.k, self.v):
-                buf[:, :, :, :keep] = buf[:, :, :, used - keep:used].clone()
+            self.kv[..., :keep, :] = self.kv[..., used - keep:used, :].clone()
             self.offset = self.length - keep
             used = keep
         self.first = used
         self.lo, self.hi = max(0, used - self.window + 1), used + T
         start = self.length
         self.length += T
-        mask = None if T == 1 else self.band[self.first:self.hi, self.lo:self.hi]
-        return start, mask
+        if T == 1:
+            return start, None
+        # the band is Toeplitz, so the mask depends only on T and how far back the keys start:
+        # build each shape once, contiguous (SDPA is much slower on a strided mask)
+        key = (T, self.first - self.lo)
+        if key not in self.masks:
+            self.masks[key] = self.band[self.first:self.hi, self.lo:self.hi].contiguous()
+        return start, self.masks[key]
 
-    def update(self, layer, k, v):
-        self.k[layer, :, :, self.first:self.hi] = k
-        self.v[layer, :, :, self.first:self.hi] = v
-        return self.k[layer, :, :, self.lo:self.hi], self.v[layer, :, :, self.lo:self.hi]
+    def update(self, layer, kv):
+        """Store this step's keys and values ([2, B, H, T, D]); return all the visible ones."""
+        self.kv[layer, :, :, :, self.first:self.hi] = kv
+        visible = self.kv[layer, :, :, :, self.lo:self.hi]
+        return visible[0], visible[1]
 
     def rollback(self, length):
         kept = length - self.offset
@@ -248,7 +256,8 @@ class KVCache:
         """The keys and values that the next position would attend to (for tests)."""
         used = self.length - self.offset
         lo = max(0, used - self.window + 1)
-        return self.k[:, :, :, lo:used].clone(), self.v[:, :, :, lo:used].clone()
+        visible = self.kv[..., lo:used, :].clone()
+        return visible[:, 0], visible[:, 1]
 
 
 def save_atomic(payload, path):

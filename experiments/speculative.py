@@ -3,6 +3,7 @@ draft-model speculative, MTP self-speculative), each in `recompute` or `kvcache`
 
 Notation (Leviathan et al. 2023, arXiv 2211.17192): p = main (target) model, q = draft.
 """
+import bisect
 from dataclasses import dataclass, field
 
 import torch
@@ -15,12 +16,20 @@ def probs_from_logits(logits, temperature):
     """Temperature divides the logits; T = 0 is a one-hot at the argmax (greedy)."""
     if temperature == 0:
         return F.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
-    return torch.softmax(logits / temperature, dim=-1)
+    return torch.softmax(logits if temperature == 1 else logits / temperature, dim=-1)
 
 
 def sample(probs, generator=None):
-    """One token id drawn from a probability vector."""
-    return int(torch.multinomial(probs, 1, generator=generator))
+    """One token id drawn from a probability vector, by inverting its CDF on the host (three
+    small ops; torch.multinomial costs about three times as much per call on the CPU)."""
+    cdf = probs.cumsum(0).tolist()
+    u = torch.rand(1, generator=generator, dtype=torch.float64, device=probs.device).item()
+    i = bisect.bisect_right(cdf, u * cdf[-1])
+    if i == len(cdf):  # rounding put u at the very top: take the last token with any mass
+        i = len(cdf) - 1
+        while i > 0 and cdf[i] == cdf[i - 1]:
+            i -= 1
+    return i
 
 
 def uniforms(n, generator=None, dtype=torch.float32, device="cpu"):
@@ -29,8 +38,8 @@ def uniforms(n, generator=None, dtype=torch.float32, device="cpu"):
 
 def residual(p_i, q_i):
     """normalize(max(0, p - q)); falls back to p when the residual mass is only rounding."""
-    r = torch.clamp(p_i - q_i, min=0)
-    mass = r.sum()
+    r = (p_i - q_i).clamp_(min=0)
+    mass = float(r.sum())
     return p_i if mass <= 1e-12 else r / mass
 
 
@@ -41,13 +50,15 @@ def accept_reject(p, q, drafts, generator=None, trace=None):
     normalize(max(0, p_i - q_i)); if all γ pass, a bonus token comes from p_γ.
     Returns (n_accepted, next_token). With `trace` (a dict), records u, p(d), q(d)."""
     gamma = drafts.shape[0]
-    rows, drafts = torch.arange(gamma, device=p.device), drafts.to(p.device)
-    p_d, q_d = p[rows, drafts], q[rows, drafts]
-    u = uniforms(gamma, generator, p.dtype, p.device)
-    accepted = (q_d > 0) & (u * q_d < p_d)  # u < p/q without dividing; q(d) = 0 never accepts
-    n = int(accepted.cumprod(0).sum())
+    index = drafts.to(p.device)[:, None]
+    p_d = p[:gamma].gather(1, index)[:, 0].tolist()
+    q_d = q.gather(1, index)[:, 0].tolist()
+    u = uniforms(gamma, generator, p.dtype, p.device).tolist()
+    n = 0
+    while n < gamma and q_d[n] > 0 and u[n] * q_d[n] < p_d[n]:  # u < p/q; q(d) = 0 never accepts
+        n += 1
     if trace is not None:
-        trace.update(u=u.tolist(), p_draft=p_d.tolist(), q_draft=q_d.tolist())
+        trace.update(u=u, p_draft=p_d, q_draft=q_d)
     if n == gamma:
         return n, sample(p[gamma], generator)
     return n, sample(residual(p[n], q[n]), generator)
@@ -125,7 +136,16 @@ class Result:
     draft_forwards: int = 0
     proposed: int = 0
     accepted: int = 0
+    rejected: int = 0  # rounds that ended in a rejection (each checked draft is accepted or this)
+    run_lengths: list = field(default_factory=list)  # drafts accepted per round of full length γ
     trace: list = field(default_factory=list)
+
+    def count_round(self, proposed, accepted, gamma):
+        self.proposed += proposed
+        self.accepted += accepted
+        self.rejected += accepted < proposed
+        if proposed == gamma:
+            self.run_lengths.append(accepted)
 
     @property
     def tokens_per_main(self):
@@ -157,21 +177,22 @@ def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mo
     while len(seq) < target:
         m = len(seq)
         g = min(gamma, target - m - 1)  # never draft a token that would not be emitted
-        drafts, q_rows = [], []
-        for i in range(g):
-            logits, _, _ = draft.extend(seq + drafts)
+        q_rows = []
+        for _ in range(g):  # drafts go straight onto seq; the rejected ones are cut off below
+            logits, _, _ = draft.extend(seq)
             q_rows.append(probs_from_logits(logits[-1], temperature))
-            drafts.append(sample(q_rows[-1], generator))
-        logits, _, _ = main.extend(seq + drafts)
+            seq.append(sample(q_rows[-1], generator))
+        logits, _, _ = main.extend(seq)
+        drafts = seq[m:]
         p = probs_from_logits(logits[-(g + 1):], temperature)
         q = torch.stack(q_rows) if q_rows else p[:0]
         record = {} if trace else None
         n_acc, token = accept_reject(p, q, torch.tensor(drafts, dtype=torch.long), generator, record)
-        seq += drafts[:n_acc] + [token]
+        del seq[m + n_acc:]
+        seq.append(token)
         main.truncate(m + n_acc)
         draft.truncate(min(m + n_acc, draft.length))
-        result.proposed += g
-        result.accepted += n_acc
+        result.count_round(g, n_acc, gamma)
         if trace:
             kind = "resample" if n_acc < g else ("bonus" if g else "main")
             steps.append({"drafts": drafts, "n_accepted": n_acc, "emitted": drafts[:n_acc] + [token],
@@ -208,8 +229,7 @@ def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None
                                      generator, record)
         seq += drafts[:n_acc] + [token]
         main.truncate(m + n_acc)
-        result.proposed += len(drafts)
-        result.accepted += n_acc
+        result.count_round(len(drafts), n_acc, 1)
         if trace:
             kind = "resample" if n_acc < len(drafts) else "main"
             steps.append({"drafts": drafts, "n_accepted": n_acc, "emitted": drafts[:n_acc] + [token],

@@ -165,3 +165,12 @@ def test_residual_rounding_falls_back_to_p():
 def test_temperature_scales_logits():
     logits = torch.tensor([1.0, 2.0, 3.0])
     torch.testing.assert_close(probs_from_logits(logits, 0.5), torch.softmax(logits * 2, -1))
+
+
+def test_sampler_inverts_the_cdf_and_never_returns_a_zero(monkeypatch):
+    probs = torch.tensor([0.0, 0.5, 0.0, 0.5, 0.0, 0.0], dtype=torch.float64)
+    for u, expected in [(0.0, 1), (0.49, 1), (0.5, 3), (0.99, 3), (1.0, 3)]:  # 1.0: the rounding guard
+        monkeypatch.setattr(speculative.torch, "rand", lambda *a, u=u, **k: torch.tensor([u], dtype=torch.float64))
+        assert speculative.sample(probs) == expected
+    monkeypatch.setattr(speculative.torch, "rand", lambda *a, **k: torch.tensor([1.0], dtype=torch.float64))
+    assert speculative.sample(torch.tensor([1.0, 0.0, 0.0])) == 0

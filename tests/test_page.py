@@ -2,50 +2,13 @@
 requests, every control at min/mid/max, rows and headers clicked, language and theme toggled,
 the time budgets of SPEC §8, and screenshots at 1280 and 390 px in both languages and themes
 (written to tests/artifacts/, which git ignores)."""
-from pathlib import Path
-
 import orjson
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGE = ROOT / "site" / "16_speculative_decoding_viz.html"
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from conftest import ARTIFACTS, ROOT
+
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("causal", "acceptance")}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def open_page(browser):
-    opened = []
-
-    def _open(width=1280, scheme="light", hash_="#lang=en"):
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        page = context.new_page()
-        page.errors, page.requests = [], []
-        page.on("console", lambda msg: msg.type in ("error", "warning") and page.errors.append(msg.text))
-        page.on("pageerror", lambda err: page.errors.append(str(err)))
-        page.on("request", lambda req: req.url.startswith("file://") or page.requests.append(req.url))
-        page.goto(PAGE.as_uri() + hash_)
-        page.wait_for_load_state("load")
-        opened.append(page)
-        return page
-
-    yield _open
-    for page in opened:
-        assert page.errors == [], page.errors
-        assert page.requests == [], page.requests
-        page.context.close()
 
 
 @pytest.mark.parametrize("width", [1280, 390])

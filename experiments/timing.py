@@ -1,0 +1,62 @@
+"""The one timing harness: everything that reports a time goes through here.
+
+- threads are fixed (torch.set_num_threads) and recorded; 1 thread is the fastest for
+  batch-1 decoding on a small CPU;
+- warm-up runs come first and are thrown away;
+- repeated runs use different sampling seeds, and the methods are interleaved (each repeat
+  runs every method once, in a rotated order) so that drift of the machine hits them alike;
+- results are reported as median, min and max.
+"""
+import statistics
+import time
+
+import torch
+
+
+def set_threads(threads):
+    torch.set_num_threads(threads)
+    return torch.get_num_threads()
+
+
+def sync(device):
+    if str(device).startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def summary(seconds):
+    return {"median": statistics.median(seconds), "min": min(seconds), "max": max(seconds),
+            "n": len(seconds)}
+
+
+def interleaved(methods, repeats, warmup=1, device="cpu"):
+    """methods: {name: fn(seed) -> result}. Returns {name: {"wall_s": [...], "results": [...]}}
+    with one entry per repeat; repeat r calls every method with seed r."""
+    names = list(methods)
+    for name in names:
+        for w in range(warmup):
+            methods[name](10_000 + w)
+    out = {name: {"wall_s": [], "results": []} for name in names}
+    for r in range(repeats):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for name in order:
+            sync(device)
+            t0 = time.perf_counter()
+            result = methods[name](r)
+            sync(device)
+            out[name]["wall_s"].append(time.perf_counter() - t0)
+            out[name]["results"].append(result)
+    return out
+
+
+def per_call(fn, calls=200, warmup=30, device="cpu"):
+    """Median (and min, max) seconds of one call of fn, timed call by call after a warm-up."""
+    for _ in range(warmup):
+        fn()
+    seconds = []
+    for _ in range(calls):
+        sync(device)
+        t0 = time.perf_counter()
+        fn()
+        sync(device)
+        seconds.append(time.perf_counter() - t0)
+    return summary(seconds)

@@ -1,0 +1,299 @@
+// Section ⑤: the ledger. Every method in one table (sortable, by mouse or keyboard), a mode switch,
+// and a card that walks from the row's Theorem-3.8 prediction to its measured speedup, one
+// measured cost at a time.
+import { h } from "./dom.js";
+import { fixed, grouped, percent } from "./format.js";
+import { MODE_LABEL, readoutBox } from "./gamma.js";
+import { onLangChange, t } from "./i18n.js";
+import { hashGet, hashSet } from "./state.js";
+
+const METHOD_ORDER = { plain: 0, draft: 1, mtp: 2 };
+// Slower than plain decoding as the table shows it (to two decimals), so "1.00×" is never red.
+const slowerThanPlain = (row) => Math.round(100 * row.speedup) < 100;
+
+// Sortable columns: the value a sort compares (null sorts last either way).
+export const LEDGER_SORT = {
+  method: (r) => METHOD_ORDER[r.method] * 100 + r.gamma,
+  main_forwards: (r) => r.main_forwards,
+  draft_forwards: (r) => r.draft_forwards,
+  tokens_per_main: (r) => r.tokens_per_main,
+  alpha: (r) => r.alpha,
+  wall: (r) => r.wall_s.median,
+  speedup: (r) => r.speedup,
+  speedup_theory: (r) => r.speedup_theory ?? null,
+};
+
+export function sortLedger(rows, key, dir) {
+  const value = LEDGER_SORT[key];
+  const sign = dir === "asc" ? 1 : -1;
+  return rows.map((row, i) => ({ row, i })).sort((a, b) => {
+    const va = value(a.row), vb = value(b.row);
+    if (va === null || vb === null) return (va === null) - (vb === null) || a.i - b.i;
+    return sign * (va - vb) || a.i - b.i;
+  }).map((x) => x.row);
+}
+
+// From the theorem to the clock, one measured cost at a time. Each speedup is plain ÷ row:
+//   theory   Theorem 3.8 at the row's α and c
+//   counted  the row's real forward counts at the theorem's prices (verify 1×, draft c)
+//   priced   the same forwards at their measured prices (verify forward verify_over_main×)
+//   measured wall clock: adds sampling, bookkeeping and Python around the forwards
+export function ledgerSteps(row, plain, costs) {
+  const seconds = costs.seconds;
+  const draftPrice = row.method === "mtp" ? seconds.mtp_head : seconds.draft;
+  const verifyPrice = row.gamma ? seconds.verify[String(row.gamma)] : seconds.main;
+  return {
+    theory: row.speedup_theory ?? 1,
+    counted: plain.main_forwards / (row.main_forwards + row.draft_forwards * (row.c_used ?? 0)),
+    priced: plain.forward_time_s / row.forward_time_s,
+    measured: row.speedup,
+    verifySeconds: row.main_forwards * verifyPrice,
+    draftSeconds: row.draft_forwards * draftPrice,
+    overheadSeconds: row.overhead_s,
+    draftsPerRound: row.main_forwards ? row.draft_forwards / row.main_forwards : 0,
+  };
+}
+
+export function methodLabel(row, short = false) {
+  if (row.method === "plain") return { zh: "普通解码", en: "plain" };
+  if (row.method === "mtp") return { zh: "MTP 头", en: "MTP head" };
+  return short ? { zh: `草稿 γ = ${row.gamma}`, en: `draft γ = ${row.gamma}` }
+    : { zh: `草稿模型 γ = ${row.gamma}`, en: `draft model γ = ${row.gamma}` };
+}
+
+export function initLedger(ledger, models) {
+  const el = (id) => document.getElementById(id);
+  const rows = ledger.rows;
+  const modes = Object.keys(ledger.forward_costs).filter((m) => rows.some((r) => r.mode === m));
+  const ms = (s) => fixed(1000 * s, 3);
+  const plainOf = (mode) => rows.find((r) => r.mode === mode && r.method === "plain");
+  const fastestIn = (mode) => rows.filter((r) => r.mode === mode && r.method !== "plain")
+    .reduce((a, b) => (b.speedup > a.speedup ? b : a));
+  const startMode = modes.includes(hashGet("lmode")) ? hashGet("lmode") : modes.includes("kvcache") ? "kvcache" : modes[0];
+  const [hashKey, hashDir] = String(hashGet("lsort") || "").split("-");
+  const hashRow = Number.parseInt(hashGet("lrow"), 10);
+  const state = {
+    mode: startMode,
+    key: hashKey in LEDGER_SORT ? hashKey : "speedup",
+    dir: hashDir === "asc" ? "asc" : "desc",
+    row: rows[hashRow]?.mode === startMode ? hashRow : rows.indexOf(fastestIn(startMode)),
+  };
+  const columns = [
+    { key: "method", label: { zh: "方法", en: "method" } },
+    { key: "speedup", label: { zh: "实测加速", en: "speedup" } },
+    { key: "speedup_theory", label: { zh: "Theorem 3.8", en: "Theorem 3.8" } },
+    { key: "tokens_per_main", label: { zh: "字 / 主 forward", en: "chars / forward" } },
+    { key: "alpha", label: { zh: "α", en: "α" } },
+    { key: "main_forwards", label: { zh: "主模型 forward", en: "main forwards" } },
+    { key: "draft_forwards", label: { zh: "草稿 forward", en: "draft forwards" } },
+    { key: "wall", label: { zh: "墙钟(秒)", en: "wall (s)" } },
+  ];
+  const small = (text) => `<span class="sub">${text}</span>`;
+  const cell = {
+    method: (r, i) => `<button type="button" data-row="${i}" aria-pressed="${i === state.row}" aria-label="${t(methodLabel(r))}">${t(methodLabel(r, true))}</button>`,
+    main_forwards: (r) => fixed(r.main_forwards, 1),
+    draft_forwards: (r) => fixed(r.draft_forwards, 1),
+    tokens_per_main: (r) => fixed(r.tokens_per_main, 3),
+    alpha: (r) => (r.alpha === null ? "–" : fixed(r.alpha, 3)),
+    wall: (r) => `${fixed(r.wall_s.median, 3)}${small(`${fixed(r.wall_s.min, 3)}–${fixed(r.wall_s.max, 3)}`)}`,
+    speedup: (r) => `${fixed(r.speedup, 2)}×${r.method === "plain" ? "" : small(`${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}`)}`,
+    speedup_theory: (r) => (r.speedup_theory == null ? "–" : `${fixed(r.speedup_theory, 2)}×`),
+  };
+
+  function renderHead() {
+    el("ledger-table").querySelector("thead").innerHTML = `<tr>${columns.map((c) =>
+      `<th scope="col" data-key="${c.key}" aria-sort="none"><button type="button" data-key="${c.key}">${t(c.label)}<span class="arrow" aria-hidden="true"></span></button></th>`).join("")}</tr>`;
+  }
+
+  function renderBody() {
+    for (const th of el("ledger-table").querySelectorAll("th[data-key]")) {
+      const on = th.dataset.key === state.key;
+      th.setAttribute("aria-sort", on ? (state.dir === "asc" ? "ascending" : "descending") : "none");
+      th.querySelector(".arrow").textContent = on ? (state.dir === "asc" ? " ▲" : " ▼") : "";
+    }
+    const shown = sortLedger(rows.filter((r) => r.mode === state.mode), state.key, state.dir);
+    el("ledger-table").querySelector("tbody").innerHTML = shown.map((r) => {
+      const i = rows.indexOf(r);
+      return `<tr data-row="${i}" class="${i === state.row ? "sel" : ""}${slowerThanPlain(r) ? " slower" : ""}">` +
+        columns.map((c, j) => (j === 0 ? `<th scope="row">${cell[c.key](r, i)}</th>` : `<td>${cell[c.key](r, i)}</td>`)).join("") + "</tr>";
+    }).join("");
+  }
+
+  function renderSummary() {
+    const inMode = rows.filter((r) => r.mode === state.mode && r.method !== "plain");
+    const plain = plainOf(state.mode);
+    const fewest = inMode.reduce((a, b) => (b.main_forwards < a.main_forwards ? b : a));
+    const fastest = fastestIn(state.mode);
+    const slower = inMode.filter(slowerThanPlain).length;
+    const readout = readoutBox;
+    el("ledger-readouts").replaceChildren(
+      readout(`−${percent(1 - fewest.main_forwards / plain.main_forwards, 0)}`, t({
+        zh: `主模型 forward 最多省掉的比例(${t(methodLabel(fewest))}:${fixed(fewest.main_forwards, 0)} 次,普通解码 ${grouped(plain.main_forwards)} 次)`,
+        en: `the largest cut in main forwards (${t(methodLabel(fewest))}: ${fixed(fewest.main_forwards, 0)} against plain decoding's ${grouped(plain.main_forwards)})` })),
+      readout(`${fixed(fastest.speedup, 2)}×`, t({ zh: `最快的一行:${t(methodLabel(fastest))}`, en: `the fastest row: ${t(methodLabel(fastest))}` })),
+      readout(`${slower} / ${inMode.length}`, t({ zh: "比普通解码还慢的投机解码行", en: "speculative rows slower than plain decoding" })));
+  }
+
+  // Two stacked bars on one time scale: where the plain run's and this row's seconds go.
+  function timeBars(row, plain, steps) {
+    const parts = (r, verify, draft) => [
+      { cls: "t-verify", s: verify, label: r.method === "plain"
+        ? { zh: "主模型 forward", en: "main forwards" } : { zh: "验收 forward", en: "verify forwards" } },
+      { cls: "t-draft", s: draft, label: { zh: "草稿 forward", en: "draft forwards" } },
+      { cls: "t-other", s: Math.max(0, r.overhead_s), label: { zh: "其余开销", en: "everything else" } },
+    ].filter((p) => p.s > 0);
+    const scale = Math.max(plain.wall_s.median, row.wall_s.median);
+    const bar = (name, r, list) => h("div", { class: "tbar" },
+      h("div", { class: "tname" }, name),
+      h("div", { class: "ttrack" }, list.map((p) => h("span", {
+        class: p.cls, style: { width: `${(100 * p.s) / scale}%` }, title: `${t(p.label)}: ${fixed(p.s, 3)} s`,
+      }))),
+      h("div", { class: "tval" }, `${fixed(r.wall_s.median, 3)} s`));
+    const plainParts = parts(plain, plain.forward_time_s, 0);
+    const rowParts = parts(row, steps.verifySeconds, steps.draftSeconds);
+    const legend = [...rowParts, ...plainParts].filter((p, i, all) => all.findIndex((q) => q.cls === p.cls) === i);
+    return h("div", { class: "tbars" },
+      bar(t({ zh: "普通解码", en: "plain" }), plain, plainParts),
+      row === plain ? null : bar(t(methodLabel(row)), row, rowParts),
+      h("div", { class: "legend" }, legend.map((p) => h("span", {}, h("span", { class: `swatch ${p.cls}` }), t(p.label)))));
+  }
+
+  // For the small draft: its share of the parameters against its share of the time (c).
+  const seed = models.meta.seeds[0];
+  const paramShare = models.runs[`draft_s${seed}`].params / models.runs[`main_s${seed}`].params;
+  function sizeNote(row) {
+    if (row.method !== "draft" || row.c_used < 2 * paramShare) return "";
+    return t({
+      zh: `草稿模型的参数只有主模型的 ${percent(paramShare)},一次 forward 却要主模型单字 forward 的 ${percent(row.c_used, 0)} 时间:每次调用都有一笔不随模型变小的固定开销(调度、逐层的小矩阵运算)。`,
+      en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards takes ${percent(row.c_used, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model. `,
+    });
+  }
+
+  function renderCard() {
+    const row = rows[state.row];
+    const plain = plainOf(row.mode);
+    const costs = ledger.forward_costs[row.mode];
+    const mode = t(MODE_LABEL[row.mode]);
+    const title = h("h3", {}, `${t(methodLabel(row))} · ${mode}`);
+    if (row.method === "plain") {
+      el("ledger-card").replaceChildren(title,
+        h("p", {}, t({
+          zh: `这是基准行:${grouped(row.main_forwards)} 次主模型 forward,每次吐 1 个字。按单次 forward 的实测价格(${ms(costs.seconds.main)} ms)算,forward 本身共 ${fixed(row.forward_time_s, 3)} s;墙钟中位数 ${fixed(row.wall_s.median, 3)} s(${row.wall_s.n} 次重复,${fixed(row.wall_s.min, 3)}–${fixed(row.wall_s.max, 3)} s),其余 ${fixed(row.overhead_s, 3)} s 是采样、Python 循环等 forward 以外的开销,合每个字 ${ms(row.overhead_per_main_forward_s)} ms。本模式各行的加速,都是拿这一行的墙钟除以那一行的墙钟。`,
+          en: `This is the baseline: ${grouped(row.main_forwards)} main forwards, one character each. At the measured price of one forward (${ms(costs.seconds.main)} ms) the forwards themselves take ${fixed(row.forward_time_s, 3)} s; the median wall time is ${fixed(row.wall_s.median, 3)} s (${row.wall_s.n} repeats, ${fixed(row.wall_s.min, 3)}–${fixed(row.wall_s.max, 3)} s), and the remaining ${fixed(row.overhead_s, 3)} s is sampling, the Python loop and other work outside the forwards, ${ms(row.overhead_per_main_forward_s)} ms per character. Every speedup in this mode is this row's wall time divided by that row's.`,
+        })),
+        timeBars(row, plain, ledgerSteps(row, plain, costs)));
+      return;
+    }
+    const st = ledgerSteps(row, plain, costs);
+    const spread = row.speedup_runs;
+    const v = row.verify_over_main;
+    const readout = readoutBox;
+    const ratio = (a, b) => `×${fixed(b / a, 3)}`;
+    const step = (label, value, why, change) => h("tr", {}, h("td", {}, h("strong", {}, label), h("div", { class: "why" }, why)),
+      h("td", {}, change ? h("span", { class: "sub" }, change) : null, `${fixed(value, 2)}×`));
+    const drafter = row.method === "mtp" ? { zh: "MTP 头", en: "MTP head" } : { zh: "草稿模型", en: "draft model" };
+    const theoryInSpread = row.speedup_theory >= spread.min && row.speedup_theory <= spread.max;
+    const losses = [
+      { f: st.counted / st.theory, name: { zh: "实际 forward 次数", en: "the real forward counts" } },
+      { f: st.priced / st.counted, name: { zh: "验收 forward 的真实价格", en: "the real price of a verify forward" } },
+      { f: st.measured / st.priced, name: { zh: "forward 以外的开销", en: "the work outside the forwards" } },
+    ];
+    const worst = losses.reduce((a, b) => (b.f < a.f ? b : a));
+    let verdict;
+    if (row.speedup >= row.speedup_theory) {
+      // say which of the three steps came out better than the theorem assumed, with their numbers
+      const why = [];
+      if (losses[2].f > 1) why.push({
+        zh: `定理只数 forward。普通解码每个字都要付一次 forward 以外的开销(${ms(plain.overhead_per_main_forward_s)} ms,${grouped(plain.main_forwards)} 次),这一行只在 ${fixed(row.main_forwards, 0)} 次主 forward 上付(每次 ${ms(row.overhead_per_main_forward_s)} ms),省下的这部分定理里没有。`,
+        en: `The theorem counts forwards only. Plain decoding pays its non-forward overhead for every character (${ms(plain.overhead_per_main_forward_s)} ms, ${grouped(plain.main_forwards)} times), this row only on its ${fixed(row.main_forwards, 0)} main forwards (${ms(row.overhead_per_main_forward_s)} ms each), and the theorem has no term for that saving.` });
+      if (losses[0].f > 1) why.push({
+        zh: `这几次运行每次主 forward 吐了 ${fixed(row.tokens_per_main, 3)} 个字,比公式在这一行 α 下的期望 ${fixed(row.tokens_per_main_expected, 3)} 还多。`,
+        en: `These runs emitted ${fixed(row.tokens_per_main, 3)} characters per main forward, more than the ${fixed(row.tokens_per_main_expected, 3)} the formula expects at this row's α.` });
+      if (v < 1.1) why.push(row.mode === "recompute"
+        ? { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)}:整窗重算模式下每次 forward 本来就要重算整个窗口,多几个位置几乎不花钱,定理"验收按 1 倍算"的假设在这里几乎成立。`,
+          en: `A verify forward costs only ${percent(v - 1)} more than a one-character forward: in recompute mode every forward reruns the whole window anyway, so a few extra positions are nearly free and the theorem's "verify costs 1×" nearly holds.` }
+        : { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)},和定理的假设相差无几。`,
+          en: `A verify forward costs only ${percent(v - 1)} more than a one-character forward, close to the theorem's assumption.` });
+      if (theoryInSpread) why.push({ zh: "另外,理论值落在各次重复的加速范围之内,两者的差别在计时噪声以内。",
+        en: "Besides, the theorem lies inside the range of the repeats: the gap is within timer noise." });
+      verdict = t({ zh: `这一行实测(${fixed(row.speedup, 2)}×)不低于理论(${fixed(row.speedup_theory, 2)}×)。`,
+        en: `Here the measurement (${fixed(row.speedup, 2)}×) is not below the theorem (${fixed(row.speedup_theory, 2)}×). ` }) +
+        why.map((w) => t(w)).join(t({ zh: "", en: " " }));
+    } else {
+      verdict = t({
+        zh: `实测比理论低 ${percent(1 - row.speedup / row.speedup_theory, 0)},损失最大的一步是${t(worst.name)}(${ratio(1, worst.f)})。${theoryInSpread ? "不过理论值仍落在各次重复的范围之内,单看这一行,差别和计时噪声分不开。" : `各次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间,理论值在这个范围之外,差别不是噪声。`}`,
+        en: `The measurement falls ${percent(1 - row.speedup / row.speedup_theory, 0)} short of the theorem; the biggest loss is ${t(worst.name)} (${ratio(1, worst.f)}). ${theoryInSpread ? "Still, the theorem lies inside the range of the repeats, so for this row alone the gap cannot be told apart from timer noise." : `The repeats range over ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×, and the theorem lies outside that range: the gap is not noise.`}`,
+      });
+    }
+    el("ledger-card").replaceChildren(title,
+      h("div", { class: "readouts" },
+        readout(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速(${spread.n} 次重复逐次配对:${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), row.speedup >= 1 ? "good" : "warn"),
+        readout(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `Theorem 3.8:α = ${fixed(row.alpha, 3)},γ = ${row.gamma},c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
+      h("h4", {}, t({ zh: "从定理走到钟表", en: "From the theorem to the clock" })),
+      h("table", { class: "steps" }, h("tbody", {},
+        step(t({ zh: "Theorem 3.8", en: "Theorem 3.8" }), st.theory, t({
+          zh: `假设每次主 forward 期望吐 ${fixed(row.tokens_per_main_expected, 3)} 个字,一轮花 γc + 1 = ${fixed(row.gamma * row.c_used + 1, 3)} 个主 forward 的时间。`,
+          en: `assumes ${fixed(row.tokens_per_main_expected, 3)} characters per main forward on average and γc + 1 = ${fixed(row.gamma * row.c_used + 1, 3)} main forwards' worth of time per round.` })),
+        step(t({ zh: "换成实际次数", en: "Real forward counts" }), st.counted, t({
+          zh: `实测每次主 forward 吐 ${fixed(row.tokens_per_main, 3)} 个字(${fixed(row.main_forwards, 1)} 次主 forward),${t(drafter)}跑了 ${fixed(row.draft_forwards, 1)} 次,每轮 ${fixed(st.draftsPerRound, 2)} 次;价格仍按定理算。`,
+          en: `measured: ${fixed(row.tokens_per_main, 3)} characters per main forward (${fixed(row.main_forwards, 1)} main forwards) and ${fixed(row.draft_forwards, 1)} ${t(drafter)} forwards, ${fixed(st.draftsPerRound, 2)} per round; still at the theorem's prices.` }),
+          ratio(st.theory, st.counted)),
+        step(t({ zh: "验收 forward 的真实价格", en: "The verify forward's real price" }), st.priced, t({
+          zh: `一次 ${1 + row.gamma} 个位置的验收 forward 实测 ${ms(costs.seconds.verify[String(row.gamma)])} ms,是单字 forward(${ms(costs.seconds.main)} ms)的 ${fixed(v, 2)} 倍;定理按 1 倍算。`,
+          en: `a verify forward over ${1 + row.gamma} positions takes ${ms(costs.seconds.verify[String(row.gamma)])} ms, ${fixed(v, 2)}× a one-character forward (${ms(costs.seconds.main)} ms); the theorem counts it as 1×.` }),
+          ratio(st.counted, st.priced)),
+        step(t({ zh: "加上 forward 以外的开销 = 实测", en: "Plus everything outside the forwards = measured" }), st.measured, t({
+          zh: `采样、验收的簿记、Python 循环:这一行每次主 forward ${ms(row.overhead_per_main_forward_s)} ms(共 ${fixed(row.overhead_s, 3)} s),普通解码每个字 ${ms(plain.overhead_per_main_forward_s)} ms。`,
+          en: `sampling, acceptance bookkeeping, the Python loop: ${ms(row.overhead_per_main_forward_s)} ms per main forward here (${fixed(row.overhead_s, 3)} s in all), against ${ms(plain.overhead_per_main_forward_s)} ms per character in plain decoding.` }),
+          ratio(st.priced, st.measured)))),
+      h("p", { class: "why" }, sizeNote(row), t({
+        zh: `草稿这部分定理已经算进去了,但它仍是省不掉的一笔:${t(drafter)}每次 forward ${ms(row.method === "mtp" ? costs.seconds.mtp_head : costs.seconds.draft)} ms(c = ${fixed(row.c_used, 3)}),一轮里的 ${row.gamma} 次必须一个接一个跑,因为下一个草稿要以上一个为输入;${fixed(row.draft_forwards, 0)} 次合计 ${fixed(st.draftSeconds, 3)} s,占这一行 forward 时间的 ${percent(st.draftSeconds / row.forward_time_s, 0)}。计时噪声:${spread.n} 次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间。`,
+        en: `The drafts are in the theorem already, but they are a cost that never goes away: each ${t(drafter)} forward takes ${ms(row.method === "mtp" ? costs.seconds.mtp_head : costs.seconds.draft)} ms (c = ${fixed(row.c_used, 3)}), and the ${row.gamma} of a round must run one after another, since each draft is the input of the next; ${fixed(row.draft_forwards, 0)} of them take ${fixed(st.draftSeconds, 3)} s, ${percent(st.draftSeconds / row.forward_time_s, 0)} of this row's forward time. Timer noise: over ${spread.n} repeats the speedup ranges from ${fixed(spread.min, 2)}× to ${fixed(spread.max, 2)}×.`,
+      })),
+      timeBars(row, plain, st),
+      h("p", { class: "verdict" }, verdict));
+  }
+
+  function render() {
+    for (const m of modes) el(`ledger-mode-${m}`).setAttribute("aria-pressed", String(m === state.mode));
+    renderBody();
+    renderSummary();
+    renderCard();
+  }
+
+  function select(i, focus) {
+    state.row = i;
+    hashSet("lrow", i);
+    render();
+    if (focus) el("ledger-table").querySelector(`button[data-row="${i}"]`).focus();
+  }
+
+  el("ledger-table").addEventListener("click", (e) => {
+    const head = e.target.closest("thead button[data-key]");
+    if (head) {
+      const key = head.dataset.key;
+      state.dir = key === state.key && state.dir === "asc" ? "desc" : "asc";
+      state.key = key;
+      hashSet("lsort", `${state.key}-${state.dir}`);
+      renderBody(); // the header buttons stay in place, so keyboard focus stays on them
+      return;
+    }
+    const tr = e.target.closest("tbody tr[data-row]");
+    if (tr) select(Number(tr.dataset.row), e.target.closest("button") !== null);
+  });
+  for (const m of modes) {
+    el(`ledger-mode-${m}`).addEventListener("click", () => {
+      if (m === state.mode) return;
+      // keep the same method and γ when the other mode has it, so the two can be compared
+      const current = rows[state.row];
+      const twin = rows.findIndex((r) => r.mode === m && r.method === current.method && r.gamma === current.gamma);
+      state.mode = m;
+      state.row = twin >= 0 ? twin : rows.indexOf(fastestIn(m));
+      hashSet("lmode", m);
+      render();
+    });
+  }
+  onLangChange(() => { renderHead(); render(); });
+  renderHead();
+  render();
+}

@@ -1,0 +1,44 @@
+"""Shared fixtures: a headless Chromium (Debian's, driven by Playwright) and a page opener that
+records console errors and network requests and fails the test if there were any."""
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "site" / "16_speculative_decoding_viz.html"
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_page(browser):
+    opened = []
+
+    def _open(width=1280, scheme="light", hash_="#lang=en"):
+        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        page = context.new_page()
+        page.errors, page.requests = [], []
+        page.on("console", lambda msg: msg.type in ("error", "warning") and page.errors.append(msg.text))
+        page.on("pageerror", lambda err: page.errors.append(str(err)))
+        page.on("request", lambda req: req.url.startswith("file://") or page.requests.append(req.url))
+        page.goto(PAGE.as_uri() + hash_)
+        page.wait_for_load_state("load")
+        opened.append(page)
+        return page
+
+    yield _open
+    for page in opened:
+        assert page.errors == [], page.errors
+        assert page.requests == [], page.requests
+        page.context.close()
+
+

@@ -1,6 +1,6 @@
 # make site     build site/16_speculative_decoding_viz.html from templates/, static/ and results JSON
 # make test     install what the tests need (venv, pip packages, Debian chromium) and run them all
-# make data     train the models that are missing (FORCE=1: all of them), then make measure
+# make data     train the models that are missing for SEEDS (default 0; FORCE=1: retrain), then make measure
 # make measure  rerun every measurement from the committed checkpoints (DEVICE=cpu|cuda)
 SHELL := /bin/bash
 PY := .venv/bin/python
@@ -37,8 +37,9 @@ train: $(STAMP)
 data: train
 	$(MAKE) measure
 
+# measure every seed that has checkpoints, unless SEEDS is given on the command line
 measure: $(STAMP)
-	$(PY) -m experiments.measure --device $(DEVICE) --seeds $(SEEDS)
+	$(PY) -m experiments.measure --device $(DEVICE) $(if $(filter command line,$(origin SEEDS)),--seeds $(SEEDS))
 
 clean-venv:
 	rm -rf .venv

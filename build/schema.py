@@ -22,7 +22,8 @@ SCHEMA = {
         "runs.*.config.n_layer:int", "runs.*.config.n_embd:int", "runs.*.config.block_size:int",
         "runs.*.val_loss_full.main:num", # mean loss over the whole val split, 64-char windows
         "runs.*.val_loss_train_log.main:num",  # last eval of the training run (fixed val batches)
-        "runs.*.train_wall_s:num",
+        "runs.*.train_wall_s:num", "runs.*.batch_size:int", "runs.*.config.mlp_hidden:int",
+        "runs.*.config.vocab_size:int",
         "mtp_parts.hidden_norm:int", "mtp_parts.embed_norm:int", "mtp_parts.proj:int",
         "mtp_parts.block:int", "mtp_depth:int", "mtp_head_params:int",
     ],
@@ -66,6 +67,11 @@ SCHEMA = {
     # ledger.json (measure_ledger): every decoder from "ROMEO:\n", both modes, timed.
     "ledger.json": META + [
         "prompt:str", "n_chars:int", "temperature:num", "repeats:int", "threads:int",
+        "warmup:int", "seeds:list", "forward_costs.*.seconds.draft:num",
+        "forward_costs.*.seconds.mtp_head:num", "forward_costs.*.seconds.verify:obj",
+        "forward_costs.recompute.verify_over_main:obj",
+        "rows.*.alpha",                       # measured per-draft acceptance; null for plain
+        "rows.*.wall_s.n:int", "rows.*.speedup_runs.n:int", "rows.*.overhead_per_main_forward_s:num",
         "forward_costs.kvcache.seconds.main:num", "forward_costs.kvcache.c:num",
         "forward_costs.kvcache.c_mtp:num", "forward_costs.kvcache.verify_over_main:obj",
         "forward_costs.recompute.seconds.main:num", "forward_costs.recompute.c:num",
@@ -84,6 +90,7 @@ SCHEMA = {
     # gamma_sweep.json (measure_ledger): the draft model's rows, γ in {1, 2, 3, 4, 6, 8}.
     "gamma_sweep.json": META + [
         "gammas:list", "c.kvcache:num", "c.recompute:num",
+        "repeats:int", "forward_costs.*.seconds.main:num", "forward_costs.*.seconds.draft:num",
         "rows.*.gamma:int", "rows.*.mode:str", "rows.*.alpha:num", "rows.*.tokens_per_main:num",
         "rows.*.tokens_per_main_expected:num",  # (1 - α^{γ+1}) / (1 - α) at the measured α
         "rows.*.speedup:num", "rows.*.speedup_runs.min:num", "rows.*.speedup_runs.max:num",
@@ -101,5 +108,9 @@ SCHEMA = {
         "verdict.mean_difference:num", "verdict.n_seeds:int",
         "alpha.mtp.mean:num", "alpha.draft.mean:num", "alpha.mtp_val.mean:num", "alpha.draft_val.mean:num",
         "sample.text:str", "sample.steps.*.emitted:list", "sample.steps.*.kinds:list",
+        "sample.prompt:str", "sample.n_chars:int", "sample.temperature:num", "sample.seed:int",
+        "sample.main_forwards:int", "sample.accepted:int", "sample.proposed:int",
+        "sample.steps.*.accepted:bool", "verdict.differences:list", "val_loss.control.mean:num",
+        "val_loss.mtp_head.mean:num", "val_loss.draft.mean:num",
     ],
 }

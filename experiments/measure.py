@@ -37,6 +37,16 @@ ROLLBACK_CONTEXT = 40
 N_SHORT = 56
 
 
+def trained_seeds():
+    """Seeds whose three runs (main + MTP, control, draft) finished: checkpoint and training log."""
+    seeds = sorted(int(p.stem[6:]) for p in CHECKPOINTS.glob("main_s*.pt") if p.stem[6:].isdigit())
+    done = lambda name: (CHECKPOINTS / f"{name}.pt").exists() and (RESULTS / f"train_{name}.json").exists()
+    complete = [s for s in seeds if all(done(run_name(m, mtp, s)) for m, mtp in RUNS)]
+    if not complete:
+        raise SystemExit(f"error: no trained checkpoints in {CHECKPOINTS}: run `make data`")
+    return complete
+
+
 def require(path):
     if not Path(path).exists():
         raise SystemExit(f"error: {path} not found: run `make data` to train it")
@@ -643,10 +653,12 @@ MEASUREMENTS = {"models": one_file(measure_models), "causal": one_file(measure_c
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--seeds", type=int, nargs="+",
+                        help="model seeds to measure (default: every seed with a full set of checkpoints)")
     parser.add_argument("--only", choices=sorted(MEASUREMENTS), nargs="+")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
+    args.seeds = args.seeds or trained_seeds()
     torch.set_num_threads(args.threads)
     data = CharData()
     names = args.only or list(MEASUREMENTS)

@@ -118,15 +118,10 @@ def test_trace_slider_and_keys(open_page):
     # click a char
     page.locator("#mtp-text [data-s='3']").click()
     assert slider.input_value() == "4"
-    times = page.evaluate("""() => {
-        const s = document.getElementById('mtp-step'), out = [];
-        for (const v of [1, 64, 127, 30, 100, 5, 90, 50]) {
-            const t0 = performance.now();
-            s.value = Math.min(v, Number(s.max)); s.dispatchEvent(new Event('input'));
-            out.push(performance.now() - t0);
-        }
-        return out.sort((a, b) => a - b);
-    }""")
+    # one update per value, timed in the page: the median must stay under 8 ms (SPEC §8)
+    values = [1, n, n // 4, n // 2, 5, 3 * n // 4, n - 1, 2]
+    times = sorted(page.evaluate("""(vs) => vs.map((v) => { const el = document.getElementById('mtp-step');
+        const t0 = performance.now(); el.value = v; el.dispatchEvent(new Event('input')); return performance.now() - t0; })""", values))
     assert times[len(times) // 2] < 8, f"trace slider updates take {times} ms"
 
 

@@ -258,3 +258,15 @@ def test_gamma_slider_budget(open_page):
     times = sorted(page.evaluate(step, [slider, value]) for slider in ("gamma-alpha", "gamma-c")
                    for value in (0.1, 0.9, 0.3, 0.7, 0.5, 0.95, 0.2, 0.6))
     assert times[len(times) // 2] < 8, f"slider updates take {times} ms"
+
+
+def test_state_comes_back_from_the_hash(open_page):
+    page = open_page(hash_="#lang=en&gmode=recompute&galpha=0.6&gc=0.3&lmode=recompute&lsort=alpha-asc")
+    assert page.locator("#gamma-mode-recompute").get_attribute("aria-pressed") == "true"
+    assert page.locator("#gamma-alpha-out").inner_text() == "0.600"
+    assert page.locator("#gamma-c-out").inner_text() == "0.300"
+    assert page.locator("#ledger-mode-recompute").get_attribute("aria-pressed") == "true"
+    assert page.locator('#ledger-table th[data-key="alpha"]').get_attribute("aria-sort") == "ascending"
+    assert shown_indices(page) == sorted_indices("recompute", "alpha", "asc")
+    spec = [r for r in ledger_rows("recompute") if r["method"] != "plain"]
+    card_checks(page, max(spec, key=lambda r: r["speedup"]))

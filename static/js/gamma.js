@@ -197,8 +197,8 @@ export function initGamma(gammaSweep, ledger) {
   };
   const startMode = modes.includes(hashGet("gmode")) ? hashGet("gmode") : modes.includes("kvcache") ? "kvcache" : modes[0];
   const state = { mode: startMode, ...measured(startMode) };
-  state.alpha = inRange(hashGet("alpha"), sliders.alpha) ?? state.alpha;
-  state.c = inRange(hashGet("c"), sliders.c) ?? state.c;
+  state.alpha = inRange(hashGet("galpha"), sliders.alpha) ?? state.alpha;
+  state.c = inRange(hashGet("gc"), sliders.c) ?? state.c;
   const burst = { mode: state.mode, gamma: Math.max(...rowsOf(state.mode).map((r) => r.gamma)) };
 
   const verifyPrice = (mode, g) => ledger.forward_costs[mode]?.verify_over_main?.[String(g)];
@@ -304,12 +304,13 @@ export function initGamma(gammaSweep, ledger) {
       return { mode, steps, html: `<tr class="group"><th colspan="6" scope="rowgroup">${t(MODE_LABEL[mode])}</th></tr>${body}` };
     });
     const head = ["γ", t({ zh: "两行的实测 α", en: "the two rows' α" }), t({ zh: "字 / 主 forward", en: "chars / main forward" }),
-      t({ zh: "实测增量", en: "measured gain" }), t({ zh: "α 不变时的增量", en: "gain at unchanged α" }),
-      t({ zh: "α 降到多少就白加", en: "α at which the longer chain gains nothing" })];
+      t({ zh: "实测增量", en: "measured gain" }), t({ zh: "α 不变时的增量", en: "gain at the same α" }),
+      t({ zh: "增量归零的 α", en: "break-even α" })];
     const all = blocks.flatMap((b) => b.steps.map((s) => ({ ...s, mode: b.mode })));
     const drops = all.filter((s) => s.gain <= 0);
     const alphas = gammaSweep.rows.map((r) => r.alpha);
     const spread = `${fixed(Math.min(...alphas), 3)}–${fixed(Math.max(...alphas), 3)}`;
+    const smallest = all.reduce((a, b) => (b.gain / (b.to - b.from) < a.gain / (a.to - a.from) ? b : a));
     let verdict;
     if (drops.length) {
       verdict = drops.map((s) => t({
@@ -317,12 +318,20 @@ export function initGamma(gammaSweep, ledger) {
         en: `In ${t(MODE_LABEL[s.mode])} mode, going from γ = ${s.from} to ${s.to} lowered the characters per main forward from ${fixed(s.tokensFrom, 3)} to ${fixed(s.tokensTo, 3)}: the γ = ${s.to} row's α was only ${fixed(s.alphaTo, 3)}, below the ${fixed(s.alphaBreakEven, 3)} at which the longer chain gains nothing.`,
       })).join(" ");
     } else {
-      const s = all.reduce((a, b) => (b.gain / (b.to - b.from) < a.gain / (a.to - a.from) ? b : a));
+      const s = smallest;
       verdict = t({
         zh: `这次测量里没有哪一行比前一行吐得少。增长最小的是 ${t(MODE_LABEL[s.mode])} 模式从 γ = ${s.from} 到 ${s.to}:只多了 ${fixed(s.gain, 3)} 个字。只要 γ = ${s.to} 那一行的 α 从 ${fixed(s.alphaTo, 3)} 跌到 ${fixed(s.alphaBreakEven, 3)},这点增长就没了;而各行实测 α 本身就在 ${spread} 之间浮动。`,
-        en: `In this run no row emits fewer than the one before it. The smallest gain is in ${t(MODE_LABEL[s.mode])} mode from γ = ${s.from} to ${s.to}: just ${fixed(s.gain, 3)} characters more. Had the γ = ${s.to} row's α fallen from ${fixed(s.alphaTo, 3)} to ${fixed(s.alphaBreakEven, 3)}, that gain would be gone, and the measured α of the rows already wanders between ${spread}.`,
+        en: `In this run no row emits fewer than the one before it. The smallest gain is in ${t(MODE_LABEL[s.mode])} mode from γ = ${s.from} to ${s.to}: just ${fixed(s.gain, 3)} characters more. Had the γ = ${s.to} row's α fallen from ${fixed(s.alphaTo, 3)} to ${fixed(s.alphaBreakEven, 3)}, that gain would be gone, and the measured α of the rows already ranges over ${spread}.`,
       });
     }
+    // what the longer chain of the step named above throws away per round
+    const named = drops[0] ?? smallest;
+    const long = rowsOf(named.mode).find((r) => r.gamma === named.to);
+    const kept = burstCheck(long.run_lengths, long.alpha).meanObserved;
+    verdict += " " + t({
+      zh: `被拒绝的草稿是另一笔账:${t(MODE_LABEL[named.mode])} 模式 γ = ${named.to} 那一行,每个完整轮次的 ${named.to} 个草稿平均只留下 ${fixed(kept, 2)} 个,其余 ${fixed(named.to - kept, 2)} 个被拒绝或根本没轮到验收,草稿员在它们身上花的时间全部白费。`,
+      en: `Rejected drafts are the other cost: in the ${t(MODE_LABEL[named.mode])} row with γ = ${named.to}, a full round keeps on average only ${fixed(kept, 2)} of its ${named.to} drafts; the other ${fixed(named.to - kept, 2)} are rejected or never even checked, and the drafter's time on them is wasted.`,
+    });
     el("gamma-steps").replaceChildren(
       h("div", { class: "chart" }, Object.assign(h("table", { class: "calc numbers" }), {
         innerHTML: `<thead><tr>${head.map((c) => `<th scope="col">${c}</th>`).join("")}</tr></thead><tbody>${blocks.map((b) => b.html).join("")}</tbody>`,
@@ -346,15 +355,14 @@ export function initGamma(gammaSweep, ledger) {
       bars: [{ cls: "out", value: n / b.rounds }], tick: b.expected[k] / b.rounds,
     })));
     const pooled = pooledBurstCheck(rows.map((r) => burstCheck(r.run_lengths, r.alpha)));
-    const readout = readoutBox;
     const vs = (k) => `${grouped(b.observed[k])} vs ${fixed(b.expected[k], 0)}`;
     el("bursts-readouts").replaceChildren(
-      readout(grouped(b.rounds), t({ zh: `完整轮次(每轮 ${b.gamma} 个草稿,${gammaSweep.repeats} 次重复合计),α = ${fixed(row.alpha, 3)}`, en: `full rounds (${b.gamma} drafts each, ${gammaSweep.repeats} repeats pooled), α = ${fixed(row.alpha, 3)}` })),
-      readout(vs(0), t({ zh: `一个都没接受的轮次:实测 vs 几何分布(×${fixed(b.ratioZero, 2)})`, en: `rounds with none accepted: measured vs the geometric law (×${fixed(b.ratioZero, 2)})` })),
-      readout(vs(b.gamma), t({ zh: `${b.gamma} 个全部接受的轮次:实测 vs 几何分布(×${fixed(b.ratioAll, 2)})`, en: `rounds with all ${b.gamma} accepted: measured vs the geometric law (×${fixed(b.ratioAll, 2)})` })),
-      readout(`${fixed(b.meanObserved, 3)} vs ${fixed(b.meanLaw, 3)}`, t({ zh: "每轮平均接受几个:实测 vs 几何分布", en: "mean accepted per round: measured vs the geometric law" })),
-      readout(`χ² ${fixed(b.chi2, 1)} · p ${sci(b.p)}`, t({ zh: `这一行的卡方检验,自由度 ${b.dof}`, en: `chi-square test of this row, ${b.dof} degrees of freedom` })),
-      readout(`χ² ${fixed(pooled.chi2, 1)} · p ${sci(pooled.p)}`, t({ zh: `${t(MODE_LABEL[burst.mode])} 模式 γ ≥ 2 的 ${pooled.rows} 行合并,自由度 ${pooled.dof}`, en: `the ${pooled.rows} rows with γ ≥ 2 in ${t(MODE_LABEL[burst.mode])} mode together, ${pooled.dof} degrees of freedom` })));
+      readoutBox(grouped(b.rounds), t({ zh: `完整轮次(每轮 ${b.gamma} 个草稿,${gammaSweep.repeats} 次重复合计),α = ${fixed(row.alpha, 3)}`, en: `full rounds (${b.gamma} drafts each, ${gammaSweep.repeats} repeats pooled), α = ${fixed(row.alpha, 3)}` })),
+      readoutBox(vs(0), t({ zh: `一个都没接受的轮次:实测 vs 几何分布(×${fixed(b.ratioZero, 2)})`, en: `rounds with none accepted: measured vs the geometric law (×${fixed(b.ratioZero, 2)})` })),
+      readoutBox(vs(b.gamma), t({ zh: `${b.gamma} 个全部接受的轮次:实测 vs 几何分布(×${fixed(b.ratioAll, 2)})`, en: `rounds with all ${b.gamma} accepted: measured vs the geometric law (×${fixed(b.ratioAll, 2)})` })),
+      readoutBox(`${fixed(b.meanObserved, 3)} vs ${fixed(b.meanLaw, 3)}`, t({ zh: "每轮平均接受几个:实测 vs 几何分布", en: "mean accepted per round: measured vs the geometric law" })),
+      readoutBox(`χ² ${fixed(b.chi2, 1)} · p ${sci(b.p)}`, t({ zh: `这一行的卡方检验,自由度 ${b.dof}`, en: `chi-square test of this row, ${b.dof} degrees of freedom` })),
+      readoutBox(`χ² ${fixed(pooled.chi2, 1)} · p ${sci(pooled.p)}`, t({ zh: `${t(MODE_LABEL[burst.mode])} 模式 γ ≥ 2 的 ${pooled.rows} 行合并,自由度 ${pooled.dof}`, en: `the ${pooled.rows} rows with γ ≥ 2 in ${t(MODE_LABEL[burst.mode])} mode together, ${pooled.dof} degrees of freedom` })));
     const both = pooled.moreZero === pooled.rows && pooled.moreAll === pooled.rows;
     const ends = t({
       zh: `${pooled.rows} 行里,"一个都没接受"比几何分布多的有 ${pooled.moreZero} 行,"全部接受"比几何分布多的有 ${pooled.moreAll} 行。`,
@@ -383,8 +391,8 @@ export function initGamma(gammaSweep, ledger) {
   sliders.alpha.addEventListener("input", () => { state.alpha = Number(sliders.alpha.value); render(); });
   sliders.c.addEventListener("input", () => { state.c = Number(sliders.c.value); render(); });
   // the hash is written when a drag ends, not on every step (browsers throttle history updates)
-  sliders.alpha.addEventListener("change", () => hashSet("alpha", fixed(state.alpha, 2)));
-  sliders.c.addEventListener("change", () => hashSet("c", fixed(state.c, 2)));
+  sliders.alpha.addEventListener("change", () => hashSet("galpha", fixed(state.alpha, 2)));
+  sliders.c.addEventListener("change", () => hashSet("gc", fixed(state.c, 2)));
   const loadMeasured = (mode) => {
     Object.assign(state, { mode }, measured(mode));
     setSliders();

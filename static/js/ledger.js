@@ -125,13 +125,12 @@ export function initLedger(ledger, models) {
     const fewest = inMode.reduce((a, b) => (b.main_forwards < a.main_forwards ? b : a));
     const fastest = fastestIn(state.mode);
     const slower = inMode.filter(slowerThanPlain).length;
-    const readout = readoutBox;
     el("ledger-readouts").replaceChildren(
-      readout(`−${percent(1 - fewest.main_forwards / plain.main_forwards, 0)}`, t({
+      readoutBox(`−${percent(1 - fewest.main_forwards / plain.main_forwards, 0)}`, t({
         zh: `主模型 forward 最多省掉的比例(${t(methodLabel(fewest))}:${fixed(fewest.main_forwards, 0)} 次,普通解码 ${grouped(plain.main_forwards)} 次)`,
         en: `the largest cut in main forwards (${t(methodLabel(fewest))}: ${fixed(fewest.main_forwards, 0)} against plain decoding's ${grouped(plain.main_forwards)})` })),
-      readout(`${fixed(fastest.speedup, 2)}×`, t({ zh: `最快的一行:${t(methodLabel(fastest))}`, en: `the fastest row: ${t(methodLabel(fastest))}` })),
-      readout(`${slower} / ${inMode.length}`, t({ zh: "比普通解码还慢的投机解码行", en: "speculative rows slower than plain decoding" })));
+      readoutBox(`${fixed(fastest.speedup, 2)}×`, t({ zh: `最快的一行:${t(methodLabel(fastest))}`, en: `the fastest row: ${t(methodLabel(fastest))}` })),
+      readoutBox(`${slower} / ${inMode.length}`, t({ zh: "比普通解码还慢的投机解码行", en: "speculative rows slower than plain decoding" })));
   }
 
   // Two stacked bars on one time scale: where the plain run's and this row's seconds go.
@@ -164,7 +163,7 @@ export function initLedger(ledger, models) {
   function sizeNote(row) {
     if (row.method !== "draft" || row.c_used < 2 * paramShare) return "";
     return t({
-      zh: `草稿模型的参数只有主模型的 ${percent(paramShare)},一次 forward 却要主模型单字 forward 的 ${percent(row.c_used, 0)} 时间:每次调用都有一笔不随模型变小的固定开销(调度、逐层的小矩阵运算)。`,
+      zh: `草稿模型的参数量是主模型的 ${percent(paramShare)},一次 forward 的耗时却达到主模型单字 forward 的 ${percent(row.c_used, 0)}:调用一次的固定成本(调度、一层层的小矩阵运算)并不按参数量打折。`,
       en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards takes ${percent(row.c_used, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model. `,
     });
   }
@@ -187,7 +186,6 @@ export function initLedger(ledger, models) {
     const st = ledgerSteps(row, plain, costs);
     const spread = row.speedup_runs;
     const v = row.verify_over_main;
-    const readout = readoutBox;
     const ratio = (a, b) => `×${fixed(b / a, 3)}`;
     const step = (label, value, why, change) => h("tr", {}, h("td", {}, h("strong", {}, label), h("div", { class: "why" }, why)),
       h("td", {}, change ? h("span", { class: "sub" }, change) : null, `${fixed(value, 2)}×`));
@@ -227,8 +225,8 @@ export function initLedger(ledger, models) {
     }
     el("ledger-card").replaceChildren(title,
       h("div", { class: "readouts" },
-        readout(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速(${spread.n} 次重复逐次配对:${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), row.speedup >= 1 ? "good" : "warn"),
-        readout(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `Theorem 3.8:α = ${fixed(row.alpha, 3)},γ = ${row.gamma},c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
+        readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速(${spread.n} 次重复逐次配对:${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), slowerThanPlain(row) ? "warn" : "good"),
+        readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `Theorem 3.8:α = ${fixed(row.alpha, 3)},γ = ${row.gamma},c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
       h("h4", {}, t({ zh: "从定理走到钟表", en: "From the theorem to the clock" })),
       h("table", { class: "steps" }, h("tbody", {},
         step(t({ zh: "Theorem 3.8", en: "Theorem 3.8" }), st.theory, t({

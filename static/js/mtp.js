@@ -15,35 +15,37 @@ const MTP_COL = { main: [6, 154], mtp: [180, 154], hid: [180, 74], emb: [260, 74
 
 // role: "main" (the next-token model's own), "own" (new parameters of the MTP module),
 // "shared" (the same tensor as a main-model part: counted once), "none" (no parameters).
-// param(p) reads the count from mtp.json "params"; owner names the part a shared one reuses.
+// param(p) reads the count from mtp.json "params"; a shared part has none of its own and
+// names its owner instead, whose count it reports.
+const MTP_FINAL_NORM = { zh: "末层 RMSNorm", en: "Final RMSNorm" };
+const MTP_HEAD = { zh: "输出头", en: "Output head" };
 const MTP_PARTS = [
-  { key: "emb", col: "main", y: 46, role: "main", label: { zh: "嵌入表", en: "Embedding" },
-    param: (p) => p.shared_embedding_head },
+  { key: "emb", col: "main", y: 46, role: "main", label: { zh: "嵌入表", en: "Embedding" }, param: (p) => p.shared_embedding_head },
   ...[0, 1, 2, 3].map((i) => ({ key: `block${i + 1}`, col: "main", y: 92 + 40 * i, role: "main",
     label: { zh: `Transformer 块 ${i + 1}`, en: `Block ${i + 1}` }, param: (p) => p.main_blocks[i] })),
   { key: "ht", col: "ht", y: 258, role: "none", label: { zh: "hₜ", en: "hₜ" }, svg: ["h", "t"], param: () => 0 },
-  { key: "final_norm", col: "main", y: 304, role: "main", label: { zh: "末层 RMSNorm", en: "Final RMSNorm" },
-    param: (p) => p.shared_final_norm },
-  { key: "head", col: "main", y: 342, role: "shared", owner: "emb", label: { zh: "输出头", en: "Output head" },
-    param: (p) => p.shared_embedding_head },
-  { key: "mtp_emb", col: "emb", y: 46, role: "shared", owner: "emb", label: { zh: "嵌入", en: "Emb" },
-    param: (p) => p.shared_embedding_head },
+  { key: "final_norm", col: "main", y: 304, role: "main", label: MTP_FINAL_NORM, param: (p) => p.shared_final_norm },
+  { key: "head", col: "main", y: 342, role: "shared", owner: "emb", label: MTP_HEAD },
+  { key: "mtp_emb", col: "emb", y: 46, role: "shared", owner: "emb", label: { zh: "嵌入", en: "Emb" } },
   { key: "hidden_norm", col: "hid", y: 258, role: "own", label: { zh: "RMSNorm", en: "RMSNorm" }, param: (p) => p.hidden_norm },
   { key: "embed_norm", col: "emb", y: 258, role: "own", label: { zh: "RMSNorm", en: "RMSNorm" }, param: (p) => p.embed_norm },
   { key: "concat", col: "mtp", y: 304, role: "none", label: { zh: "拼接 [ · ; · ] → 2d", en: "Concat [ · ; · ] → 2d" }, param: () => 0 },
   { key: "proj", col: "mtp", y: 342, role: "own", label: { zh: "投影 W:2d → d", en: "Projection W: 2d → d" },
     short: { zh: "投影 W:2d → d", en: "Projection 2d → d" }, param: (p) => p.proj },
   { key: "mtp_block", col: "mtp", y: 380, role: "own", label: { zh: "MTP 的 Transformer 块", en: "MTP block" }, param: (p) => p.block },
-  { key: "mtp_final_norm", col: "mtp", y: 418, role: "shared", owner: "final_norm", label: { zh: "末层 RMSNorm", en: "Final RMSNorm" },
-    param: (p) => p.shared_final_norm },
-  { key: "mtp_head", col: "mtp", y: 456, role: "shared", owner: "emb", label: { zh: "输出头", en: "Output head" },
-    param: (p) => p.shared_embedding_head },
+  { key: "mtp_final_norm", col: "mtp", y: 418, role: "shared", owner: "final_norm", label: MTP_FINAL_NORM },
+  { key: "mtp_head", col: "mtp", y: 456, role: "shared", owner: "emb", label: MTP_HEAD },
 ];
 
-export function mtpPartCount(key, params) {
+function mtpPart(key) {
   const part = MTP_PARTS.find((x) => x.key === key);
   if (!part) throw new Error(`unknown MTP diagram part ${key}`);
-  return part.param(params);
+  return part;
+}
+
+export function mtpPartCount(key, params) {
+  const part = mtpPart(key);
+  return (part.owner ? mtpPart(part.owner) : part).param(params);
 }
 
 export function mtpPartKeys() {
@@ -121,7 +123,7 @@ function mtpPartText(part, ctx) {
 
 function mtpSharedNote(part, ctx) {
   if (part.role !== "shared") return null;
-  const owner = MTP_PARTS.find((x) => x.key === part.owner);
+  const owner = mtpPart(part.owner);
   const n = grouped(ctx.params.main_total);
   return {
     zh: `共享:和主模型的"${owner.label.zh}"是同一组参数,已经算在主模型的 ${n} 个参数里,这里不再重复计算。`,
@@ -156,7 +158,7 @@ function mtpArrow(x1, y1, x2, y2) {
 function mtpDiagramSVG() {
   const B = MTP_VIEW.box;
   const at = (key) => {
-    const part = MTP_PARTS.find((x) => x.key === key);
+    const part = mtpPart(key);
     const { x, w } = mtpBox(part);
     return { x, w, cx: x + w / 2, top: part.y, bottom: part.y + B, mid: part.y + B / 2 };
   };
@@ -309,10 +311,10 @@ export function initMtp(mtp, ledger, models) {
     for (const g of el("mtp-diagram").querySelectorAll(".mtp-part")) {
       g.setAttribute("aria-pressed", String(g.dataset.part === state.part));
     }
-    const part = MTP_PARTS.find((x) => x.key === state.part);
+    const part = mtpPart(state.part);
     const text = mtpPartText(part, ctx);
     const shared = mtpSharedNote(part, ctx);
-    const count = part.param(mtp.params);
+    const count = mtpPartCount(part.key, mtp.params);
     el("mtp-part-card").replaceChildren(h("div", {},
       h("h3", {}, t(part.label)),
       h("div", { class: "mtp-count-line" },

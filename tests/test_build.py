@@ -28,7 +28,8 @@ def test_page_is_self_contained():
     # nothing loads from elsewhere: no external src, no <link>, no CSS import or url();
     # plain <a href> links to papers are fine, they are only followed when clicked
     assert not re.search(r'src\s*=\s*["\']?(https?:)?//', html), "external resource in the page"
-    assert "<link" not in html and "@import" not in html and "url(" not in html
+    assert "<link" not in html and "@import" not in html
+    assert not re.search(r"url\(\s*['\"]?(?!#)", html), "url() that is not a same-page #fragment"
     assert len(html.encode()) <= 1.5 * 1024 * 1024
     embedded = re.search(r'<script type="application/json" id="chapter-data">(.*?)</script>', html, re.S)
     assert embedded and "<" not in embedded.group(1)

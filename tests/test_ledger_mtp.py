@@ -1,0 +1,128 @@
+"""The timing harness on fake workloads, and the ledger, γ-sweep and MTP results checked for
+the identities they are built from (recomputed here from their own fields)."""
+import statistics
+
+import pytest
+
+from experiments import timing
+from experiments.jsonio import RESULTS, read_json
+from experiments.measure import expected_tokens, mean_std, seed_verdict, theorem_3_8
+
+
+def results(name):
+    path = RESULTS / f"{name}.json"
+    assert path.exists(), f"{path} is missing: run `make measure`"
+    return read_json(path)
+
+
+def test_interleaved_rotates_order_warms_up_and_passes_seeds(monkeypatch):
+    calls = []
+    methods = {name: (lambda name: lambda seed: calls.append((name, seed)) or seed)(name) for name in "abc"}
+    clock = iter(range(1000))
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: next(clock))
+    out = timing.interleaved(methods, repeats=3, warmup=2)
+    assert calls[:6] == [("a", 10000), ("a", 10001), ("b", 10000), ("b", 10001), ("c", 10000), ("c", 10001)]
+    timed = calls[6:]
+    assert [n for n, _ in timed] == ["a", "b", "c", "b", "c", "a", "c", "a", "b"]  # rotated each repeat
+    assert all(out[n]["results"] == [0, 1, 2] for n in "abc")  # repeat r runs with seed r
+    assert all(out[n]["wall_s"] == [1, 1, 1] for n in "abc")    # one fake tick per call
+
+
+def test_summary_and_per_call():
+    assert timing.summary([3.0, 1.0, 2.0, 10.0]) == {"median": 2.5, "min": 1.0, "max": 10.0, "n": 4}
+    stats = timing.per_call(lambda: sum(range(100)), calls=50, warmup=5)
+    assert stats["n"] == 50 and 0 < stats["min"] <= stats["median"] <= stats["max"]
+
+
+def test_formulas():
+    assert expected_tokens(0.5, 1) == pytest.approx(1.5)
+    assert expected_tokens(0.8, 4) == pytest.approx(1 + 0.8 + 0.64 + 0.512 + 0.4096)
+    assert theorem_3_8(0.8, 4, 0.0) == pytest.approx(expected_tokens(0.8, 4))
+    assert theorem_3_8(0.7, 1, 0.7) == pytest.approx(1.0)  # α = c: γ = 1 breaks even (Corollary 3.9)
+
+
+def test_seed_statistics():
+    s = mean_std([1.0, 2.0, 3.0])
+    assert s["mean"] == 2.0 and s["std"] == pytest.approx(1.0)
+    assert mean_std([1.5])["std"] is None
+    clear = seed_verdict([1.50, 1.51, 1.49], [1.52, 1.53, 1.51])      # -0.02 every seed
+    assert clear["mean_difference"] == pytest.approx(-0.02) and clear["beyond_seed_noise"]
+    noisy = seed_verdict([1.50, 1.53, 1.49], [1.52, 1.50, 1.50])      # signs disagree
+    assert noisy["beyond_seed_noise"] is False
+    assert seed_verdict([1.5], [1.6])["beyond_seed_noise"] is None
+
+
+def test_ledger_rows_follow_from_their_own_fields():
+    ledger = results("ledger")
+    rows = ledger["rows"]
+    assert {(r["method"], r["mode"]) for r in rows} == {(m, mode) for m in ("plain", "draft", "mtp")
+                                                        for mode in ("recompute", "kvcache")}
+    for r in rows:
+        plain = next(p for p in rows if p["mode"] == r["mode"] and p["method"] == "plain")
+        assert len(r["wall_s_runs"]) == r["repeats"] == ledger["repeats"] >= 5
+        assert r["wall_s"]["median"] == pytest.approx(statistics.median(r["wall_s_runs"]))
+        assert r["speedup"] == pytest.approx(plain["wall_s"]["median"] / r["wall_s"]["median"])
+        assert r["tokens_per_main"] == pytest.approx(ledger["n_chars"] / r["main_forwards"])
+        if r["method"] == "plain":
+            assert r["main_forwards"] == ledger["n_chars"] and r["draft_forwards"] == 0
+            continue
+        assert 0 < r["alpha"] < 1
+        assert r["speedup_theory"] == pytest.approx(theorem_3_8(r["alpha"], r["gamma"], r["c_used"]))
+        # chars per main forward sit near the formula at the measured α (the last rounds draft less)
+        assert abs(r["tokens_per_main"] / r["tokens_per_main_expected"] - 1) < 0.05
+        assert sum(r["run_lengths"]) > 0 and len(r["run_lengths"]) == r["gamma"] + 1
+
+
+def test_forward_costs_are_consistent():
+    costs = results("ledger")["forward_costs"]
+    for mode, c in costs.items():
+        s = c["seconds"]
+        assert c["c"] == pytest.approx(s["draft"] / s["main"])
+        assert 0 < c["c"] < 1 and 0 < c["c_mtp"] < 1
+    # kv-cache: a verify of 1+8 tokens costs more than 1 token but well under 9 forwards
+    kv = costs["kvcache"]["verify_over_main"]
+    assert 1 < kv["8"] < 2
+
+
+def test_greedy_identity_holds_where_it_must():
+    checks = results("ledger")["greedy_check"]
+    assert len(checks) == 2 * 7 and all(c["equal"] for c in checks)
+    assert all(c["chars_compared"] == 600 for c in checks if c["mode"] == "kvcache")
+    window = results("models")["runs"]["main_s0"]["config"]["block_size"]
+    for c in checks:
+        if c["mode"] == "recompute":
+            assert c["chars_compared"] == window - len("ROMEO:\n") - c["gamma"]
+
+
+def test_gamma_sweep_is_the_ledger_draft_rows():
+    sweep, ledger = results("gamma_sweep"), results("ledger")
+    draft_rows = [r for r in ledger["rows"] if r["method"] == "draft"]
+    assert len(sweep["rows"]) == len(draft_rows) == 2 * len(sweep["gammas"])
+    for s, r in zip(sweep["rows"], draft_rows):
+        assert (s["gamma"], s["mode"], s["speedup"], s["alpha"]) == (r["gamma"], r["mode"], r["speedup"], r["alpha"])
+    assert sweep["c"] == {m: ledger["forward_costs"][m]["c"] for m in sweep["c"]}
+
+
+def test_mtp_seed_statistics_and_trace():
+    mtp = results("mtp")
+    n = len(mtp["seeds"])
+    for kind, stats in mtp["val_loss"].items():
+        assert len(stats["values"]) == n
+        assert stats["mean"] == pytest.approx(statistics.mean(stats["values"]))
+        if n > 1:
+            assert stats["std"] == pytest.approx(statistics.stdev(stats["values"]))
+    diffs = [a - b for a, b in zip(mtp["val_loss"]["main_mtp"]["values"], mtp["val_loss"]["control"]["values"])]
+    assert mtp["verdict"]["differences"] == pytest.approx(diffs)
+    params = mtp["params"]
+    assert params["mtp_head_total"] == params["hidden_norm"] + params["embed_norm"] + params["proj"] + params["block"]
+    assert params["main_total"] == params["shared_embedding_head"] + sum(params["main_blocks"]) + params["shared_final_norm"]
+    sample = mtp["sample"]
+    emitted = "".join(ch for step in sample["steps"] for ch in step["emitted"])
+    assert emitted == sample["text"] and len(emitted) == sample["n_chars"]
+    assert len(sample["steps"]) == sample["main_forwards"]
+    for step in sample["steps"][1:]:
+        assert len(step["emitted"]) == len(step["kinds"]) == (2 if step["accepted"] else 1) or step["draft"] is None
+        if step["draft"] is not None:
+            accept = step["u"] * step["q_draft"] < step["p_draft"]
+            assert accept == step["accepted"]
+            assert step["kinds"][0] == ("draft" if accept else "resample")

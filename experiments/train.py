@@ -19,7 +19,7 @@ import torch
 
 from experiments.data import CharData
 from experiments.jsonio import RESULTS, meta, write_json
-from experiments.model import DRAFT, GPT, MAIN, GPTConfig, save_atomic, save_checkpoint
+from experiments.model import DRAFT, GPT, MAIN, save_atomic, save_checkpoint
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 DRAFT_SNAPSHOTS = (0, 100, 250, 500, 1000, 2500, 5000)

@@ -68,6 +68,20 @@ def full_val_loss(model, data, device):
     return {key: round(total / count, 5) for key, total in totals.items()}
 
 
+def checkpoint(args, name):
+    return load_checkpoint(require(CHECKPOINTS / f"{name}.pt"), args.device)[0]
+
+
+_val_losses = {}
+
+
+def val_loss_of(args, data, name):
+    """full_val_loss of one checkpoint, computed once per process (models and mtp both use it)."""
+    if (name, args.device) not in _val_losses:
+        _val_losses[name, args.device] = full_val_loss(checkpoint(args, name), data, args.device)
+    return _val_losses[name, args.device]
+
+
 def measure_models(args, data):
     """Sizes, configs and val losses of every trained model; per-part counts of the MTP head."""
     runs = {}
@@ -82,30 +96,28 @@ def measure_models(args, data):
                 "config": payload["config"], "params": model.n_params_main(),
                 "params_total": model.n_params(),
                 "val_loss_train_log": log["final_val"],
-                "val_loss_full": full_val_loss(model, data, args.device),
+                "val_loss_full": val_loss_of(args, data, name),
                 "train_wall_s": log["wall_time_s"], "train_device": log["meta"]["device"],
                 "train_threads": log["meta"]["threads"],
                 "batch_size": log["config"]["batch_size"]}
-    main, _ = load_checkpoint(CHECKPOINTS / f"{run_name('main', 0.3, args.seeds[0])}.pt")
-    head = main.mtp
-    mtp_parts = {
-        "hidden_norm": main.n_params(head.hidden_norm),
-        "embed_norm": main.n_params(head.embed_norm),
-        "proj": main.n_params(head.proj),
-        "block": main.n_params(head.block),
-        "shared_embedding_head": main.n_params(main.tok_emb),
-        "shared_final_norm": main.n_params(main.norm),
-    }
+    main = checkpoint(args, run_name("main", 0.3, args.seeds[0]))
     return {"data": {"name": "tiny shakespeare", "file": data.path.name, "chars": data.n_chars,
                      "vocab_size": data.vocab_size, "sha256": SHA256,
                      "train_chars": len(data.train), "val_chars": len(data.val)},
-            "runs": runs, "mtp_parts": mtp_parts,
-            "mtp_depth": 1 if head is not None else 0,  # this MTP head predicts one extra token
-            "mtp_head_params": main.n_params(head)}
+            "runs": runs, "mtp_parts": mtp_param_parts(main),
+            "mtp_depth": 1 if main.mtp is not None else 0,  # this MTP head predicts one extra token
+            "mtp_head_params": main.n_params(main.mtp)}
 
 
-def checkpoint(args, name):
-    return load_checkpoint(require(CHECKPOINTS / f"{name}.pt"), args.device)[0]
+def mtp_param_parts(main):
+    """Parameters of each part of the MTP head, and of the main-model parts it shares."""
+    head = main.mtp
+    return {"hidden_norm": main.n_params(head.hidden_norm), "embed_norm": main.n_params(head.embed_norm),
+            "proj": main.n_params(head.proj), "block": main.n_params(head.block),
+            "shared_embedding_head": main.n_params(main.tok_emb), "shared_final_norm": main.n_params(main.norm),
+            "main_blocks": [main.n_params(b) for b in main.blocks]}
+
+
 
 
 def main_and_draft(args):
@@ -453,6 +465,25 @@ def decoder_runs(main, draft, prompt, mode, temperature, device):
     return runs
 
 
+def burst_check(run_lengths, alpha):
+    """Drafts accepted per full round against the geometric law at the row's α, which holds
+    if acceptances are independent: P(n = k) = α^k (1 - α) for k < γ, P(n = γ) = α^γ.
+    dof = (γ + 1 cells) - 1 (fixed total) - 1 (α fitted from the same rounds)."""
+    gamma, rounds = len(run_lengths) - 1, sum(run_lengths)
+    law = [alpha ** k * (1 - alpha) for k in range(gamma)] + [alpha ** gamma]
+    expected = [p * rounds for p in law]
+    chi2 = sum((o - e) ** 2 / e for o, e in zip(run_lengths, expected))
+    dof = gamma - 1
+    return {"expected": expected, "chi2": chi2, "dof": dof, "p": chi2_sf(chi2, dof) if dof > 0 else None}
+
+
+def pooled_burst_check(rows, mode):
+    """The mode's draft rows with degrees of freedom left, together: chi-squares add up."""
+    checks = [r["burst"] for r in rows if r["mode"] == mode and r["method"] == "draft" and r["burst"]["dof"] > 0]
+    chi2, dof = sum(c["chi2"] for c in checks), sum(c["dof"] for c in checks)
+    return {"rows": len(checks), "chi2": chi2, "dof": dof, "p": chi2_sf(chi2, dof)}
+
+
 def ledger_row(name, mode, run, plain_wall, costs):
     """One method in one mode: counters pooled over the repeats, wall time, speedups."""
     method, gamma = ("plain", 0) if name == "plain" else ("mtp", 1) if name == "mtp" else ("draft", int(name.split("_")[1]))
@@ -482,6 +513,7 @@ def ledger_row(name, mode, run, plain_wall, costs):
                    speedup_theory=theorem_3_8(alpha, gamma, c), c_used=c,
                    verify_over_main=costs["verify_over_main"][gamma],
                    run_lengths=[sum(r.run_lengths.count(k) for r in results) for k in range(gamma + 1)])
+        row["burst"] = burst_check(row["run_lengths"], alpha)
     return row
 
 
@@ -533,11 +565,13 @@ def measure_ledger(args, data):
              "repeats": LEDGER_REPEATS, "warmup": 1, "threads": threads, "seeds": list(range(LEDGER_REPEATS)),
              "forward_costs": costs}
     sweep_rows = [{k: r[k] for k in ("gamma", "mode", "alpha", "tokens_per_main", "tokens_per_main_expected",
-                                     "speedup", "speedup_runs", "speedup_theory", "run_lengths", "wall_s")}
+                                     "speedup", "speedup_runs", "speedup_theory", "run_lengths", "burst",
+                                     "wall_s")}
                   for r in rows if r["method"] == "draft"]
     return {"ledger": {**setup, "rows": rows, "greedy_check": greedy},
             "gamma_sweep": {**setup, "gammas": list(LEDGER_GAMMAS), "rows": sweep_rows,
-                            "c": {mode: costs[mode]["c"] for mode in MODES}}}
+                            "c": {mode: costs[mode]["c"] for mode in MODES},
+                            "burst_pooled": {mode: pooled_burst_check(rows, mode) for mode in MODES}}}
 
 
 def mean_std(values):
@@ -583,7 +617,7 @@ def measure_mtp(args, data):
     for seed in args.seeds:
         main = checkpoint(args, run_name("main", 0.3, seed))
         draft = checkpoint(args, run_name("draft", 0.0, seed))
-        full = {kind: full_val_loss(checkpoint(args, run_name(model, mtp, seed)), data, args.device)
+        full = {kind: val_loss_of(args, data, run_name(model, mtp, seed))
                 for kind, (model, mtp) in zip(("main_mtp", "control", "draft"), RUNS)}
         losses["main_mtp"].append(full["main_mtp"]["main"])
         losses["mtp_head"].append(full["main_mtp"]["mtp"])
@@ -608,10 +642,6 @@ def measure_mtp(args, data):
               flush=True)
     main = checkpoint(args, run_name("main", 0.3, args.seeds[0]))
     head = main.mtp
-    parts = {"hidden_norm": main.n_params(head.hidden_norm), "embed_norm": main.n_params(head.embed_norm),
-             "proj": main.n_params(head.proj), "block": main.n_params(head.block),
-             "shared_embedding_head": main.n_params(main.tok_emb), "shared_final_norm": main.n_params(main.norm),
-             "main_blocks": [main.n_params(b) for b in main.blocks]}
     with torch.inference_mode():
         sample_result = mtp_decode(main, prompt, 240, 1.0, "kvcache", torch.Generator().manual_seed(SEED), trace=True)
     def first(step, key):  # the one draft's value; None on a step with no draft
@@ -623,7 +653,7 @@ def measure_mtp(args, data):
               "emitted": [data.chars[t] for t in s["emitted"]], "kinds": s["kinds"]}
              for s in sample_result.trace]
     return {"seeds": list(args.seeds), "lambda": 0.3, "depth": 1,
-            "params": {**parts, "mtp_head_total": main.n_params(head), "main_total": main.n_params_main()},
+            "params": {**mtp_param_parts(main), "mtp_head_total": main.n_params(head), "main_total": main.n_params_main()},
             "curves": curves,
             "val_loss": {kind: mean_std(values) for kind, values in losses.items()},
             "verdict": seed_verdict(losses["main_mtp"], losses["control"]),

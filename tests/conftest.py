@@ -4,9 +4,18 @@ from pathlib import Path
 
 import pytest
 
+from experiments.jsonio import RESULTS, read_json
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "site" / "16_speculative_decoding_viz.html"
 ARTIFACTS = ROOT / "tests" / "artifacts"
+
+
+def results(name):
+    """A results file the experiments wrote, or a failure that says how to make it."""
+    path = RESULTS / f"{name}.json"
+    assert path.exists(), f"{path} is missing: run `make measure`"
+    return read_json(path)
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 

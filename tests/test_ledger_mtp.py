@@ -5,14 +5,13 @@ import statistics
 import pytest
 
 from experiments import timing
-from experiments.jsonio import RESULTS, read_json
-from experiments.measure import expected_tokens, mean_std, seed_verdict, theorem_3_8
+from conftest import results
+from scipy import stats
+
+from experiments.measure import (burst_check, expected_tokens, mean_std, pooled_burst_check,
+                                 seed_verdict, theorem_3_8)
 
 
-def results(name):
-    path = RESULTS / f"{name}.json"
-    assert path.exists(), f"{path} is missing: run `make measure`"
-    return read_json(path)
 
 
 def test_interleaved_rotates_order_warms_up_and_passes_seeds(monkeypatch):
@@ -30,8 +29,8 @@ def test_interleaved_rotates_order_warms_up_and_passes_seeds(monkeypatch):
 
 def test_summary_and_per_call():
     assert timing.summary([3.0, 1.0, 2.0, 10.0]) == {"median": 2.5, "min": 1.0, "max": 10.0, "n": 4}
-    stats = timing.per_call(lambda: sum(range(100)), calls=50, warmup=5)
-    assert stats["n"] == 50 and 0 < stats["min"] <= stats["median"] <= stats["max"]
+    per_call = timing.per_call(lambda: sum(range(100)), calls=50, warmup=5)
+    assert per_call["n"] == 50 and 0 < per_call["min"] <= per_call["median"] <= per_call["max"]
 
 
 def test_formulas():
@@ -106,11 +105,11 @@ def test_gamma_sweep_is_the_ledger_draft_rows():
 def test_mtp_seed_statistics_and_trace():
     mtp = results("mtp")
     n = len(mtp["seeds"])
-    for kind, stats in mtp["val_loss"].items():
-        assert len(stats["values"]) == n
-        assert stats["mean"] == pytest.approx(statistics.mean(stats["values"]))
+    for kind, summary in mtp["val_loss"].items():
+        assert len(summary["values"]) == n
+        assert summary["mean"] == pytest.approx(statistics.mean(summary["values"]))
         if n > 1:
-            assert stats["std"] == pytest.approx(statistics.stdev(stats["values"]))
+            assert summary["std"] == pytest.approx(statistics.stdev(summary["values"]))
     diffs = [a - b for a, b in zip(mtp["val_loss"]["main_mtp"]["values"], mtp["val_loss"]["control"]["values"])]
     assert mtp["verdict"]["differences"] == pytest.approx(diffs)
     params = mtp["params"]
@@ -126,3 +125,35 @@ def test_mtp_seed_statistics_and_trace():
             accept = step["u"] * step["q_draft"] < step["p_draft"]
             assert accept == step["accepted"]
             assert step["kinds"][0] == ("draft" if accept else "resample")
+
+
+def test_burst_check_against_the_geometric_law():
+    for alpha in (0.2, 0.73, 0.95):
+        for gamma in (1, 3, 8):
+            law = [e / 1000 for e in burst_check([1000] + [0] * gamma, alpha)["expected"]]
+            assert sum(law) == pytest.approx(1) and law[0] == pytest.approx(1 - alpha)
+            assert law[gamma] == pytest.approx(alpha ** gamma)
+            # its mean is α + α² + … + α^γ = E − 1
+            assert sum(k * p for k, p in enumerate(law)) == pytest.approx(expected_tokens(alpha, gamma) - 1)
+    alpha, gamma, rounds = 0.7, 4, 100_000
+    exact_counts = burst_check([rounds] + [0] * gamma, alpha)["expected"]  # the law × rounds
+    fit = burst_check(exact_counts, alpha)
+    assert fit["chi2"] == pytest.approx(0, abs=1e-9) and fit["dof"] == gamma - 1
+    bursty = [n * (1.2 if k in (0, gamma) else 0.85) for k, n in enumerate(exact_counts)]
+    b = burst_check(bursty, alpha)
+    assert b["p"] < 1e-6
+    assert b["p"] == pytest.approx(stats.chisquare(bursty, b["expected"], ddof=1).pvalue, rel=1e-6)
+    assert burst_check([30, 70], 0.7)["p"] is None  # γ = 1: no degrees of freedom left
+    rows = [{"mode": "kvcache", "method": "draft", "burst": c} for c in (fit, b, burst_check([30, 70], 0.7))]
+    pooled = pooled_burst_check(rows, "kvcache")
+    assert (pooled["rows"], pooled["dof"]) == (2, 2 * (gamma - 1))
+    assert pooled["chi2"] == pytest.approx(fit["chi2"] + b["chi2"])
+
+
+def test_ledger_burst_fields_follow_from_run_lengths():
+    ledger, sweep = results("ledger"), results("gamma_sweep")
+    for r in ledger["rows"]:
+        if r["method"] != "plain":
+            assert r["burst"] == pytest.approx(burst_check(r["run_lengths"], r["alpha"]))
+    for mode, pooled in sweep["burst_pooled"].items():
+        assert pooled == pytest.approx(pooled_burst_check(ledger["rows"], mode))

@@ -9,7 +9,7 @@ import torch
 from scipy import stats
 
 from experiments.data import CharData
-from experiments.jsonio import RESULTS, read_json
+from conftest import results
 from experiments.measure import (alpha, chi2_sf, chi_square, draws_through_rule, entropy, kl,
                                  pick_positions, tv)
 from experiments.train import DRAFT_SNAPSHOTS
@@ -17,10 +17,6 @@ from experiments.train import DRAFT_SNAPSHOTS
 KINDS = ["high", "typical", "low", "overweight", "uncertain"]
 
 
-def results(name):
-    path = RESULTS / f"{name}.json"
-    assert path.exists(), f"{path} is missing: run `python -m experiments.measure --only {name}`"
-    return read_json(path)
 
 
 @pytest.fixture(scope="module")

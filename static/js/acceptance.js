@@ -1,5 +1,5 @@
 // Section ②: the acceptance rule on real val positions, "draw it yourself", and the α–KL sweep.
-import { columnChart, h, s } from "./dom.js";
+import { columnChart, h, readoutBox, s } from "./dom.js";
 import { charLabel, fixed, grouped, percent, sci } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { alphaOf, draftAndVerify, mulberry32, totalVariation } from "./rule.js";
@@ -29,10 +29,6 @@ export function routes(p, q, x) {
   const residualX = alpha < 1 ? Math.max(0, p[x] - q[x]) / (1 - alpha) : 0;
   const viaResidual = (1 - alpha) * residualX;
   return { alpha, acceptProb, viaAccept, residualX, viaResidual, total: viaAccept + viaResidual };
-}
-
-function readout(value, key, cls = "") {
-  return h("div", { class: "readout" }, h("div", { class: `v ${cls}` }, value), h("div", { class: "k" }, key));
 }
 
 export function initAcceptance(acceptance, sweep) {
@@ -95,11 +91,11 @@ export function initAcceptance(acceptance, sweep) {
     const se = Math.sqrt((pos.alpha_theory * (1 - pos.alpha_theory)) / draws);
     const fine = pos.chi2_p > 0.01;
     el("accept-readouts").replaceChildren(
-      readout(`${fixed(pos.accept_rate, 4)} vs ${fixed(pos.alpha_theory, 4)}`,
+      readoutBox(`${fixed(pos.accept_rate, 4)} vs ${fixed(pos.alpha_theory, 4)}`,
         t({ zh: `${grouped(draws)} 次里的接受率 vs 理论 Σmin(p,q)(标准误 ${fixed(se, 4)})`, en: `acceptance rate in ${grouped(draws)} draws vs theory Σmin(p,q) (standard error ${fixed(se, 4)})` })),
-      readout(`${fixed(pos.tv_out_p, 4)} vs ${fixed(pos.tv_q_p, 4)}`,
+      readoutBox(`${fixed(pos.tv_out_p, 4)} vs ${fixed(pos.tv_q_p, 4)}`,
         t({ zh: "总变差距离:输出离 p vs 草稿 q 自己离 p", en: "total variation: output from p vs the draft q from p" })),
-      readout(`${t({ zh: "p 值", en: "p-value" })} ${sci(pos.chi2_p)}`,
+      readoutBox(`${t({ zh: "p 值", en: "p-value" })} ${sci(pos.chi2_p)}`,
         t({ zh: `卡方检验 χ² = ${fixed(pos.chi2_stat, 1)},自由度 ${pos.chi2_dof}:${fine ? "看不出输出和 p 有差别" : "输出与 p 有显著差别"}`, en: `chi-square χ² = ${fixed(pos.chi2_stat, 1)}, ${pos.chi2_dof} degrees of freedom: ${fine ? "no detectable difference between the output and p" : "the output differs from p"}` }),
         fine ? "good" : "warn"));
   }
@@ -136,10 +132,10 @@ export function initAcceptance(acceptance, sweep) {
       ? { zh: `上一次:草稿 “${charLabel(vocab[draw.last.token])}” 被接受`, en: `last draw: draft “${charLabel(vocab[draw.last.token])}” accepted` }
       : { zh: `上一次:草稿被拒绝,从残差重抽出 “${charLabel(vocab[draw.last.token])}”`, en: `last draw: draft rejected, redrawn from the residual: “${charLabel(vocab[draw.last.token])}”` }) : "";
     el("draw-readouts").replaceChildren(
-      readout(grouped(draw.n), t({ zh: "已抽次数", en: "draws so far" })),
-      readout(draw.n ? `${percent(draw.accepted / draw.n)} vs ${percent(pos.alpha_theory)}` : "–",
+      readoutBox(grouped(draw.n), t({ zh: "已抽次数", en: "draws so far" })),
+      readoutBox(draw.n ? `${percent(draw.accepted / draw.n)} vs ${percent(pos.alpha_theory)}` : "–",
         t({ zh: "接受率 vs 理论 α", en: "accepted vs theory α" })),
-      readout(draw.n ? fixed(totalVariation(freq, pos.p), 4) : "–", t({ zh: "TV(你的频率, p)", en: "TV(your frequencies, p)" })),
+      readoutBox(draw.n ? fixed(totalVariation(freq, pos.p), 4) : "–", t({ zh: "TV(你的频率, p)", en: "TV(your frequencies, p)" })),
       ...(last ? [h("div", { class: "readout" }, h("div", { class: "k" }, last))] : []));
   }
 

@@ -42,3 +42,8 @@ export function columnChart(container, cols, { max, selected, onPick } = {}) {
   });
   container.replaceChildren(h("div", { class: "cols" }, items));
 }
+
+// A measured figure with its caption: the .readout box every widget uses.
+export function readoutBox(value, key, cls = "") {
+  return h("div", { class: "readout" }, h("div", { class: `v ${cls}` }, value), h("div", { class: "k" }, key));
+}

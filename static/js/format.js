@@ -31,3 +31,8 @@ export function charLabel(c) {
 export function textLabel(s) {
   return Array.from(s, charLabel).join("");
 }
+
+// Text for an HTML string (widgets that rebuild many nodes at once write them as one string).
+export function escapeHTML(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}

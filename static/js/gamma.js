@@ -1,7 +1,7 @@
 // Section ③: how many drafts per round. The two formulas over γ = 1..8 at the sliders' α and c,
 // the measured γ sweep with its spread, the best γ per α, and the two FAQ panels built on the runs
 // (gains from one γ to the next, accepted-run lengths against the geometric law).
-import { columnChart, h } from "./dom.js";
+import { columnChart, h, readoutBox } from "./dom.js";
 import { fixed, grouped, percent, sci } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet } from "./state.js";
@@ -38,79 +38,25 @@ export function optimalGamma(alpha, c, maxGamma = GAMMA_MAX) {
   };
 }
 
-// Accepted drafts per full round under independence: P(n = k) = α^k (1 − α) for k < γ, P(n = γ) = α^γ.
-export function geometricLaw(alpha, gamma) {
-  const law = [];
-  for (let k = 0; k < gamma; k++) law.push(alpha ** k * (1 - alpha));
-  law.push(alpha ** gamma);
-  return law;
-}
-
-// Upper tail P(X ≥ stat) of a chi-square with `dof` degrees of freedom: the regularized upper
-// incomplete gamma Q(dof/2, stat/2), by its series below a+1 and its continued fraction above.
-export function chiSquareTail(stat, dof) {
-  if (!(dof > 0)) return null;
-  if (stat <= 0) return 1;
-  const a = dof / 2, x = stat / 2;
-  const lnGammaA = (() => { // Lanczos, g = 7
-    const coef = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-      -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
-    const z = a - 1;
-    let sum = coef[0];
-    for (let i = 1; i < 9; i++) sum += coef[i] / (z + i);
-    const tt = z + 7.5;
-    return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(tt) - tt + Math.log(sum);
-  })();
-  const front = Math.exp(-x + a * Math.log(x) - lnGammaA);
-  if (x < a + 1) {
-    let term = 1 / a, sum = term;
-    for (let n = 1; n < 500 && Math.abs(term) > Math.abs(sum) * 1e-15; n++) {
-      term *= x / (a + n);
-      sum += term;
-    }
-    return Math.max(0, 1 - sum * front);
-  }
-  // Lentz's continued fraction for Q
-  const tiny = 1e-300;
-  let b = x + 1 - a, c = 1 / tiny, d = 1 / b, f = d;
-  for (let n = 1; n < 500; n++) {
-    const an = -n * (n - a);
-    b += 2;
-    d = an * d + b;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = b + an / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const delta = d * c;
-    f *= delta;
-    if (Math.abs(delta - 1) < 1e-15) break;
-  }
-  return Math.min(1, front * f);
-}
-
-// Measured run lengths of one row against the geometric law at the row's own α.
-// dof = (γ + 1 cells) − 1 (fixed total) − 1 (α estimated from the same runs) = γ − 1.
-export function burstCheck(runLengths, alpha) {
-  const gamma = runLengths.length - 1;
-  const rounds = runLengths.reduce((a, b) => a + b, 0);
-  const expected = geometricLaw(alpha, gamma).map((p) => p * rounds);
-  const chi2 = runLengths.reduce((s, o, k) => s + (o - expected[k]) ** 2 / expected[k], 0);
-  const dof = gamma - 1;
+// One row's run lengths against the geometric law, as measured (experiments/measure.py
+// burst_check writes the expected counts and the chi-square); here only the ratios to read.
+export function burstCheck(row) {
+  const observed = row.run_lengths, { expected, chi2, dof, p } = row.burst;
+  const gamma = observed.length - 1;
+  const rounds = observed.reduce((a, b) => a + b, 0);
   const meanOf = (counts) => counts.reduce((s, n, k) => s + n * k, 0) / rounds;
   return {
-    gamma, rounds, observed: runLengths, expected, chi2, dof, p: chiSquareTail(chi2, dof),
-    ratioZero: runLengths[0] / expected[0], ratioAll: runLengths[gamma] / expected[gamma],
-    meanObserved: meanOf(runLengths), meanLaw: meanOf(expected),
+    gamma, rounds, observed, expected, chi2, dof, p,
+    ratioZero: observed[0] / expected[0], ratioAll: observed[gamma] / expected[gamma],
+    meanObserved: meanOf(observed), meanLaw: meanOf(expected),
   };
 }
 
-// Several independent rows at once: chi-squares and degrees of freedom add up.
-export function pooledBurstCheck(checks) {
+// The measured pooled test of a mode's rows, plus how many of those rows show excess at each end.
+export function pooledBurstCheck(checks, pooled) {
   const used = checks.filter((b) => b.dof > 0);
-  const chi2 = used.reduce((s, b) => s + b.chi2, 0);
-  const dof = used.reduce((s, b) => s + b.dof, 0);
   return {
-    rows: used.length, chi2, dof, p: chiSquareTail(chi2, dof),
+    ...pooled,
     moreZero: used.filter((b) => b.ratioZero > 1).length,
     moreAll: used.filter((b) => b.ratioAll > 1).length,
   };
@@ -143,10 +89,6 @@ export function gammaSteps(rows) {
 }
 
 // A readout box (value over its explanation), as sections ① and ② show them.
-export function readoutBox(value, key, cls = "") {
-  return h("div", { class: "readout" }, h("div", { class: `v ${cls}` }, value), h("div", { class: "k" }, key));
-}
-
 // One chart as an SVG string (cheap to rebuild on every slider step): formula curves over
 // γ = 1..8, measured points with min–max whiskers, a level line, a ring on the best γ.
 function gammaChartSvg({ curves, points, level, best, aria }) {
@@ -327,7 +269,7 @@ export function initGamma(gammaSweep, ledger) {
     // what the longer chain of the step named above throws away per round
     const named = drops[0] ?? smallest;
     const long = rowsOf(named.mode).find((r) => r.gamma === named.to);
-    const kept = burstCheck(long.run_lengths, long.alpha).meanObserved;
+    const kept = burstCheck(long).meanObserved;
     verdict += " " + t({
       zh: `被拒绝的草稿是另一笔账:${t(MODE_LABEL[named.mode])} 模式 γ = ${named.to} 那一行,每个完整轮次的 ${named.to} 个草稿平均只留下 ${fixed(kept, 2)} 个,其余 ${fixed(named.to - kept, 2)} 个被拒绝或根本没轮到验收,草稿员在它们身上花的时间全部白费。`,
       en: `Rejected drafts are the other cost: in the ${t(MODE_LABEL[named.mode])} row with γ = ${named.to}, a full round keeps on average only ${fixed(kept, 2)} of its ${named.to} drafts; the other ${fixed(named.to - kept, 2)} are rejected or never even checked, and the drafter's time on them is wasted.`,
@@ -348,13 +290,13 @@ export function initGamma(gammaSweep, ledger) {
       type: "button", "data-gamma": r.gamma, "aria-pressed": String(r.gamma === burst.gamma),
       onclick: () => { burst.gamma = r.gamma; renderBursts(); el("bursts-gamma").querySelector(`[data-gamma="${r.gamma}"]`).focus(); },
     }, `γ = ${r.gamma}`)));
-    const b = burstCheck(row.run_lengths, row.alpha);
+    const b = burstCheck(row);
     columnChart(el("bursts-chart"), b.observed.map((n, k) => ({
       key: k, label: String(k),
       title: t({ zh: `接受 ${k} 个:实测 ${grouped(n)} 轮,独立假设下 ${fixed(b.expected[k], 1)} 轮`, en: `${k} accepted: ${grouped(n)} rounds measured, ${fixed(b.expected[k], 1)} under independence` }),
       bars: [{ cls: "out", value: n / b.rounds }], tick: b.expected[k] / b.rounds,
     })));
-    const pooled = pooledBurstCheck(rows.map((r) => burstCheck(r.run_lengths, r.alpha)));
+    const pooled = pooledBurstCheck(rows.map(burstCheck), gammaSweep.burst_pooled[burst.mode]);
     const vs = (k) => `${grouped(b.observed[k])} vs ${fixed(b.expected[k], 0)}`;
     el("bursts-readouts").replaceChildren(
       readoutBox(grouped(b.rounds), t({ zh: `完整轮次(每轮 ${b.gamma} 个草稿,${gammaSweep.repeats} 次重复合计),α = ${fixed(row.alpha, 3)}`, en: `full rounds (${b.gamma} drafts each, ${gammaSweep.repeats} repeats pooled), α = ${fixed(row.alpha, 3)}` })),

@@ -1,9 +1,9 @@
 // Section ⑤: the ledger. Every method in one table (sortable, by mouse or keyboard), a mode switch,
 // and a card that walks from the row's Theorem-3.8 prediction to its measured speedup, one
 // measured cost at a time.
-import { h } from "./dom.js";
+import { h, readoutBox } from "./dom.js";
 import { fixed, grouped, percent } from "./format.js";
-import { MODE_LABEL, readoutBox } from "./gamma.js";
+import { MODE_LABEL } from "./gamma.js";
 import { onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet } from "./state.js";
 

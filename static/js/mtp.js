@@ -2,8 +2,8 @@
 // the 240-char self-drafted trace (one step per main forward), and the MTP head against the
 // small draft at γ = 1 from the ledger. Every top-level name starts with mtp / MTP_ because the
 // bundler puts all modules into one scope.
-import { h, s } from "./dom.js";
-import { charLabel, fixed, grouped, percent, textLabel } from "./format.js";
+import { h, readoutBox, s } from "./dom.js";
+import { charLabel, escapeHTML, fixed, grouped, percent, textLabel } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet, intInRange } from "./state.js";
 
@@ -224,12 +224,8 @@ export function mtpRejections(steps) {
   return steps.flatMap((st, i) => (st.draft !== null && !st.accepted ? [i] : []));
 }
 
-function mtpEsc(c) {
-  return c.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-
 function mtpCharHTML(c, cls) {
-  return c === "\n" ? `<span class="${cls}">↵</span>\n` : `<span class="${cls}">${mtpEsc(c)}</span>`;
+  return c === "\n" ? `<span class="${cls}">↵</span>\n` : `<span class="${cls}">${escapeHTML(c)}</span>`;
 }
 
 // The whole trace as one HTML string (fast to swap in): the prompt, then one group per main
@@ -282,10 +278,6 @@ export function mtpCompareSentence(mtp, draft) {
 
 // ---- the widget ----------------------------------------------------------------------------
 
-function mtpReadout(value, key, cls = "") {
-  return h("div", { class: "readout" }, h("div", { class: `v ${cls}` }, value), h("div", { class: "k" }, key));
-}
-
 export function initMtp(mtp, ledger, models) {
   const el = (id) => document.getElementById(id);
   const seed = mtp.seeds[0];
@@ -329,9 +321,9 @@ export function initMtp(mtp, ledger, models) {
     const tot = mtpTotals(mtp.params);
     const p = mtp.params;
     el("mtp-param-readouts").replaceChildren(
-      mtpReadout(grouped(p.mtp_head_total), t({ zh: `MTP 模块新增的参数:${tot.own.map(grouped).join(" + ")}`, en: `new parameters in the MTP module: ${tot.own.map(grouped).join(" + ")}` })),
-      mtpReadout(grouped(p.main_total), t({ zh: `主模型(含共享部分,只计一次):${grouped(p.shared_embedding_head)} + ${p.main_blocks.length} × ${grouped(p.main_blocks[0])} + ${grouped(p.shared_final_norm)}`, en: `main model, shared parts counted once: ${grouped(p.shared_embedding_head)} + ${p.main_blocks.length} × ${grouped(p.main_blocks[0])} + ${grouped(p.shared_final_norm)}` })),
-      mtpReadout(percent(p.mtp_head_total / p.main_total), t({ zh: "MTP 模块相当于主模型的多大", en: "size of the MTP module relative to the main model" })));
+      readoutBox(grouped(p.mtp_head_total), t({ zh: `MTP 模块新增的参数:${tot.own.map(grouped).join(" + ")}`, en: `new parameters in the MTP module: ${tot.own.map(grouped).join(" + ")}` })),
+      readoutBox(grouped(p.main_total), t({ zh: `主模型(含共享部分,只计一次):${grouped(p.shared_embedding_head)} + ${p.main_blocks.length} × ${grouped(p.main_blocks[0])} + ${grouped(p.shared_final_norm)}`, en: `main model, shared parts counted once: ${grouped(p.shared_embedding_head)} + ${p.main_blocks.length} × ${grouped(p.main_blocks[0])} + ${grouped(p.shared_final_norm)}` })),
+      readoutBox(percent(p.mtp_head_total / p.main_total), t({ zh: "MTP 模块相当于主模型的多大", en: "size of the MTP module relative to the main model" })));
   }
 
   function selectPart(key, focus = false) {
@@ -417,11 +409,11 @@ export function initMtp(mtp, ledger, models) {
     const counts = mtpKindCounts(steps);
     for (const kind of Object.keys(counts)) el(`mtp-n-${kind}`).textContent = grouped(counts[kind]);
     el("mtp-trace-readouts").replaceChildren(
-      mtpReadout(`${grouped(sample.n_chars)} / ${grouped(sample.main_forwards)} = ${fixed(sample.n_chars / sample.main_forwards, 2)}`,
+      readoutBox(`${grouped(sample.n_chars)} / ${grouped(sample.main_forwards)} = ${fixed(sample.n_chars / sample.main_forwards, 2)}`,
         t({ zh: "生成的字数 / 主模型 forward 次数 = 每次 forward 吐出的字数", en: "characters / main forwards = characters per main forward" })),
-      mtpReadout(`${grouped(sample.accepted)} / ${grouped(sample.proposed)} = ${percent(sample.accepted / sample.proposed)}`,
+      readoutBox(`${grouped(sample.accepted)} / ${grouped(sample.proposed)} = ${percent(sample.accepted / sample.proposed)}`,
         t({ zh: "被接受的草稿 / 打出的草稿(这一段样本的接受率)", en: "drafts accepted / drafts proposed (this sample's acceptance rate)" })),
-      mtpReadout(grouped(rejections.length),
+      readoutBox(grouped(rejections.length),
         t({ zh: "被拒绝的草稿:每次拒绝都由残差重抽补上 1 个字", en: "rejected drafts: each one is replaced by a residual redraw" })));
   }
 

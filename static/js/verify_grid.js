@@ -1,6 +1,6 @@
 // Section ①: the causal-mask grid over the real 8-char context and the draft's real proposals.
-import { h } from "./dom.js";
-import { charLabel, fixed, sci, textLabel } from "./format.js";
+import { h, readoutBox } from "./dom.js";
+import { charLabel, escapeHTML, fixed, sci, textLabel } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet, intInRange } from "./state.js";
 
@@ -56,7 +56,7 @@ export function initVerifyGrid(causal) {
   // which keeps a slider step well inside its 8 ms budget. Clicks are delegated (see below).
   function renderGrid() {
     const size = n + state.gamma;
-    const esc = (c) => charLabel(c).replace("&", "&amp;").replace("<", "&lt;");
+    const esc = (c) => escapeHTML(charLabel(c));
     const head = chars.slice(0, size).map((c, j) => `<th scope="col" class="${j < n ? "ctx" : "draft"}">${esc(c)}</th>`).join("");
     const rows = [];
     for (let i = 0; i < size; i++) {
@@ -69,7 +69,7 @@ export function initVerifyGrid(causal) {
       const label = t({ zh: `第 ${i + 1} 行 “${charLabel(chars[i])}”`, en: `row ${i + 1} “${charLabel(chars[i])}”` });
       const sel = i === state.row;
       const cls = `rowhead ${i < n ? "ctx" : "draft"}${st === "rejected" ? " rejected" : ""}${st === "discarded" ? " discarded" : ""}`;
-      rows.push(`<tr data-row="${i}" tabindex="${sel ? 0 : -1}" class="${sel ? "sel" : ""}" aria-selected="${sel}" aria-label="${esc(label)}">` +
+      rows.push(`<tr data-row="${i}" tabindex="${sel ? 0 : -1}" class="${sel ? "sel" : ""}" aria-selected="${sel}" aria-label="${escapeHTML(label)}">` +
         `<th scope="row" class="${cls}">${esc(chars[i])}${mark ? `<span class="mark">${mark}</span>` : ""}</th>` +
         "<td class=\"on\"></td>".repeat(i + 1) + "<td></td>".repeat(size - i - 1) + `<td class="fw">${fw}</td></tr>`);
     }
@@ -95,12 +95,11 @@ export function initVerifyGrid(causal) {
   function renderReadouts() {
     const cost = verifyCost(n, state.gamma, state.mode);
     const kept = Math.min(ex.n_accepted, state.gamma);
-    const readout = (value, key) => h("div", { class: "readout" }, h("div", { class: "v" }, value), h("div", { class: "k" }, key));
     el("verify-readouts").replaceChildren(
-      readout(`${cost.forwards} · ${cost.positions}`, t({ zh: "forward 次数 · 计算的位置数", en: "forwards · positions computed" })),
-      readout(`${kept} / ${state.gamma}`, t({ zh: "被接受的草稿(主模型真实验收)", en: "drafts accepted (the main model's real verdict)" })),
-      readout(`${sci(causal.prefix_check.max_abs_diff)} · ${sci(causal.prefix_check.max_abs_diff_float64)}`, t({ zh: `只喂前 ${causal.prefix_check.n_short} 字 vs 喂满 ${causal.prefix_check.n_full} 字:前 ${causal.prefix_check.n_short} 个位置 logits 最大差(float32 · float64)`, en: `first ${causal.prefix_check.n_short} vs all ${causal.prefix_check.n_full} chars fed: max |Δlogit| over the first ${causal.prefix_check.n_short} positions (float32 · float64)` })),
-      readout(`${sci(causal.kvcache_check.max_abs_diff)} · ${sci(causal.kvcache_check.max_abs_diff_float64)}`, t({ zh: `KV cache 逐字喂 vs 一次完整 forward(${causal.kvcache_check.n_tokens} 字):logits 最大差(float32 · float64)`, en: `kv-cache one char at a time vs one full forward (${causal.kvcache_check.n_tokens} chars): max |Δlogit| (float32 · float64)` })));
+      readoutBox(`${cost.forwards} · ${cost.positions}`, t({ zh: "forward 次数 · 计算的位置数", en: "forwards · positions computed" })),
+      readoutBox(`${kept} / ${state.gamma}`, t({ zh: "被接受的草稿(主模型真实验收)", en: "drafts accepted (the main model's real verdict)" })),
+      readoutBox(`${sci(causal.prefix_check.max_abs_diff)} · ${sci(causal.prefix_check.max_abs_diff_float64)}`, t({ zh: `只喂前 ${causal.prefix_check.n_short} 字 vs 喂满 ${causal.prefix_check.n_full} 字:前 ${causal.prefix_check.n_short} 个位置 logits 最大差(float32 · float64)`, en: `first ${causal.prefix_check.n_short} vs all ${causal.prefix_check.n_full} chars fed: max |Δlogit| over the first ${causal.prefix_check.n_short} positions (float32 · float64)` })),
+      readoutBox(`${sci(causal.kvcache_check.max_abs_diff)} · ${sci(causal.kvcache_check.max_abs_diff_float64)}`, t({ zh: `KV cache 逐字喂 vs 一次完整 forward(${causal.kvcache_check.n_tokens} 字):logits 最大差(float32 · float64)`, en: `kv-cache one char at a time vs one full forward (${causal.kvcache_check.n_tokens} chars): max |Δlogit| (float32 · float64)` })));
   }
 
   function render() {

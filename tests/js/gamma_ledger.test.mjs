@@ -2,8 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
-  alphaForTokens, burstCheck, chiSquareTail, expectedTokens, gammaSteps, geometricLaw, optimalGamma,
-  pooledBurstCheck, speedupTheory,
+  alphaForTokens, burstCheck, expectedTokens, gammaSteps, optimalGamma, pooledBurstCheck, speedupTheory,
 } from "../../static/js/gamma.js";
 import { LEDGER_SORT, ledgerSteps, methodLabel, sortLedger } from "../../static/js/ledger.js";
 
@@ -51,45 +50,18 @@ test("optimal γ is the argmax over 1..8, flags the edge and the hopeless case",
   assert.equal(optimalGamma(0.7, 0.28).atEdge, false);
 });
 
-test("geometric law of accepted drafts per round: sums to 1, ends at α^γ", () => {
-  for (const alpha of [0.2, 0.73, 0.95]) {
-    for (const gamma of [1, 3, 8]) {
-      const law = geometricLaw(alpha, gamma);
-      assert.equal(law.length, gamma + 1);
-      close(law.reduce((a, b) => a + b, 0), 1, 1e-12);
-      close(law[0], 1 - alpha);
-      close(law[gamma], alpha ** gamma);
-      // its mean is α + α² + … + α^γ = E − 1
-      close(law.reduce((s, p, k) => s + p * k, 0), expectedTokens(alpha, gamma) - 1, 1e-12);
-    }
-  }
-});
-
-test("chi-square upper tail: exact and tabulated values", () => {
-  for (const x of [0.5, 2, 7, 30]) close(chiSquareTail(x, 2), Math.exp(-x / 2), 1e-10);
-  close(chiSquareTail(3.841459, 1), 0.05, 1e-5);
-  close(chiSquareTail(14.0671, 7), 0.05, 1e-4);
-  close(chiSquareTail(42.3124, 18), 0.001, 1e-3);
-  close(chiSquareTail(6.6349, 1), 0.01, 1e-4);
-  assert.equal(chiSquareTail(0, 3), 1);
-  assert.equal(chiSquareTail(5, 0), null);
-});
-
-test("burst check: counts that follow the law pass, both-ends excess is flagged", () => {
-  const alpha = 0.7, gamma = 4, rounds = 100000;
-  const exact = geometricLaw(alpha, gamma).map((p) => p * rounds);
-  const fit = burstCheck(exact, alpha);
-  close(fit.chi2, 0, 1e-9);
-  close(fit.ratioZero, 1);
-  assert.equal(fit.dof, gamma - 1);
-  const bursty = exact.map((n, k) => (k === 0 || k === gamma ? n * 1.2 : n * 0.85));
-  const b = burstCheck(bursty, alpha);
-  assert.ok(b.ratioZero > 1 && b.ratioAll > 1 && b.p < 1e-6);
-  const pooled = pooledBurstCheck([fit, b, burstCheck([30, 70], 0.7)]);
-  assert.equal(pooled.rows, 2); // γ = 1 has no degrees of freedom left
-  assert.equal(pooled.dof, 2 * (gamma - 1));
-  close(pooled.chi2, fit.chi2 + b.chi2);
-  assert.equal(pooled.moreZero, 1);
+test("burst readouts: ratios and means from a row's measured counts and law", () => {
+  const expected = [30, 21, 14.7, 34.3], row = { run_lengths: [36, 18, 12, 34], burst: { expected, chi2: 2.1, dof: 2, p: 0.35 } };
+  const b = burstCheck(row);
+  assert.equal(b.gamma, 3);
+  assert.equal(b.rounds, 100);
+  close(b.ratioZero, 36 / 30);
+  close(b.ratioAll, 34 / 34.3);
+  close(b.meanObserved, (18 + 24 + 102) / 100);
+  close(b.meanLaw, (21 + 29.4 + 102.9) / 100);
+  const flat = burstCheck({ run_lengths: [30, 70], burst: { expected: [30, 70], chi2: 0, dof: 0, p: null } });
+  const pooled = pooledBurstCheck([b, flat], { rows: 1, chi2: 2.1, dof: 2, p: 0.35 });
+  assert.deepEqual([pooled.rows, pooled.dof, pooled.moreZero, pooled.moreAll], [1, 2, 1, 0]); // γ = 1 has no dof left
 });
 
 test("γ steps: gains between neighbouring γ and the α that would erase them", () => {

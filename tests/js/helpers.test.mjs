@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { routes, shownChars } from "../../static/js/acceptance.js";
-import { charLabel, fixed, grouped, percent, sci, textLabel } from "../../static/js/format.js";
+import { charLabel, escapeHTML, fixed, grouped, percent, sci, textLabel } from "../../static/js/format.js";
 import { chooseLang } from "../../static/js/i18n.js";
 import { formatHash, intInRange, parseHash } from "../../static/js/state.js";
 import { draftStatus, verifyCost } from "../../static/js/verify_grid.js";
@@ -50,4 +50,8 @@ test("calculation card: the two routes add up to p for every char", () => {
   }
   assert.deepEqual(shownChars(p, q, false, 2), [1, 0]);
   assert.deepEqual(shownChars(p, q, true), [0, 1, 2, 3]);
+});
+
+test("escapeHTML escapes every special character, not just the first", () => {
+  assert.equal(escapeHTML(`a<b & c<"d">`), "a&lt;b &amp; c&lt;&quot;d&quot;&gt;");
 });

@@ -96,6 +96,9 @@ SCHEMA = {
         "rows.*.speedup:num", "rows.*.speedup_runs.min:num", "rows.*.speedup_runs.max:num",
         "rows.*.speedup_theory:num",          # Theorem 3.8 with the measured α and c
         "rows.*.run_lengths:list",            # rounds with 0..γ drafts accepted
+        "rows.*.burst.expected:list",         # the same under the geometric law at the row's α
+        "rows.*.burst.chi2:num", "rows.*.burst.dof:int",
+        "burst_pooled.*.chi2:num", "burst_pooled.*.dof:int", "burst_pooled.*.p:num", "burst_pooled.*.rows:int",
     ],
     # mtp.json (measure_mtp): the MTP head over seeds.
     "mtp.json": META + [

@@ -154,6 +154,9 @@ def test_ledger_burst_fields_follow_from_run_lengths():
     ledger, sweep = results("ledger"), results("gamma_sweep")
     for r in ledger["rows"]:
         if r["method"] != "plain":
-            assert r["burst"] == pytest.approx(burst_check(r["run_lengths"], r["alpha"]))
+            recomputed = burst_check(r["run_lengths"], r["alpha"])
+            assert r["burst"]["expected"] == pytest.approx(recomputed["expected"])
+            assert (r["burst"]["chi2"], r["burst"]["dof"]) == pytest.approx((recomputed["chi2"], recomputed["dof"]))
+            assert r["burst"]["p"] == (None if recomputed["p"] is None else pytest.approx(recomputed["p"]))
     for mode, pooled in sweep["burst_pooled"].items():
         assert pooled == pytest.approx(pooled_burst_check(ledger["rows"], mode))

@@ -9,7 +9,7 @@ SEEDS ?= 0
 DEVICE ?= cpu
 FORCE ?=
 
-.PHONY: site test data measure train chromium clean-venv
+.PHONY: site test data measure train chromium axe clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
@@ -27,7 +27,13 @@ chromium:
 	  else echo "run 'sudo apt-get install -y chromium fonts-wqy-microhei' first"; exit 1; fi; \
 	fi
 
-test: $(STAMP) chromium
+# axe-core, pinned, for the accessibility check in the browser test (kept out of git under .cache/)
+AXE_VERSION := 4.14.1
+axe:
+	@test "$$(node -p "require('./.cache/axe/node_modules/axe-core/package.json').version" 2>/dev/null)" = "$(AXE_VERSION)" || \
+	  npm install --no-save --no-audit --no-fund --prefix .cache/axe axe-core@$(AXE_VERSION)
+
+test: $(STAMP) chromium axe
 	$(PY) -m pytest
 	@if ls tests/js/*.test.mjs >/dev/null 2>&1; then node --test tests/js/; fi
 

@@ -26,6 +26,37 @@ def test_screenshots_and_layout(open_page, width, scheme, lang):
     page.screenshot(path=str(ARTIFACTS / f"page-{width}-{scheme}-{lang}.png"), full_page=True)
 
 
+AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"  # `make test` installs it
+
+
+def axe_report(violations):
+    """One readable block per rule: id, impact, help, then each failing node and why."""
+    lines = []
+    for v in violations:
+        lines.append(f"{v['id']} ({v['impact']}): {v['help']} [{len(v['nodes'])} nodes]")
+        for node in v["nodes"][:8]:
+            why = " ".join(node["failureSummary"].split())
+            lines.append(f"    {' '.join(map(str, node['target']))}: {why[:240]}")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_axe_no_serious_violations(open_page, width, scheme, lang):
+    """axe-core on the whole page with every <details> open: no serious or critical violation."""
+    assert AXE.exists(), f"{AXE} is missing: run `make test` (it installs the pinned axe-core)"
+    page = open_page(width, scheme, f"#lang={lang}")
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    page.wait_for_selector("#bursts-chart .col")  # FAQ widgets draw when opened
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("axe.run(document, { resultTypes: ['violations'] })")
+    bad = [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    print(f"axe {lang} {scheme} {width}: {len(bad)} serious/critical rules; all: "
+          + ", ".join(f"{v['id']}×{len(v['nodes'])}" for v in result["violations"]))
+    assert not bad, "axe violations:\n" + axe_report(bad)
+
+
 def test_language_and_theme_toggles(open_page):
     page = open_page(hash_="#lang=zh")
     page.keyboard.press("Tab")   # theme switch

@@ -1,5 +1,6 @@
 """Shared fixtures: a headless Chromium (Debian's, driven by Playwright) and a page opener that
 records console errors and network requests and fails the test if there were any."""
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,11 +12,21 @@ PAGE = ROOT / "site" / "16_speculative_decoding_viz.html"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
+@pytest.fixture(scope="session")
+def rendered_page():
+    """The page as `make site` would build it now, from templates/, static/ and the results JSON."""
+    sys.path.insert(0, str(ROOT / "build"))
+    import build
+    return build.render(build.load_results())
+
+
 def results(name):
     """A results file the experiments wrote, or a failure that says how to make it."""
     path = RESULTS / f"{name}.json"
     assert path.exists(), f"{path} is missing: run `make measure`"
     return read_json(path)
+
+
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 

@@ -1,0 +1,59 @@
+"""Where each section's logic lives and how to regenerate its numbers.
+
+One table, read by the build (templates/macros.html.j2 `code_trail` renders it at the end of every
+section) and by tests/test_code_trail.py, which checks that every file and function named here
+exists and that every command parses. A name `Class.method` points at a method.
+"""
+
+MEASURE = "python -m experiments.measure --only"
+
+CODE_TRAIL = {
+    "s-verify": {
+        "code": [("experiments/model.py", "GPT.forward"),
+                 ("experiments/model.py", "KVCache.rollback"),
+                 ("experiments/measure/causal.py", "verify_example"),
+                 ("experiments/measure/causal.py", "rollback_check"),
+                 ("static/js/verify_grid.js", "draftStatus")],
+        "commands": [f"{MEASURE} causal"],
+    },
+    "s-accept": {
+        "code": [("experiments/speculative.py", "accept_reject"),
+                 ("experiments/speculative.py", "residual"),
+                 ("experiments/measure/acceptance.py", "measure"),
+                 ("experiments/measure/divergence.py", "measure"),
+                 ("experiments/measure/stats.py", "alpha"),
+                 ("static/js/rule.js", "acceptReject")],
+        "commands": [f"{MEASURE} acceptance divergence_sweep"],
+    },
+    "s-gamma": {
+        "code": [("experiments/measure/stats.py", "expected_tokens"),
+                 ("experiments/measure/stats.py", "theorem_3_8"),
+                 ("experiments/measure/stats.py", "pooled_burst_check"),
+                 ("experiments/measure/ledger.py", "forward_costs"),
+                 ("static/js/theory.js", "optimalGamma")],
+        "commands": [f"{MEASURE} ledger"],  # ledger also writes gamma_sweep.json
+    },
+    "s-mtp": {
+        "code": [("experiments/model.py", "MTPHead"),
+                 ("experiments/model.py", "GPT.mtp_forward"),
+                 ("experiments/model.py", "GPT.losses"),
+                 ("experiments/speculative.py", "mtp_decode"),
+                 ("experiments/measure/mtp.py", "measure"),
+                 ("experiments/measure/stats.py", "paired_t_test")],
+        "commands": [f"{MEASURE} models mtp"],
+    },
+    "s-ledger": {
+        "code": [("experiments/speculative.py", "speculative_decode"),
+                 ("experiments/speculative.py", "plain_decode"),
+                 ("experiments/measure/ledger.py", "ledger_row"),
+                 ("experiments/measure/ledger.py", "greedy_checks"),
+                 ("experiments/timing.py", "interleaved"),
+                 ("static/js/ledger.js", "sortLedger")],
+        "commands": [f"{MEASURE} ledger"],
+    },
+    "s-closing": {
+        "code": [("build/build.py", "render"),
+                 ("build/code_trail.py", "CODE_TRAIL")],
+        "commands": ["make site"],
+    },
+}

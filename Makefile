@@ -2,6 +2,7 @@
 # make test     install what the tests need (venv, pip packages, Debian chromium) and run them all
 # make data     train the models that are missing for SEEDS (default 0; FORCE=1: retrain), then make measure
 # make measure  rerun every measurement from the committed checkpoints (DEVICE=cpu|cuda)
+# make bench    the page's time and size budgets in headless Chromium -> bench/bench.json (not part of make test)
 SHELL := /bin/bash
 PY := .venv/bin/python
 STAMP := .venv/.installed
@@ -9,7 +10,7 @@ SEEDS ?= 0
 DEVICE ?= cpu
 FORCE ?=
 
-.PHONY: site test data measure train chromium axe clean-venv
+.PHONY: site test bench data measure train chromium axe clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
@@ -36,6 +37,9 @@ axe:
 test: $(STAMP) chromium axe
 	$(PY) -m pytest
 	@if ls tests/js/*.test.mjs >/dev/null 2>&1; then node --test tests/js/; fi
+
+bench: site chromium
+	$(PY) tools/bench.py
 
 train: $(STAMP)
 	$(PY) -m experiments.train --model all --seeds $(SEEDS) --device $(DEVICE) $(if $(FORCE),--fresh)

@@ -1,5 +1,6 @@
 """Shared fixtures: a headless Chromium (Debian's, driven by Playwright) and a page opener that
 records console errors and network requests and fails the test if there were any."""
+import os
 import sys
 from pathlib import Path
 
@@ -8,7 +9,7 @@ import pytest
 from experiments.jsonio import RESULTS, read_json
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = ROOT / "site" / "16_speculative_decoding_viz.html"
+PAGE = Path(os.environ.get("CHAPTER_PAGE", ROOT / "site" / "16_speculative_decoding_viz.html"))  # another build: set CHAPTER_PAGE
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 

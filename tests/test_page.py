@@ -1,29 +1,19 @@
 """The built page in headless Chromium, opened from disk: no console errors, no network
-requests, every control at min/mid/max, rows and headers clicked, language and theme toggled,
-the time budgets of SPEC §8, and screenshots at 1280 and 390 px in both languages and themes
-(written to tests/artifacts/, which git ignores)."""
+requests, every control at min/mid/max, rows and headers clicked, language and theme toggled;
+in both languages and themes at 1280 and 390 px: the layout, a full-page screenshot
+(tests/artifacts/, which git ignores) and axe-core with every <details> open. Also the page's
+prose as the build renders it (no browser): Chinese typesetting and the statements issue 8 fixed.
+Time budgets are not tested here: `make bench` measures them."""
+import re
+from html.parser import HTMLParser
+
 import orjson
 import pytest
 
-from conftest import ARTIFACTS, ROOT
+from conftest import ARTIFACTS, ROOT, results
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("causal", "acceptance")}
-
-
-@pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("lang", ["zh", "en"])
-def test_screenshots_and_layout(open_page, width, scheme, lang):
-    page = open_page(width, scheme, f"#lang={lang}")
-    assert page.evaluate("document.documentElement.dataset.lang") == lang
-    assert page.evaluate("document.documentElement.dataset.theme") == scheme
-    other = "en" if lang == "zh" else "zh"
-    assert page.locator(f"h1 [lang={lang}]").is_visible()
-    assert not page.locator(f"h1 [lang={other}]").is_visible()
-    assert page.evaluate("document.documentElement.scrollWidth") <= width, "page scrolls sideways"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"page-{width}-{scheme}-{lang}.png"), full_page=True)
 
 
 AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"  # `make test` installs it
@@ -43,17 +33,28 @@ def axe_report(violations):
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_axe_no_serious_violations(open_page, width, scheme, lang):
-    """axe-core on the whole page with every <details> open: no serious or critical violation."""
-    assert AXE.exists(), f"{AXE} is missing: run `make test` (it installs the pinned axe-core)"
+def test_layout_screenshot_and_axe(open_page, width, scheme, lang):
+    """One matrix for the whole page: the chosen language and theme show, nothing scrolls
+    sideways, a full-page screenshot, then axe-core with every <details> open finds no serious
+    or critical violation."""
+    assert AXE.exists(), f"{AXE} is missing: run `make axe` (make test installs the pinned axe-core)"
     page = open_page(width, scheme, f"#lang={lang}")
+    assert page.evaluate("document.documentElement.dataset.lang") == lang
+    assert page.evaluate("document.documentElement.dataset.theme") == scheme
+    other = "en" if lang == "zh" else "zh"
+    assert page.locator(f"h1 [lang={lang}]").is_visible()
+    assert not page.locator(f"h1 [lang={other}]").is_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, "page scrolls sideways"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"page-{width}-{scheme}-{lang}.png"), full_page=True)
+
     page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
     page.wait_for_selector("#bursts-chart .col")  # FAQ widgets draw when opened
     page.add_script_tag(path=str(AXE))
     result = page.evaluate("axe.run(document, { resultTypes: ['violations'] })")
     bad = [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
     print(f"axe {lang} {scheme} {width}: {len(bad)} serious/critical rules; all: "
-          + ", ".join(f"{v['id']}×{len(v['nodes'])}" for v in result["violations"]))
+          + (", ".join(f"{v['id']}×{len(v['nodes'])}" for v in result["violations"]) or "none"))
     assert not bad, "axe violations:\n" + axe_report(bad)
 
 
@@ -132,22 +133,153 @@ def test_acceptance_controls(open_page):
         orjson.loads((ROOT / "experiments/results/divergence_sweep.json").read_bytes())["snapshots"])
 
 
-def test_time_budgets(open_page):
+def test_page_marks_itself_ready(open_page):
+    """main.js marks "chapter-ready" once every widget has started (make bench times it)."""
     page = open_page()
-    ready = page.evaluate("performance.getEntriesByName('chapter-ready')[0].startTime")
-    assert ready < 300, f"interactive after {ready:.0f} ms"
-    times = page.evaluate("""() => {
-        const s = document.getElementById('verify-gamma'), out = [];
-        for (const v of [1, 4, 8, 2, 7, 3, 6, 5]) {
-            const t0 = performance.now();
-            s.value = v; s.dispatchEvent(new Event('input'));
-            out.push(performance.now() - t0);
-        }
-        return out.sort((a, b) => a - b);
-    }""")
-    assert times[len(times) // 2] < 8, f"slider updates take {times} ms"
+    assert page.evaluate("performance.getEntriesByName('chapter-ready').length") == 1
 
 
 def test_narrowest_supported_width(open_page):
     page = open_page(360, "light", "#lang=zh")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360, "page scrolls sideways at 360 px"
+
+
+# ---- the prose as the build renders it (templates + results JSON; no browser) ----
+
+class LangText(HTMLParser):
+    """The text a reader sees in one language: the other language's spans, scripts and styles
+    dropped, each <math> replaced by a placeholder letter."""
+
+    SKIP = {"script", "style", "title"}
+    VOID = {"br", "img", "input", "meta", "link", "hr", "wbr", "source"}
+
+    def __init__(self, lang):
+        super().__init__(convert_charrefs=True)
+        self.lang, self.stack, self.parts = lang, [], []
+
+    def hidden(self):
+        return any(tag in self.SKIP or tag == "math" or lang not in (None, self.lang) for tag, lang in self.stack)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        if tag == "math" and not self.hidden():
+            self.parts.append("M")
+        lang = dict(attrs).get("lang")
+        self.stack.append((tag, None if lang == "zh-CN" else lang))
+
+    def handle_endtag(self, tag):
+        while self.stack and self.stack.pop()[0] != tag:
+            pass
+
+    def handle_data(self, data):
+        if not self.hidden():
+            self.parts.append(data)
+
+
+def lang_text(html, lang):
+    parser = LangText(lang)
+    parser.feed(html)
+    return "".join(parser.parts)
+
+
+def section_html(html, section):
+    start = html.index(f'<section id="{section}"')
+    return html[start:html.index("</section>", start)]
+
+
+CJK = "[\u3400-\u9fff]"
+FULL_WIDTH = "[，。：；？！（）、]"
+
+
+def around(text, pattern):
+    return [text[max(0, m.start() - 15):m.end() + 15] for m in re.finditer(pattern, text)]
+
+
+def test_chinese_typesetting(rendered_page):
+    """Full-width ，：；？（） between Chinese characters, no space between two Chinese characters
+    or beside full-width punctuation (half-width stays inside code, numbers, math and English)."""
+    zh = lang_text(rendered_page.split("<body>", 1)[1], "zh")
+    assert not around(zh, f"{CJK}[,:;?()]|[,:;?()]{CJK}"), around(zh, f"{CJK}[,:;?()]|[,:;?()]{CJK}")[:10]
+    assert not around(zh, f"{CJK} +{CJK}"), around(zh, f"{CJK} +{CJK}")[:10]
+    assert not around(zh, f"{FULL_WIDTH} +| +{FULL_WIDTH}"), around(zh, f"{FULL_WIDTH} +| +{FULL_WIDTH}")[:10]
+    title = re.search(r"<title>(.*?)</title>", rendered_page).group(1)
+    title_zh = re.search(r'data-title-zh="([^"]*)"', rendered_page).group(1)
+    for text in (title, title_zh):
+        assert not re.search(r"[,:;?()]", text), text
+
+
+def block_size():
+    models = results("models")
+    return models["runs"][f"main_s{models['meta']['seeds'][0]}"]["config"]["block_size"]
+
+
+def test_recompute_cropping_stated_right_way_round(rendered_page):
+    """Bug 7: the row that checks draft i sees block − γ + i − 1 characters, so the earliest
+    draft sees least; and the window caps γ at block − 1."""
+    block = block_size()
+    ledger = section_html(rendered_page, "s-ledger")
+    en, zh = lang_text(ledger, "en"), lang_text(ledger, "zh")
+    assert "the later a draft sits, the less history" not in en
+    assert "越靠后的草稿，它所在的位置能回看的上文就越少" not in zh
+    assert "the earliest draft sees the least history" in en and "最早的草稿回看得最少" in zh
+    for text in (en, zh):
+        assert f"{block} − γ + i − 1" in text
+        assert f"γ > {block - 1}" in text and f"γ + 1 ≤ {block}" in text
+
+
+def test_mtp_question_answered_in_one_place(rendered_page):
+    """§⑤'s FAQ on whether the MTP loss helps only points to §④'s paired-seed answer."""
+    ledger = section_html(rendered_page, "s-ledger")
+    faq = next(d for d in re.findall(r"<details>.*?</details>", ledger, re.S) if "Does the MTP loss" in d)
+    assert 'href="#h-mtp-loss"' in faq
+    assert not re.search(r"\d\.\d{3}", lang_text(faq, "en") + lang_text(faq, "zh")), "§⑤ quotes loss figures again"
+    assert 'id="h-mtp-loss"' in section_html(rendered_page, "s-mtp")
+
+
+def test_mtp_acceptance_figures_say_what_they_measure(rendered_page):
+    mtp = results("mtp")
+    al, sample = mtp["alpha"], mtp["sample"]
+    en = lang_text(section_html(rendered_page, "s-mtp"), "en")
+    readouts = lang_text(re.search(r'<div class="readouts" id="mtp-alpha-readouts">.*?\n</div>',
+                                   rendered_page, re.S).group(0), "en")
+    generated, on_val = readouts.split(f"{al['mtp_val']['mean']:.3f}")
+    assert f"{al['mtp']['mean']:.3f}" in generated and "per-draft acceptance" in generated
+    assert "Σmin(p, q)" in on_val
+    for figure, definition in ((f"{100 * al['mtp']['mean']:.1f}%", "per-draft acceptance"),
+                               (f"{100 * al['mtp_val']['mean']:.1f}%", "Σmin(p, q)")):
+        before = en[:en.index(figure)]
+        assert definition in before[-250:], (figure, before[-250:])
+    assert f"{sample['accepted']} of {sample['proposed']} drafts accepted" in en  # the 240-char replay
+    assert "that ledger row's per-draft acceptance" in en  # the head-to-head table
+
+
+def test_header_card_losses_over_seeds(rendered_page):
+    vl, seeds = results("mtp")["val_loss"], results("mtp")["seeds"]
+    card = lang_text(rendered_page[:rendered_page.index('<nav class="toc"')], "en")
+    for key in ("main_mtp", "mtp_head", "draft"):
+        assert f"{vl[key]['mean']:.4f} ± {vl[key]['std']:.4f}" in card, key
+    assert f"mean ± std over {len(seeds)} seeds" in card
+
+
+def test_verify_caption_true_at_the_default(rendered_page):
+    default = re.search(r'id="verify-gamma"[^>]*value="(\d+)"', rendered_page).group(1)
+    caption = re.search(r'<p class="caption" id="verify-caption">.*?</p>', rendered_page, re.S).group(0)
+    assert f"opens at γ = {default}" in lang_text(caption, "en")
+    assert f"打开时 γ = {default}" in lang_text(caption, "zh")
+
+
+def test_seed_verdict_taught_with_t(rendered_page):
+    verdict = results("mtp")["verdict"]
+    text = lang_text(section_html(rendered_page, "s-mtp"), "en")
+    assert "exceeds two standard errors" not in text and "within two standard errors" not in text
+    if verdict["df"] is not None:
+        assert f"{verdict['df']} degrees of freedom" in text
+        assert f"critical value {verdict['t_critical']:.2f}" in text
+        assert f"[{verdict['ci95'][0]:+.4f}, {verdict['ci95'][1]:+.4f}]" in text
+
+
+def test_mtp_head_differs_from_deepseek_v3(rendered_page):
+    mtp = section_html(rendered_page, "s-mtp")
+    assert "has its own final RMSNorm" in lang_text(mtp, "en")
+    assert "自己的末层 RMSNorm" in lang_text(mtp, "zh")

@@ -1,11 +1,11 @@
 """Section ④ (MTP) and the closing panel in headless Chromium: every diagram part against
 mtp.json, the trace slider at min/mid/max and by keyboard, both execution modes of the
-MTP-vs-draft table, the loss table and its verdict, the self-check, and screenshots at 1280 and
-390 px (tests/artifacts/). The conftest fixture fails a test on any console error or request."""
+MTP-vs-draft table, the loss table and its verdict, the self-check (screenshots: test_page.py's
+matrix; slider timings: `make bench`). The conftest fixture fails a test on any console error or
+request."""
 import orjson
-import pytest
 
-from conftest import ARTIFACTS, ROOT
+from conftest import ROOT
 
 MTP = orjson.loads((ROOT / "experiments" / "results" / "mtp.json").read_bytes())
 LEDGER = orjson.loads((ROOT / "experiments" / "results" / "ledger.json").read_bytes())
@@ -118,11 +118,6 @@ def test_trace_slider_and_keys(open_page):
     # click a char
     page.locator("#mtp-text [data-s='3']").click()
     assert slider.input_value() == "4"
-    # one update per value, timed in the page: the median must stay under 8 ms (SPEC §8)
-    values = [1, n, n // 4, n // 2, 5, 3 * n // 4, n - 1, 2]
-    times = sorted(page.evaluate("""(vs) => vs.map((v) => { const el = document.getElementById('mtp-step');
-        const t0 = performance.now(); el.value = v; el.dispatchEvent(new Event('input')); return performance.now() - t0; })""", values))
-    assert times[len(times) // 2] < 8, f"trace slider updates take {times} ms"
 
 
 def test_mtp_vs_draft_both_modes(open_page):
@@ -189,14 +184,3 @@ def test_language_switch_rerenders(open_page):
     assert "parameters" in page.locator("#mtp-part-card").inner_text()
     assert page.locator("#mtp-step-card h3").inner_text().startswith("Main forward")
     assert "Main model" in page.locator("#mtp-diagram svg").inner_html()
-
-
-@pytest.mark.parametrize("width", [1280, 390])
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("lang", ["zh", "en"])
-def test_mtp_screenshots(open_page, width, scheme, lang):
-    page = open_page(width, scheme, f"#lang={lang}")
-    assert page.evaluate("document.documentElement.scrollWidth") <= width, "page scrolls sideways"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for section in ("s-mtp", "s-closing"):
-        page.locator(f"#{section}").screenshot(path=str(ARTIFACTS / f"{section}-{width}-{scheme}-{lang}.png"))

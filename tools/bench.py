@@ -1,0 +1,115 @@
+"""make bench: the page's time and size budgets (SPEC §8), measured in headless Chromium here.
+
+    python tools/bench.py [--loads 5] [--updates 16] [--out bench/bench.json] [--page PATH]
+
+Opens site/16_speculative_decoding_viz.html from disk `loads` times and reads the performance mark
+"chapter-ready" (time to interactive, from navigation start); moves every range slider on the page
+through `updates` values spread over its range and times each update inside the page; weighs the
+file. Prints what it measured, writes it with a meta block to bench/bench.json (the page does not
+read it) and exits 1 when a budget is exceeded. Wall-clock budgets are not part of `make test`:
+a loaded machine makes them flaky, so run this on a quiet one.
+"""
+import argparse
+import datetime
+import platform
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+from conftest import CHROMIUM_ARGS, PAGE  # noqa: E402  the browser test's Chromium, launched the same way
+from experiments.jsonio import device_name, git_state, write_json  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+# SPEC §8. The page budget is the one without the lab's weights (4 MB once they are inlined).
+BUDGETS = {"interactive_ms": 300.0, "slider_update_ms": 8.0, "page_mib": 1.5}
+
+# One input event per value, timed around the synchronous update it triggers.
+TIME_UPDATES = """([id, values]) => values.map((v) => {
+    const el = document.getElementById(id), t0 = performance.now();
+    el.value = v;
+    el.dispatchEvent(new Event("input"));
+    return performance.now() - t0;
+})"""
+SLIDERS = """() => [...document.querySelectorAll('input[type=range]')].map((s) =>
+    ({ id: s.id, min: +s.min, max: +s.max, step: +s.step || 1 }))"""
+
+
+def spread(slider, n):
+    """n slider values over the whole range, visited out of order so each update moves."""
+    lo, hi, step = slider["min"], slider["max"], slider["step"]
+    k = max(1, min(n, round((hi - lo) / step) + 1))
+    values = [lo + round((hi - lo) / step * i / max(1, k - 1)) * step for i in range(k)]
+    return [round(v, 6) for v in values[::2] + values[1::2][::-1]]
+
+
+def measure(page_path, loads, updates):
+    from playwright.sync_api import sync_playwright
+    ready, sliders = [], {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        version = browser.version
+        for i in range(loads):
+            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            page.goto(page_path.resolve().as_uri() + "#lang=en")
+            page.wait_for_load_state("load")
+            ready.append(page.evaluate("performance.getEntriesByName('chapter-ready')[0].startTime"))
+            if i == 0:  # sliders once, on a page that has settled
+                for slider in page.evaluate(SLIDERS):
+                    sliders[slider["id"]] = page.evaluate(TIME_UPDATES, [slider["id"], spread(slider, updates)])
+            page.context.close()
+        browser.close()
+    return version, ready, sliders
+
+
+def summary(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--loads", type=int, default=5, help="page loads for time to interactive")
+    parser.add_argument("--updates", type=int, default=16, help="timed updates per slider")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "bench.json")
+    parser.add_argument("--page", type=Path, default=PAGE, help="the built page to open")
+    args = parser.parse_args(argv)
+    if not args.page.is_file():
+        print(f"bench: {args.page} is missing: run `make site`", file=sys.stderr)
+        return 2
+    git = git_state()
+    version, ready, sliders = measure(args.page, args.loads, args.updates)
+    result = {
+        "meta": {"device": device_name(), "chromium": version, "python": platform.python_version(),
+                 "git_commit": git["commit"], "git_dirty": git["dirty"],
+                 "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                 "command": "python tools/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])},
+        "budgets": BUDGETS,
+        "page": str(args.page), "page_bytes": args.page.stat().st_size,
+        "interactive_ms": summary(ready),
+        "slider_update_ms": {sid: summary(times) for sid, times in sliders.items()},
+    }
+    over = []
+    if result["interactive_ms"]["median"] > BUDGETS["interactive_ms"]:
+        over.append("time to interactive")
+    over += [f"slider #{sid}" for sid, s in result["slider_update_ms"].items() if s["median"] > BUDGETS["slider_update_ms"]]
+    if result["page_bytes"] / 2**20 > BUDGETS["page_mib"]:
+        over.append("page size")
+    result["over_budget"] = over
+    write_json(args.out, result)
+
+    print(f"page            {result['page_bytes'] / 2**20:7.2f} MiB   (budget {BUDGETS['page_mib']} MiB)")
+    r = result["interactive_ms"]
+    print(f"interactive     {r['median']:7.1f} ms    median of {r['n']} loads, {r['min']:.1f}–{r['max']:.1f} "
+          f"(budget {BUDGETS['interactive_ms']:.0f} ms)")
+    for sid, s in result["slider_update_ms"].items():
+        print(f"#{sid:<14} {s['median']:7.2f} ms    median of {s['n']} updates, max {s['max']:.2f} "
+              f"(budget {BUDGETS['slider_update_ms']:.0f} ms)")
+    print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}"
+          + (f"; OVER BUDGET: {', '.join(over)}" if over else "; every budget met"))
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

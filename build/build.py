@@ -3,7 +3,7 @@
     python build/build.py      # what `make site` runs; needs jinja2, orjson, latex2mathml, not torch
 
 Every results file is checked against build/schema.py first. CSS is inlined; the JS modules in
-static/js/ are bundled into one module script (dependency order, imports and exports stripped);
+static/js/ are bundled into one module script, each module wrapped in its own function scope;
 the data goes in as <script type="application/json"> with every '<' escaped; LaTeX becomes
 MathML here, at build time.
 """
@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schema import SCHEMA  # noqa: E402
+from code_trail import CODE_TRAIL  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -70,45 +71,76 @@ def load_results(results_dir=RESULTS):
     return data
 
 
-IMPORT = re.compile(r'^import\s*\{([^}]*)\}\s*from\s*"\./([\w.-]+\.js)";\s*$', re.M)
-TOP_LEVEL = re.compile(r"^(?:export\s+)?(?:async\s+)?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)", re.M)
+IMPORT = re.compile(r'^import\s*\{([^}]*)\}\s*from\s*"\./([\w.-]+\.js)";[ \t]*$', re.M)
+EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+([A-Za-z_$][\w$]*)", re.M)
+NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
+EXPORT_KEYWORD = re.compile(r"^export\s+", re.M)
+REGISTRY = "__modules"  # the bundle's table of module exports, keyed by file name
+
+
+def parse_imports(name, names_text):
+    """'a, b as c' -> [('a', 'a'), ('b', 'c')]: (exported name, local name)."""
+    pairs = []
+    for item in filter(None, (x.strip() for x in names_text.split(","))):
+        exported, _, local = (part.strip() for part in item.partition(" as "))
+        local = local or exported
+        if not (NAME.match(exported) and NAME.match(local)):
+            raise BuildError(f"static/js/{name}: cannot read the import '{item}'")
+        pairs.append((exported, local))
+    return pairs
+
+
+def read_module(js_dir, name, importer):
+    path = Path(js_dir) / name
+    if not path.exists():
+        raise BuildError(f"{f'static/js/{importer}' if importer else 'build'} imports missing module static/js/{name}")
+    source = path.read_text(encoding="utf-8")
+    imports = [(dep, parse_imports(name, names)) for names, dep in IMPORT.findall(source)]
+    body = IMPORT.sub("", source)
+    if re.search(r"^\s*import\b", body, re.M):
+        raise BuildError(f'static/js/{name}: only `import {{ ... }} from "./x.js";` lines are supported')
+    exports = EXPORT.findall(body)
+    leftover = re.search(r"^\s*export\b(?!\s+(?:async\s+)?(?:function\*?|const|let|class)\s)", body, re.M)
+    if leftover:
+        raise BuildError(f"static/js/{name}: only `export function/const/let/class name` is supported, "
+                         f"not `{body[leftover.start():].splitlines()[0].strip()}`")
+    if re.search(rf"\b{REGISTRY}\b", body):
+        raise BuildError(f"static/js/{name}: the name {REGISTRY} is reserved for the bundle")
+    return {"imports": imports, "exports": exports, "body": EXPORT_KEYWORD.sub("", body).strip()}
 
 
 def bundle_js(js_dir=STATIC / "js", entry=ENTRY):
-    """Concatenate the ES modules reachable from `entry`, dependencies first, as one module.
-    Modules share one scope after bundling, so a top-level name may be declared only once."""
-    order, seen = [], set()
+    """The ES modules reachable from `entry` as one module script. Each module becomes a function
+    that reads its imports from a registry and returns its exports, so every module keeps its own
+    scope; dependencies run first, in the order their imports are written."""
+    modules, order = {}, []
 
     def visit(name, chain):
         if name in chain:
             raise BuildError(f"import cycle: {' -> '.join(chain + [name])}")
-        if name in seen:
+        if name in modules:
             return
-        path = js_dir / name
-        if not path.exists():
-            raise BuildError(f"{chain[-1] if chain else 'build'} imports missing module static/js/{name}")
-        source = path.read_text(encoding="utf-8")
-        for names, dep in IMPORT.findall(source):
-            if " as " in names:
-                raise BuildError(f"static/js/{name}: 'import {{ a as b }}' is not supported by the bundler")
+        module = modules[name] = read_module(js_dir, name, chain[-1] if chain else None)
+        for dep, _ in module["imports"]:
             visit(dep, chain + [name])
-        seen.add(name)
-        order.append((name, source))
+        order.append(name)
 
     visit(entry, [])
-    declared, parts = {}, []
-    for name, source in order:
-        if re.search(r"^\s*import\b", IMPORT.sub("", source), re.M):
-            raise BuildError(f"static/js/{name}: only `import {{ ... }} from \"./x.js\";` lines are supported")
-        for symbol in TOP_LEVEL.findall(source):
-            if symbol in declared:
-                raise BuildError(f"top-level name '{symbol}' is declared in both "
-                                 f"static/js/{declared[symbol]} and static/js/{name}")
-            declared[symbol] = name
-        body = IMPORT.sub("", source)
-        body = re.sub(r"^export\s+(default\s+)?", "", body, flags=re.M)
-        parts.append(f"// ---- {name} ----\n{body.strip()}\n")
-    return "\n".join(parts)
+    parts = [f"const {REGISTRY} = {{}};"]
+    for name in order:
+        module = modules[name]
+        lines = []
+        for dep, pairs in module["imports"]:
+            for exported, _ in pairs:
+                if exported not in modules[dep]["exports"]:
+                    raise BuildError(f"static/js/{name} imports '{exported}' from static/js/{dep}, "
+                                     f"which does not export it")
+            names = ", ".join(e if e == local else f"{e}: {local}" for e, local in pairs)
+            lines.append(f'const {{ {names} }} = {REGISTRY}["{dep}"];')
+        lines.append(module["body"])
+        lines.append(f"return {{ {', '.join(module['exports'])} }};" if module["exports"] else "return {};")
+        parts.append(f'// ---- {name} ----\n{REGISTRY}["{name}"] = (() => {{\n' + "\n".join(lines) + "\n})();")
+    return "\n\n".join(parts) + "\n"
 
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+")
@@ -144,6 +176,7 @@ def render(data):
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
     env.filters["sci"] = sci
+    env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
     css = "\n".join(p.read_text(encoding="utf-8") for p in sorted((STATIC / "css").glob("*.css")))
     return env.get_template("page.html.j2").render(
         data=data, css=css, js=bundle_js(), data_json=json_for_html(data))

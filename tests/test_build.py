@@ -75,20 +75,67 @@ def test_wrong_type_is_named(tmp_path):
         site_build.load_results(tmp_path)
 
 
-def test_bundler_orders_modules_and_refuses_name_clashes(tmp_path):
-    (tmp_path / "a.js").write_text('export function shared() { return 1; }\n')
-    (tmp_path / "b.js").write_text('import { shared } from "./a.js";\nexport const twice = () => 2 * shared();\n')
-    (tmp_path / "main.js").write_text('import { twice } from "./b.js";\nimport { shared } from "./a.js";\ntwice();\n')
+def write_modules(folder, **sources):
+    for name, source in sources.items():
+        (folder / f"{name}.js").write_text(source)
+
+
+def run_bundle(js):
+    """Run a bundle in node and return what it printed."""
+    out = subprocess.run(["node", "--input-type=module", "-e", js], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.split()
+
+
+def test_bundler_runs_dependencies_first_and_keeps_each_module_in_its_own_scope(tmp_path):
+    # a.js and b.js both declare `helper` and `count` at top level: fine, each has its own scope
+    write_modules(tmp_path,
+                  a='const helper = () => "a";\nlet count = 0;\nexport function fromA() { count += 1; return helper() + count; }\n',
+                  b='import { fromA } from "./a.js";\nconst helper = () => "b";\nconst count = 10;\n'
+                    'export const fromB = () => helper() + count + fromA();\nexport class Box {}\n',
+                  main='import { fromB, Box } from "./b.js";\nimport { fromA as again } from "./a.js";\n'
+                       'console.log(fromB(), again(), typeof Box);\n')
     js = site_build.bundle_js(tmp_path, "main.js")
-    assert js.index("function shared") < js.index("const twice") < js.index("twice();")
-    assert "import" not in js and "export" not in js
-    (tmp_path / "b.js").write_text('export function shared() { return 2; }\n')
-    (tmp_path / "main.js").write_text('import { shared } from "./b.js";\nimport { x } from "./a.js";\n')
-    with pytest.raises(site_build.BuildError, match="'shared' is declared in both"):
+    assert js.index("// ---- a.js") < js.index("// ---- b.js") < js.index("// ---- main.js")
+    assert js.count("// ---- a.js") == 1  # imported twice, bundled once
+    assert not re.search(r"^\s*(import|export)\b", js, re.M)
+    assert run_bundle(js) == ["b10a1", "a2", "function"]
+    assert site_build.bundle_js(tmp_path, "main.js") == js  # deterministic
+
+
+def test_bundler_errors_are_clear(tmp_path):
+    write_modules(tmp_path, a="export function shared() { return 1; }\n",
+                  main='import { shared, missing } from "./a.js";\n')
+    with pytest.raises(site_build.BuildError, match="static/js/main.js imports 'missing' from static/js/a.js, which does not export it"):
         site_build.bundle_js(tmp_path, "main.js")
-    (tmp_path / "main.js").write_text('import { y } from "./missing.js";\n')
-    with pytest.raises(site_build.BuildError, match="missing module static/js/missing.js"):
+    write_modules(tmp_path, main='import { y } from "./nowhere.js";\n')
+    with pytest.raises(site_build.BuildError, match="static/js/main.js imports missing module static/js/nowhere.js"):
         site_build.bundle_js(tmp_path, "main.js")
+    write_modules(tmp_path, a='import { b } from "./b.js";\nexport const a = 1;\n', b='import { a } from "./a.js";\nexport const b = 2;\n',
+                  main='import { a } from "./a.js";\n')
+    with pytest.raises(site_build.BuildError, match=r"import cycle: main.js -> a.js -> b.js -> a.js"):
+        site_build.bundle_js(tmp_path, "main.js")
+    for line, what in (('import a from "./a.js";', "only `import"), ('import * as a from "./a.js";', "only `import"),
+                       ("export default 3;", "not `export default 3;`"), ("export { x };", "not `export { x };`"),
+                       ("const __modules = 1;", "reserved")):
+        write_modules(tmp_path, main=line + "\n")
+        with pytest.raises(site_build.BuildError, match=re.escape(what)):
+            site_build.bundle_js(tmp_path, "main.js")
+
+
+def test_page_modules_declare_no_clash_prefixes():
+    """With one scope per module the mtp*/MTP_ name prefixes have no reason to exist."""
+    for path in (ROOT / "static" / "js").glob("*.js"):
+        names = re.findall(r"^(?:export\s+)?(?:function|const|let|class)\s+(\w+)", path.read_text(encoding="utf-8"), re.M)
+        assert not [n for n in names if re.match(r"(mtp|MTP_)", n)], path.name
+
+
+def test_quiz_answers_sit_at_varied_positions():
+    """The closing quiz's right answers are not all among the first two options."""
+    html = (ROOT / "site" / "16_speculative_decoding_viz.html").read_text(encoding="utf-8")
+    questions = re.findall(r'<fieldset class="closing-q".*?</fieldset>', html, re.S)
+    positions = [re.findall(r'data-correct="(true|false)"', q).index("true") + 1 for q in questions]
+    assert len(questions) >= 4 and len(set(positions)) >= 3 and max(positions) >= 3, positions
 
 
 def test_python_and_js_number_styles_agree():

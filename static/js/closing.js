@@ -5,7 +5,7 @@ import { onLangChange, t } from "./i18n.js";
 
 const CLOSING_FEEDBACK = {
   right: { zh: "答对了。", en: "Right." },
-  wrong: { zh: "不对。再想想,或展开下面的答案。", en: "Not quite. Think again, or open the answer below." },
+  wrong: { zh: "不对。再想想，或展开下面的答案。", en: "Not quite. Think again, or open the answer below." },
 };
 
 // The verdict on one pick: the option's data-correct flag decides.

@@ -25,8 +25,25 @@ function setAttrs(el, attrs) {
   }
 }
 
-// cols: [{key, label, title, bars: [{cls, value}], tick}] ; values in [0, max]
-export function columnChart(container, cols, { max, selected, onPick } = {}) {
+// Present for screen readers, invisible on screen (the usual clip pattern).
+export const VISUALLY_HIDDEN = {
+  position: "absolute", width: "1px", height: "1px", margin: "-1px", padding: "0", border: "0",
+  overflow: "hidden", clip: "rect(0 0 0 0)", clipPath: "inset(50%)", whiteSpace: "nowrap",
+};
+
+// A chart's numbers as a table: caption, column heads, one row per bar group.
+// rows: [{label, cells: [string]}]
+export function dataTable({ caption, head, rows }, attrs = {}) {
+  return h("table", attrs,
+    h("caption", {}, caption),
+    h("thead", {}, h("tr", {}, head.map((text) => h("th", { scope: "col" }, text)))),
+    h("tbody", {}, rows.map((r) => h("tr", {}, h("th", { scope: "row" }, r.label), r.cells.map((c) => h("td", {}, c))))));
+}
+
+// cols: [{key, label, title, cells, bars: [{cls, value}], tick}] ; values in [0, max]
+// With onPick each column is a button named by its title. Without, the bars are hidden from
+// screen readers and a visually hidden table (caption, head, each column's cells) reads instead.
+export function columnChart(container, cols, { max, selected, onPick, caption, head } = {}) {
   const top = max || Math.max(1e-9, ...cols.flatMap((c) => [...c.bars.map((b) => b.value), c.tick ?? 0]));
   const pct = (v) => `${Math.min(100, (100 * v) / top)}%`;
   const items = cols.map((col) => {
@@ -40,10 +57,24 @@ export function columnChart(container, cols, { max, selected, onPick } = {}) {
       : h("div", { title: col.title, style: { width: "100%" } }, plot, label);
     return h("div", { class: col.key === selected ? "col sel" : "col" }, body);
   });
-  container.replaceChildren(h("div", { class: "cols" }, items));
+  const visual = h("div", { class: "cols", "aria-hidden": onPick ? null : "true" }, items);
+  // the hidden box is a <div>: a table does not shrink to 1 px, and would widen the page
+  const table = onPick ? null : h("div", { class: "chart-data", style: VISUALLY_HIDDEN },
+    dataTable({ caption, head, rows: cols.map((c) => ({ label: c.label, cells: c.cells })) }));
+  container.replaceChildren(visual, table);
 }
 
 // A measured figure with its caption: the .readout box every widget uses.
 export function readoutBox(value, key, cls = "") {
   return h("div", { class: "readout" }, h("div", { class: `v ${cls}` }, value), h("div", { class: "k" }, key));
+}
+
+// A panel inside a <details> is drawn only while it is open (again on every opening), keeping the
+// page's start-up short. Returns the guarded draw, for redrawing on a language change.
+export function drawWhenOpen(el, draw) {
+  const details = el.closest("details");
+  const guarded = () => { if (!details || details.open) draw(); };
+  if (details) details.addEventListener("toggle", guarded);
+  guarded();
+  return guarded;
 }

@@ -5,6 +5,13 @@ export const LANGS = ["zh", "en"];
 let currentLang = "zh";
 const langListeners = [];
 
+// The toggle names the other language in that language, and its lang attribute says so. The tags
+// carry a region because the page's CSS hides every [lang="en"] while Chinese is shown.
+export const LANG_TOGGLE = {
+  zh: { text: "English", label: "Switch to English", lang: "en-GB" },
+  en: { text: "中文", label: "切换到中文", lang: "zh-CN" },
+};
+
 export function chooseLang(fromHash, stored, browserLang) {
   if (LANGS.includes(fromHash)) return fromHash;
   if (LANGS.includes(stored)) return stored;

@@ -1,13 +1,14 @@
 // Section ⑤: the ledger. Every method in one table (sortable, by mouse or keyboard), a mode switch,
 // and a card that walks from the row's Theorem-3.8 prediction to its measured speedup, one
-// measured cost at a time.
+// measured cost at a time. The card's sentences are built by pure functions below.
 import { h, readoutBox } from "./dom.js";
 import { fixed, grouped, percent } from "./format.js";
-import { MODE_LABEL } from "./gamma.js";
 import { onLangChange, t } from "./i18n.js";
-import { hashGet, hashSet } from "./state.js";
+import { DRAFTER_LABEL, joinZh, MODE_LABEL, modePhrase } from "./labels.js";
+import { hashGet, hashSet, onHashChange } from "./state.js";
 
 const METHOD_ORDER = { plain: 0, draft: 1, mtp: 2 };
+const ms = (s) => fixed(1000 * s, 3);
 // Slower than plain decoding as the table shows it (to two decimals), so "1.00×" is never red.
 const slowerThanPlain = (row) => Math.round(100 * row.speedup) < 100;
 
@@ -55,29 +56,150 @@ export function ledgerSteps(row, plain, costs) {
 }
 
 export function methodLabel(row, short = false) {
-  if (row.method === "plain") return { zh: "普通解码", en: "plain" };
-  if (row.method === "mtp") return { zh: "MTP 头", en: "MTP head" };
+  if (row.method !== "draft") return DRAFTER_LABEL[row.method];
   return short ? { zh: `草稿 γ = ${row.gamma}`, en: `draft γ = ${row.gamma}` }
     : { zh: `草稿模型 γ = ${row.gamma}`, en: `draft model γ = ${row.gamma}` };
+}
+
+// The card of the plain row: the baseline every speedup in its mode divides.
+export function baselineText(row, costs) {
+  const w = row.wall_s;
+  return {
+    zh: `这是基准行：${grouped(row.main_forwards)} 次主模型 forward，每次吐 1 个字。按单次 forward 的实测价格（${ms(costs.seconds.main)} ms）算，forward 本身共 ${fixed(row.forward_time_s, 3)} s；墙钟中位数 ${fixed(w.median, 3)} s（${w.n} 次重复，${fixed(w.min, 3)}–${fixed(w.max, 3)} s），其余 ${fixed(row.overhead_s, 3)} s 是采样、Python 循环等 forward 以外的开销，合每个字 ${ms(row.overhead_per_main_forward_s)} ms。本模式各行的加速，都是拿这一行的墙钟除以那一行的墙钟。`,
+    en: `This is the baseline: ${grouped(row.main_forwards)} main forwards, one character each. At the measured price of one forward (${ms(costs.seconds.main)} ms) the forwards themselves take ${fixed(row.forward_time_s, 3)} s; the median wall time is ${fixed(w.median, 3)} s (${w.n} repeats, ${fixed(w.min, 3)}–${fixed(w.max, 3)} s), and the remaining ${fixed(row.overhead_s, 3)} s is sampling, the Python loop and other work outside the forwards, ${ms(row.overhead_per_main_forward_s)} ms per character. Every speedup in this mode is this row's wall time divided by that row's.`,
+  };
+}
+
+// What the drafting costs, in words that fit the row: γ ≥ 2 drafts of a round run one after
+// another (each is the input of the next); γ = 1 drafts once per round; the MTP head runs once
+// after every main forward, on the hidden state that forward left behind.
+export function draftingText(row, costs, steps) {
+  const price = ms(row.method === "mtp" ? costs.seconds.mtp_head : costs.seconds.draft);
+  const c = fixed(row.c_used, 3);
+  const how = row.method === "mtp"
+    ? { zh: `MTP 头每次 forward ${price} ms（c = ${c}），它读的是主模型这次 forward 刚留下的隐状态，所以每次主 forward 之后只跑一次，打 1 个草稿`,
+        en: `each MTP-head forward takes ${price} ms (c = ${c}); it reads the hidden state the main forward has just left behind, so it runs once after every main forward and drafts one character` }
+    : row.gamma === 1
+      ? { zh: `草稿模型每次 forward ${price} ms（c = ${c}），γ = 1 时每轮只打 1 个草稿，没有前后相接的草稿链要等`,
+          en: `each draft-model forward takes ${price} ms (c = ${c}); at γ = 1 a round drafts a single character, so there is no chain of drafts to wait on` }
+      : { zh: `草稿模型每次 forward ${price} ms（c = ${c}），一轮里的 ${row.gamma} 次必须一个接一个跑，因为下一个草稿要以上一个为输入`,
+          en: `each draft-model forward takes ${price} ms (c = ${c}), and the ${row.gamma} of a round must run one after another, since each draft is the input of the next` };
+  const spread = row.speedup_runs;
+  const share = percent(steps.draftSeconds / row.forward_time_s, 0);
+  return {
+    zh: `草稿这部分定理已经算进去了，但它仍是省不掉的一笔：${how.zh}；${fixed(row.draft_forwards, 0)} 次合计 ${fixed(steps.draftSeconds, 3)} s，占这一行 forward 时间的 ${share}。计时噪声：${spread.n} 次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间。`,
+    en: `The drafts are in the theorem already, but they are a cost that never goes away: ${how.en}; ${fixed(row.draft_forwards, 0)} of them take ${fixed(steps.draftSeconds, 3)} s, ${share} of this row's forward time. Timer noise: over ${spread.n} repeats the speedup ranges from ${fixed(spread.min, 2)}× to ${fixed(spread.max, 2)}×.`,
+  };
+}
+
+// For the small draft only: its share of the parameters against its share of the time (c).
+export function sizeNote(row, paramShare) {
+  if (row.method !== "draft" || row.c_used < 2 * paramShare) return null;
+  return {
+    zh: `草稿模型的参数量是主模型的 ${percent(paramShare)}，一次 forward 的耗时却达到主模型单字 forward 的 ${percent(row.c_used, 0)}：调用一次的固定成本（调度、一层层的小矩阵运算）并不按参数量打折。`,
+    en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards takes ${percent(row.c_used, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model.`,
+  };
+}
+
+// The four steps of the card's table: [{label, value, why, change}], labels and why in {zh, en}.
+export function cardSteps(row, plain, costs, st) {
+  const drafter = DRAFTER_LABEL[row.method];
+  const ratio = (a, b) => `×${fixed(b / a, 3)}`;
+  const verify = costs.seconds.verify[String(row.gamma)];
+  return [
+    { label: { zh: "Theorem 3.8", en: "Theorem 3.8" }, value: st.theory, change: null, why: {
+      zh: `假设每次主 forward 期望吐 ${fixed(row.tokens_per_main_expected, 3)} 个字，一轮花 γc + 1 = ${fixed(row.gamma * row.c_used + 1, 3)} 个主 forward 的时间。`,
+      en: `assumes ${fixed(row.tokens_per_main_expected, 3)} characters per main forward on average and γc + 1 = ${fixed(row.gamma * row.c_used + 1, 3)} main forwards' worth of time per round.` } },
+    { label: { zh: "换成实际次数", en: "Real forward counts" }, value: st.counted, change: ratio(st.theory, st.counted), why: {
+      zh: `实测每次主 forward 吐 ${fixed(row.tokens_per_main, 3)} 个字（${fixed(row.main_forwards, 1)} 次主 forward），${drafter.zh}跑了 ${fixed(row.draft_forwards, 1)} 次，每轮 ${fixed(st.draftsPerRound, 2)} 次；价格仍按定理算。`,
+      en: `measured: ${fixed(row.tokens_per_main, 3)} characters per main forward (${fixed(row.main_forwards, 1)} main forwards) and ${fixed(row.draft_forwards, 1)} ${drafter.en} forwards, ${fixed(st.draftsPerRound, 2)} per round; still at the theorem's prices.` } },
+    { label: { zh: "验收 forward 的真实价格", en: "The verify forward's real price" }, value: st.priced, change: ratio(st.counted, st.priced), why: {
+      zh: `一次 ${1 + row.gamma} 个位置的验收 forward 实测 ${ms(verify)} ms，是单字 forward（${ms(costs.seconds.main)} ms）的 ${fixed(row.verify_over_main, 2)} 倍；定理按 1 倍算。`,
+      en: `a verify forward over ${1 + row.gamma} positions takes ${ms(verify)} ms, ${fixed(row.verify_over_main, 2)}× a one-character forward (${ms(costs.seconds.main)} ms); the theorem counts it as 1×.` } },
+    { label: { zh: "加上 forward 以外的开销 = 实测", en: "Plus everything outside the forwards = measured" }, value: st.measured, change: ratio(st.priced, st.measured), why: {
+      zh: `采样、验收的簿记、Python 循环：这一行每次主 forward ${ms(row.overhead_per_main_forward_s)} ms（共 ${fixed(row.overhead_s, 3)} s），普通解码每个字 ${ms(plain.overhead_per_main_forward_s)} ms。`,
+      en: `sampling, acceptance bookkeeping, the Python loop: ${ms(row.overhead_per_main_forward_s)} ms per main forward here (${fixed(row.overhead_s, 3)} s in all), against ${ms(plain.overhead_per_main_forward_s)} ms per character in plain decoding.` } },
+  ];
+}
+
+// The verdict at the bottom of the card: why the measurement lands above or below the theorem.
+export function ledgerVerdict(row, plain, st) {
+  const spread = row.speedup_runs;
+  const v = row.verify_over_main;
+  const theoryInSpread = row.speedup_theory >= spread.min && row.speedup_theory <= spread.max;
+  const losses = [
+    { f: st.counted / st.theory, name: { zh: "实际 forward 次数", en: "the real forward counts" } },
+    { f: st.priced / st.counted, name: { zh: "验收 forward 的真实价格", en: "the real price of a verify forward" } },
+    { f: st.measured / st.priced, name: { zh: "forward 以外的开销", en: "the work outside the forwards" } },
+  ];
+  if (row.speedup < row.speedup_theory) {
+    const worst = losses.reduce((a, b) => (b.f < a.f ? b : a));
+    const short = percent(1 - row.speedup / row.speedup_theory, 0);
+    return {
+      zh: `实测比理论低 ${short}，${joinZh("损失最大的一步是", worst.name.zh)}（×${fixed(worst.f, 3)}）。${theoryInSpread ? "不过理论值仍落在各次重复的范围之内，单看这一行，差别和计时噪声分不开。" : `各次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间，理论值在这个范围之外，差别不是噪声。`}`,
+      en: `The measurement falls ${short} short of the theorem; the biggest loss is ${worst.name.en} (×${fixed(worst.f, 3)}). ${theoryInSpread ? "Still, the theorem lies inside the range of the repeats, so for this row alone the gap cannot be told apart from timer noise." : `The repeats range over ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×, and the theorem lies outside that range: the gap is not noise.`}`,
+    };
+  }
+  // say which of the three steps came out better than the theorem assumed, with their numbers
+  const why = [];
+  if (losses[2].f > 1) why.push({
+    zh: `定理只数 forward。普通解码每个字都要付一次 forward 以外的开销（${ms(plain.overhead_per_main_forward_s)} ms，${grouped(plain.main_forwards)} 次），这一行只在 ${fixed(row.main_forwards, 0)} 次主 forward 上付（每次 ${ms(row.overhead_per_main_forward_s)} ms），省下的这部分定理里没有。`,
+    en: `The theorem counts forwards only. Plain decoding pays its non-forward overhead for every character (${ms(plain.overhead_per_main_forward_s)} ms, ${grouped(plain.main_forwards)} times), this row only on its ${fixed(row.main_forwards, 0)} main forwards (${ms(row.overhead_per_main_forward_s)} ms each), and the theorem has no term for that saving.` });
+  if (losses[0].f > 1) why.push({
+    zh: `这几次运行每次主 forward 吐了 ${fixed(row.tokens_per_main, 3)} 个字，比公式在这一行 α 下的期望 ${fixed(row.tokens_per_main_expected, 3)} 还多。`,
+    en: `These runs emitted ${fixed(row.tokens_per_main, 3)} characters per main forward, more than the ${fixed(row.tokens_per_main_expected, 3)} the formula expects at this row's α.` });
+  if (v < 1.1) why.push(row.mode === "recompute"
+    ? { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)}：${modePhrase("recompute").zh}下每次 forward 本来就要重算整个窗口，多几个位置几乎不花钱，定理“验收按 1 倍算”的假设在这里几乎成立。`,
+        en: `A verify forward costs only ${percent(v - 1)} more than a one-character forward: in ${modePhrase("recompute").en} every forward reruns the whole window anyway, so a few extra positions are nearly free and the theorem's "verify costs 1×" nearly holds.` }
+    : { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)}，和定理的假设相差无几。`,
+        en: `A verify forward costs only ${percent(v - 1)} more than a one-character forward, close to the theorem's assumption.` });
+  if (theoryInSpread) why.push({ zh: "另外，理论值落在各次重复的加速范围之内，两者的差别在计时噪声以内。",
+    en: "Besides, the theorem lies inside the range of the repeats: the gap is within timer noise." });
+  return {
+    zh: `这一行实测（${fixed(row.speedup, 2)}×）不低于理论（${fixed(row.speedup_theory, 2)}×）。${why.map((w) => w.zh).join("")}`,
+    en: [`Here the measurement (${fixed(row.speedup, 2)}×) is not below the theorem (${fixed(row.speedup_theory, 2)}×).`, ...why.map((w) => w.en)].join(" "),
+  };
+}
+
+// The three readouts over the table for one mode: [{value, key: {zh, en}}].
+export function ledgerSummary(rows, mode) {
+  const inMode = rows.filter((r) => r.mode === mode && r.method !== "plain");
+  const plain = rows.find((r) => r.mode === mode && r.method === "plain");
+  const fewest = inMode.reduce((a, b) => (b.main_forwards < a.main_forwards ? b : a));
+  const fastest = inMode.reduce((a, b) => (b.speedup > a.speedup ? b : a));
+  const name = (r) => methodLabel(r);
+  return [
+    { value: `−${percent(1 - fewest.main_forwards / plain.main_forwards, 0)}`, key: {
+      zh: `主模型 forward 最多省掉的比例（${name(fewest).zh}：${fixed(fewest.main_forwards, 0)} 次，普通解码 ${grouped(plain.main_forwards)} 次）`,
+      en: `the largest cut in main forwards (${name(fewest).en}: ${fixed(fewest.main_forwards, 0)} against plain decoding's ${grouped(plain.main_forwards)})` } },
+    { value: `${fixed(fastest.speedup, 2)}×`, key: { zh: `最快的一行：${name(fastest).zh}`, en: `the fastest row: ${name(fastest).en}` } },
+    { value: `${inMode.filter(slowerThanPlain).length} / ${inMode.length}`, key: { zh: "比普通解码还慢的投机解码行", en: "speculative rows slower than plain decoding" } },
+  ];
 }
 
 export function initLedger(ledger, models) {
   const el = (id) => document.getElementById(id);
   const rows = ledger.rows;
   const modes = Object.keys(ledger.forward_costs).filter((m) => rows.some((r) => r.mode === m));
-  const ms = (s) => fixed(1000 * s, 3);
   const plainOf = (mode) => rows.find((r) => r.mode === mode && r.method === "plain");
   const fastestIn = (mode) => rows.filter((r) => r.mode === mode && r.method !== "plain")
     .reduce((a, b) => (b.speedup > a.speedup ? b : a));
-  const startMode = modes.includes(hashGet("lmode")) ? hashGet("lmode") : modes.includes("kvcache") ? "kvcache" : modes[0];
-  const [hashKey, hashDir] = String(hashGet("lsort") || "").split("-");
-  const hashRow = Number.parseInt(hashGet("lrow"), 10);
-  const state = {
-    mode: startMode,
-    key: hashKey in LEDGER_SORT ? hashKey : "speedup",
-    dir: hashDir === "asc" ? "asc" : "desc",
-    row: rows[hashRow]?.mode === startMode ? hashRow : rows.indexOf(fastestIn(startMode)),
-  };
+  const seed = models.meta.seeds[0];
+  const paramShare = models.runs[`draft_s${seed}`].params / models.runs[`main_s${seed}`].params;
+  const state = {};
+
+  function fromHash(hash) {
+    const mode = modes.includes(hash.lmode) ? hash.lmode : modes.includes("kvcache") ? "kvcache" : modes[0];
+    const [key, dir] = String(hash.lsort || "").split("-");
+    const row = Number.parseInt(hash.lrow, 10);
+    Object.assign(state, {
+      mode,
+      key: key in LEDGER_SORT ? key : "speedup",
+      dir: dir === "asc" ? "asc" : "desc",
+      row: rows[row]?.mode === mode ? row : rows.indexOf(fastestIn(mode)),
+    });
+  }
+
   const columns = [
     { key: "method", label: { zh: "方法", en: "method" } },
     { key: "speedup", label: { zh: "实测加速", en: "speedup" } },
@@ -86,11 +208,11 @@ export function initLedger(ledger, models) {
     { key: "alpha", label: { zh: "α", en: "α" } },
     { key: "main_forwards", label: { zh: "主模型 forward", en: "main forwards" } },
     { key: "draft_forwards", label: { zh: "草稿 forward", en: "draft forwards" } },
-    { key: "wall", label: { zh: "墙钟(秒)", en: "wall (s)" } },
+    { key: "wall", label: { zh: "墙钟（秒）", en: "wall (s)" } },
   ];
   const small = (text) => `<span class="sub">${text}</span>`;
   const cell = {
-    method: (r, i) => `<button type="button" data-row="${i}" aria-pressed="${i === state.row}" aria-label="${t(methodLabel(r))}">${t(methodLabel(r, true))}</button>`,
+    method: (r, i) => `<button type="button" data-row="${i}" aria-pressed="${i === state.row}">${t(methodLabel(r, true))}</button>`,
     main_forwards: (r) => fixed(r.main_forwards, 1),
     draft_forwards: (r) => fixed(r.draft_forwards, 1),
     tokens_per_main: (r) => fixed(r.tokens_per_main, 3),
@@ -119,20 +241,6 @@ export function initLedger(ledger, models) {
     }).join("");
   }
 
-  function renderSummary() {
-    const inMode = rows.filter((r) => r.mode === state.mode && r.method !== "plain");
-    const plain = plainOf(state.mode);
-    const fewest = inMode.reduce((a, b) => (b.main_forwards < a.main_forwards ? b : a));
-    const fastest = fastestIn(state.mode);
-    const slower = inMode.filter(slowerThanPlain).length;
-    el("ledger-readouts").replaceChildren(
-      readoutBox(`−${percent(1 - fewest.main_forwards / plain.main_forwards, 0)}`, t({
-        zh: `主模型 forward 最多省掉的比例(${t(methodLabel(fewest))}:${fixed(fewest.main_forwards, 0)} 次,普通解码 ${grouped(plain.main_forwards)} 次)`,
-        en: `the largest cut in main forwards (${t(methodLabel(fewest))}: ${fixed(fewest.main_forwards, 0)} against plain decoding's ${grouped(plain.main_forwards)})` })),
-      readoutBox(`${fixed(fastest.speedup, 2)}×`, t({ zh: `最快的一行:${t(methodLabel(fastest))}`, en: `the fastest row: ${t(methodLabel(fastest))}` })),
-      readoutBox(`${slower} / ${inMode.length}`, t({ zh: "比普通解码还慢的投机解码行", en: "speculative rows slower than plain decoding" })));
-  }
-
   // Two stacked bars on one time scale: where the plain run's and this row's seconds go.
   function timeBars(row, plain, steps) {
     const parts = (r, verify, draft) => [
@@ -152,110 +260,41 @@ export function initLedger(ledger, models) {
     const rowParts = parts(row, steps.verifySeconds, steps.draftSeconds);
     const legend = [...rowParts, ...plainParts].filter((p, i, all) => all.findIndex((q) => q.cls === p.cls) === i);
     return h("div", { class: "tbars" },
-      bar(t({ zh: "普通解码", en: "plain" }), plain, plainParts),
+      bar(t(DRAFTER_LABEL.plain), plain, plainParts),
       row === plain ? null : bar(t(methodLabel(row)), row, rowParts),
       h("div", { class: "legend" }, legend.map((p) => h("span", {}, h("span", { class: `swatch ${p.cls}` }), t(p.label)))));
-  }
-
-  // For the small draft: its share of the parameters against its share of the time (c).
-  const seed = models.meta.seeds[0];
-  const paramShare = models.runs[`draft_s${seed}`].params / models.runs[`main_s${seed}`].params;
-  function sizeNote(row) {
-    if (row.method !== "draft" || row.c_used < 2 * paramShare) return "";
-    return t({
-      zh: `草稿模型的参数量是主模型的 ${percent(paramShare)},一次 forward 的耗时却达到主模型单字 forward 的 ${percent(row.c_used, 0)}:调用一次的固定成本(调度、一层层的小矩阵运算)并不按参数量打折。`,
-      en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards takes ${percent(row.c_used, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model. `,
-    });
   }
 
   function renderCard() {
     const row = rows[state.row];
     const plain = plainOf(row.mode);
     const costs = ledger.forward_costs[row.mode];
-    const mode = t(MODE_LABEL[row.mode]);
-    const title = h("h3", {}, `${t(methodLabel(row))} · ${mode}`);
+    const st = ledgerSteps(row, plain, costs);
+    const title = h("h3", {}, `${t(methodLabel(row))} · ${t(MODE_LABEL[row.mode])}`);
     if (row.method === "plain") {
-      el("ledger-card").replaceChildren(title,
-        h("p", {}, t({
-          zh: `这是基准行:${grouped(row.main_forwards)} 次主模型 forward,每次吐 1 个字。按单次 forward 的实测价格(${ms(costs.seconds.main)} ms)算,forward 本身共 ${fixed(row.forward_time_s, 3)} s;墙钟中位数 ${fixed(row.wall_s.median, 3)} s(${row.wall_s.n} 次重复,${fixed(row.wall_s.min, 3)}–${fixed(row.wall_s.max, 3)} s),其余 ${fixed(row.overhead_s, 3)} s 是采样、Python 循环等 forward 以外的开销,合每个字 ${ms(row.overhead_per_main_forward_s)} ms。本模式各行的加速,都是拿这一行的墙钟除以那一行的墙钟。`,
-          en: `This is the baseline: ${grouped(row.main_forwards)} main forwards, one character each. At the measured price of one forward (${ms(costs.seconds.main)} ms) the forwards themselves take ${fixed(row.forward_time_s, 3)} s; the median wall time is ${fixed(row.wall_s.median, 3)} s (${row.wall_s.n} repeats, ${fixed(row.wall_s.min, 3)}–${fixed(row.wall_s.max, 3)} s), and the remaining ${fixed(row.overhead_s, 3)} s is sampling, the Python loop and other work outside the forwards, ${ms(row.overhead_per_main_forward_s)} ms per character. Every speedup in this mode is this row's wall time divided by that row's.`,
-        })),
-        timeBars(row, plain, ledgerSteps(row, plain, costs)));
+      el("ledger-card").replaceChildren(title, h("p", {}, t(baselineText(row, costs))), timeBars(row, plain, st));
       return;
     }
-    const st = ledgerSteps(row, plain, costs);
     const spread = row.speedup_runs;
-    const v = row.verify_over_main;
-    const ratio = (a, b) => `×${fixed(b / a, 3)}`;
-    const step = (label, value, why, change) => h("tr", {}, h("td", {}, h("strong", {}, label), h("div", { class: "why" }, why)),
-      h("td", {}, change ? h("span", { class: "sub" }, change) : null, `${fixed(value, 2)}×`));
-    const drafter = row.method === "mtp" ? { zh: "MTP 头", en: "MTP head" } : { zh: "草稿模型", en: "draft model" };
-    const theoryInSpread = row.speedup_theory >= spread.min && row.speedup_theory <= spread.max;
-    const losses = [
-      { f: st.counted / st.theory, name: { zh: "实际 forward 次数", en: "the real forward counts" } },
-      { f: st.priced / st.counted, name: { zh: "验收 forward 的真实价格", en: "the real price of a verify forward" } },
-      { f: st.measured / st.priced, name: { zh: "forward 以外的开销", en: "the work outside the forwards" } },
-    ];
-    const worst = losses.reduce((a, b) => (b.f < a.f ? b : a));
-    let verdict;
-    if (row.speedup >= row.speedup_theory) {
-      // say which of the three steps came out better than the theorem assumed, with their numbers
-      const why = [];
-      if (losses[2].f > 1) why.push({
-        zh: `定理只数 forward。普通解码每个字都要付一次 forward 以外的开销(${ms(plain.overhead_per_main_forward_s)} ms,${grouped(plain.main_forwards)} 次),这一行只在 ${fixed(row.main_forwards, 0)} 次主 forward 上付(每次 ${ms(row.overhead_per_main_forward_s)} ms),省下的这部分定理里没有。`,
-        en: `The theorem counts forwards only. Plain decoding pays its non-forward overhead for every character (${ms(plain.overhead_per_main_forward_s)} ms, ${grouped(plain.main_forwards)} times), this row only on its ${fixed(row.main_forwards, 0)} main forwards (${ms(row.overhead_per_main_forward_s)} ms each), and the theorem has no term for that saving.` });
-      if (losses[0].f > 1) why.push({
-        zh: `这几次运行每次主 forward 吐了 ${fixed(row.tokens_per_main, 3)} 个字,比公式在这一行 α 下的期望 ${fixed(row.tokens_per_main_expected, 3)} 还多。`,
-        en: `These runs emitted ${fixed(row.tokens_per_main, 3)} characters per main forward, more than the ${fixed(row.tokens_per_main_expected, 3)} the formula expects at this row's α.` });
-      if (v < 1.1) why.push(row.mode === "recompute"
-        ? { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)}:整窗重算模式下每次 forward 本来就要重算整个窗口,多几个位置几乎不花钱,定理"验收按 1 倍算"的假设在这里几乎成立。`,
-          en: `A verify forward costs only ${percent(v - 1)} more than a one-character forward: in recompute mode every forward reruns the whole window anyway, so a few extra positions are nearly free and the theorem's "verify costs 1×" nearly holds.` }
-        : { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)},和定理的假设相差无几。`,
-          en: `A verify forward costs only ${percent(v - 1)} more than a one-character forward, close to the theorem's assumption.` });
-      if (theoryInSpread) why.push({ zh: "另外,理论值落在各次重复的加速范围之内,两者的差别在计时噪声以内。",
-        en: "Besides, the theorem lies inside the range of the repeats: the gap is within timer noise." });
-      verdict = t({ zh: `这一行实测(${fixed(row.speedup, 2)}×)不低于理论(${fixed(row.speedup_theory, 2)}×)。`,
-        en: `Here the measurement (${fixed(row.speedup, 2)}×) is not below the theorem (${fixed(row.speedup_theory, 2)}×). ` }) +
-        why.map((w) => t(w)).join(t({ zh: "", en: " " }));
-    } else {
-      verdict = t({
-        zh: `实测比理论低 ${percent(1 - row.speedup / row.speedup_theory, 0)},损失最大的一步是${t(worst.name)}(${ratio(1, worst.f)})。${theoryInSpread ? "不过理论值仍落在各次重复的范围之内,单看这一行,差别和计时噪声分不开。" : `各次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间,理论值在这个范围之外,差别不是噪声。`}`,
-        en: `The measurement falls ${percent(1 - row.speedup / row.speedup_theory, 0)} short of the theorem; the biggest loss is ${t(worst.name)} (${ratio(1, worst.f)}). ${theoryInSpread ? "Still, the theorem lies inside the range of the repeats, so for this row alone the gap cannot be told apart from timer noise." : `The repeats range over ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×, and the theorem lies outside that range: the gap is not noise.`}`,
-      });
-    }
+    const note = sizeNote(row, paramShare);
+    const drafting = draftingText(row, costs, st);
     el("ledger-card").replaceChildren(title,
       h("div", { class: "readouts" },
-        readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速(${spread.n} 次重复逐次配对:${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), slowerThanPlain(row) ? "warn" : "good"),
-        readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `Theorem 3.8:α = ${fixed(row.alpha, 3)},γ = ${row.gamma},c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
+        readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速（${spread.n} 次重复逐次配对：${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×）`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), slowerThanPlain(row) ? "warn" : "good"),
+        readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `Theorem 3.8：α = ${fixed(row.alpha, 3)}，γ = ${row.gamma}，c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
       h("h4", {}, t({ zh: "从定理走到钟表", en: "From the theorem to the clock" })),
-      h("table", { class: "steps" }, h("tbody", {},
-        step(t({ zh: "Theorem 3.8", en: "Theorem 3.8" }), st.theory, t({
-          zh: `假设每次主 forward 期望吐 ${fixed(row.tokens_per_main_expected, 3)} 个字,一轮花 γc + 1 = ${fixed(row.gamma * row.c_used + 1, 3)} 个主 forward 的时间。`,
-          en: `assumes ${fixed(row.tokens_per_main_expected, 3)} characters per main forward on average and γc + 1 = ${fixed(row.gamma * row.c_used + 1, 3)} main forwards' worth of time per round.` })),
-        step(t({ zh: "换成实际次数", en: "Real forward counts" }), st.counted, t({
-          zh: `实测每次主 forward 吐 ${fixed(row.tokens_per_main, 3)} 个字(${fixed(row.main_forwards, 1)} 次主 forward),${t(drafter)}跑了 ${fixed(row.draft_forwards, 1)} 次,每轮 ${fixed(st.draftsPerRound, 2)} 次;价格仍按定理算。`,
-          en: `measured: ${fixed(row.tokens_per_main, 3)} characters per main forward (${fixed(row.main_forwards, 1)} main forwards) and ${fixed(row.draft_forwards, 1)} ${t(drafter)} forwards, ${fixed(st.draftsPerRound, 2)} per round; still at the theorem's prices.` }),
-          ratio(st.theory, st.counted)),
-        step(t({ zh: "验收 forward 的真实价格", en: "The verify forward's real price" }), st.priced, t({
-          zh: `一次 ${1 + row.gamma} 个位置的验收 forward 实测 ${ms(costs.seconds.verify[String(row.gamma)])} ms,是单字 forward(${ms(costs.seconds.main)} ms)的 ${fixed(v, 2)} 倍;定理按 1 倍算。`,
-          en: `a verify forward over ${1 + row.gamma} positions takes ${ms(costs.seconds.verify[String(row.gamma)])} ms, ${fixed(v, 2)}× a one-character forward (${ms(costs.seconds.main)} ms); the theorem counts it as 1×.` }),
-          ratio(st.counted, st.priced)),
-        step(t({ zh: "加上 forward 以外的开销 = 实测", en: "Plus everything outside the forwards = measured" }), st.measured, t({
-          zh: `采样、验收的簿记、Python 循环:这一行每次主 forward ${ms(row.overhead_per_main_forward_s)} ms(共 ${fixed(row.overhead_s, 3)} s),普通解码每个字 ${ms(plain.overhead_per_main_forward_s)} ms。`,
-          en: `sampling, acceptance bookkeeping, the Python loop: ${ms(row.overhead_per_main_forward_s)} ms per main forward here (${fixed(row.overhead_s, 3)} s in all), against ${ms(plain.overhead_per_main_forward_s)} ms per character in plain decoding.` }),
-          ratio(st.priced, st.measured)))),
-      h("p", { class: "why" }, sizeNote(row), t({
-        zh: `草稿这部分定理已经算进去了,但它仍是省不掉的一笔:${t(drafter)}每次 forward ${ms(row.method === "mtp" ? costs.seconds.mtp_head : costs.seconds.draft)} ms(c = ${fixed(row.c_used, 3)}),一轮里的 ${row.gamma} 次必须一个接一个跑,因为下一个草稿要以上一个为输入;${fixed(row.draft_forwards, 0)} 次合计 ${fixed(st.draftSeconds, 3)} s,占这一行 forward 时间的 ${percent(st.draftSeconds / row.forward_time_s, 0)}。计时噪声:${spread.n} 次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间。`,
-        en: `The drafts are in the theorem already, but they are a cost that never goes away: each ${t(drafter)} forward takes ${ms(row.method === "mtp" ? costs.seconds.mtp_head : costs.seconds.draft)} ms (c = ${fixed(row.c_used, 3)}), and the ${row.gamma} of a round must run one after another, since each draft is the input of the next; ${fixed(row.draft_forwards, 0)} of them take ${fixed(st.draftSeconds, 3)} s, ${percent(st.draftSeconds / row.forward_time_s, 0)} of this row's forward time. Timer noise: over ${spread.n} repeats the speedup ranges from ${fixed(spread.min, 2)}× to ${fixed(spread.max, 2)}×.`,
-      })),
+      h("table", { class: "steps" }, h("tbody", {}, cardSteps(row, plain, costs, st).map((step) => h("tr", {},
+        h("td", {}, h("strong", {}, t(step.label)), h("div", { class: "why" }, t(step.why))),
+        h("td", {}, step.change ? h("span", { class: "sub" }, step.change) : null, `${fixed(step.value, 2)}×`))))),
+      h("p", { class: "why" }, note ? t({ zh: note.zh + drafting.zh, en: `${note.en} ${drafting.en}` }) : t(drafting)),
       timeBars(row, plain, st),
-      h("p", { class: "verdict" }, verdict));
+      h("p", { class: "verdict" }, t(ledgerVerdict(row, plain, st))));
   }
 
   function render() {
     for (const m of modes) el(`ledger-mode-${m}`).setAttribute("aria-pressed", String(m === state.mode));
     renderBody();
-    renderSummary();
+    el("ledger-readouts").replaceChildren(...ledgerSummary(rows, state.mode).map((r) => readoutBox(r.value, t(r.key))));
     renderCard();
   }
 
@@ -288,10 +327,13 @@ export function initLedger(ledger, models) {
       state.mode = m;
       state.row = twin >= 0 ? twin : rows.indexOf(fastestIn(m));
       hashSet("lmode", m);
+      hashSet("lrow", state.row);
       render();
     });
   }
+  onHashChange((hash) => { fromHash(hash); render(); });
   onLangChange(() => { renderHead(); render(); });
+  fromHash({ lmode: hashGet("lmode"), lsort: hashGet("lsort"), lrow: hashGet("lrow") });
   renderHead();
   render();
 }

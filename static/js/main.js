@@ -1,12 +1,17 @@
 // Entry point: read the inlined results, set language and theme, start every widget. A widget
 // that cannot start says so in place instead of breaking the rest of the page.
 import { initAcceptance } from "./acceptance.js";
+import { initBursts } from "./bursts.js";
 import { initClosing } from "./closing.js";
 import { initGamma } from "./gamma.js";
+import { initGammaSteps } from "./gamma_steps.js";
+import { chooseLang, LANG_TOGGLE, LANGS, lang, onLangChange, readStored, setLang } from "./i18n.js";
 import { initLedger } from "./ledger.js";
-import { initMtp } from "./mtp.js";
-import { chooseLang, lang, readStored, setLang } from "./i18n.js";
-import { hashGet, hashSet } from "./state.js";
+import { initMtpCompare } from "./mtp_compare.js";
+import { initMtpDiagram } from "./mtp_diagram.js";
+import { initMtpTrace } from "./mtp_trace.js";
+import { hashGet, hashSet, onHashChange } from "./state.js";
+import { initSweep } from "./sweep.js";
 import { initTheme } from "./theme.js";
 import { initVerifyGrid } from "./verify_grid.js";
 
@@ -24,16 +29,29 @@ function startWidget(id, start) {
 }
 
 const data = JSON.parse(document.getElementById("chapter-data").textContent);
+const langToggle = document.getElementById("lang-toggle");
+onLangChange((current) => {
+  const next = LANG_TOGGLE[current];
+  langToggle.textContent = next.text;
+  langToggle.lang = next.lang;
+  langToggle.setAttribute("aria-label", next.label);
+});
 setLang(chooseLang(hashGet("lang"), readStored("chapter-lang"), navigator.language));
-document.getElementById("lang-toggle").addEventListener("click", () => {
+langToggle.addEventListener("click", () => {
   setLang(lang() === "zh" ? "en" : "zh");
   hashSet("lang", lang());
 });
+onHashChange((hash) => { if (LANGS.includes(hash.lang) && hash.lang !== lang()) setLang(hash.lang); });
 initTheme(document.getElementById("theme-toggle"));
 startWidget("verify-widget", () => initVerifyGrid(data.causal));
-startWidget("accept-widget", () => initAcceptance(data.acceptance, data.divergence_sweep));
+startWidget("accept-widget", () => initAcceptance(data.acceptance));
+startWidget("sweep-widget", () => initSweep(data.divergence_sweep));
 startWidget("gamma-widget", () => initGamma(data.gamma_sweep, data.ledger));
-startWidget("mtp-arch-widget", () => initMtp(data.mtp, data.ledger, data.models));
+startWidget("gamma-steps", () => initGammaSteps(data.gamma_sweep));
+startWidget("bursts-widget", () => initBursts(data.gamma_sweep));
+startWidget("mtp-arch-widget", () => initMtpDiagram(data.mtp, data.models));
+startWidget("mtp-trace-widget", () => initMtpTrace(data.mtp));
+startWidget("mtp-vs-widget", () => initMtpCompare(data.mtp, data.ledger, data.models));
 startWidget("ledger-widget", () => initLedger(data.ledger, data.models));
 startWidget("closing-quiz", () => initClosing());
 performance.mark("chapter-ready"); // read by the browser test: interactive within 300 ms

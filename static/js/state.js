@@ -21,3 +21,9 @@ export function intInRange(text, lo, hi, fallback) {
   const n = Number.parseInt(text, 10);
   return Number.isInteger(n) && n >= lo && n <= hi ? n : fallback;
 }
+
+// Editing the hash by hand (or following a #link) applies it without a reload. hashSet uses
+// replaceState, which fires no hashchange, so a widget never hears its own writes.
+export function onHashChange(apply) {
+  window.addEventListener("hashchange", () => apply(parseHash(location.hash)));
+}

@@ -1,13 +1,13 @@
 // Section ①: the causal-mask grid over the real 8-char context and the draft's real proposals.
 import { h, readoutBox } from "./dom.js";
 import { charLabel, escapeHTML, fixed, sci, textLabel } from "./format.js";
-import { onLangChange, t } from "./i18n.js";
-import { hashGet, hashSet, intInRange } from "./state.js";
+import { lang, onLangChange, t } from "./i18n.js";
+import { hashGet, hashSet, intInRange, onHashChange } from "./state.js";
 
 const SUB = "₀₁₂₃₄₅₆₇₈₉";
 const sub = (n) => String(n).split("").map((d) => SUB[d]).join("");
 
-// What happens to draft j (1-based) when the chain has gamma drafts and nAccepted of 8 passed.
+// What happens to draft j (1-based) when the chain has gamma drafts and nAccepted of them passed.
 export function draftStatus(j, gamma, nAccepted) {
   if (j > gamma) return "absent";
   if (j <= nAccepted) return "accepted";
@@ -22,91 +22,94 @@ export function verifyCost(contextLength, gamma, mode) {
   return { forwards: gamma + 1, positions };
 }
 
+// What row i (0-based) of the grid yields, {zh, en}: row i gives the distribution of char i + 1.
+export function rowMeaning(ex, gamma, i) {
+  const n = ex.context.length;
+  const chars = [...Array.from(ex.context), ...ex.drafts];
+  const k = i - (n - 1); // the row yields p_{k+1} for k = 0..γ
+  if (k < 0) return { zh: `预测上下文里的下一个字 “${charLabel(chars[i + 1])}”（验收用不到，但同一次 forward 里顺带算出）`,
+    en: `predicts the next context character “${charLabel(chars[i + 1])}” (not needed for verification, computed anyway in the same pass)` };
+  const idx = `p${sub(k + 1)}`;
+  if (k === gamma) return { zh: `给出 ${idx}：如果 ${gamma} 个草稿全部通过，奖励字从这里抽`,
+    en: `yields ${idx}: if all ${gamma} drafts pass, the bonus character is drawn from it` };
+  const j = k + 1;
+  const st = draftStatus(j, gamma, ex.n_accepted);
+  const p = ex.p_draft[k], q = ex.q_draft[k], u = ex.u[k];
+  const ratio = Math.min(1, p / q);
+  const verdict = {
+    accepted: { zh: "接受", en: "accepted" }, rejected: { zh: "拒绝，从残差重抽", en: "rejected; redraw from the residual" },
+    discarded: { zh: "不再验收（前面已有拒绝）", en: "never checked (an earlier draft was rejected)" },
+  }[st];
+  const math = st === "discarded" ? "" : ` u = ${fixed(u, 3)} ${u < ratio ? "<" : "≥"} min(1, ${fixed(p, 3)}/${fixed(q, 3)}) = ${fixed(ratio, 3)}`;
+  return { zh: `给出 ${idx}，用来验收草稿 ${j} “${charLabel(chars[n + k])}”：p = ${fixed(p, 3)}，q = ${fixed(q, 3)}。${math} → ${verdict.zh}`,
+    en: `yields ${idx}, used to check draft ${j} “${charLabel(chars[n + k])}”: p = ${fixed(p, 3)}, q = ${fixed(q, 3)}.${math} → ${verdict.en}` };
+}
+
+// The grid as one HTML string: far cheaper than creating ~300 nodes one by one, which keeps a
+// slider step well inside its 8 ms budget. view: {gamma, mode, row}; lang picks the row names.
+export function gridHTML(ex, view, lang) {
+  const n = ex.context.length;
+  const chars = [...Array.from(ex.context), ...ex.drafts];
+  const size = n + view.gamma;
+  const esc = (c) => escapeHTML(charLabel(c));
+  const head = chars.slice(0, size).map((c, j) => `<th scope="col" class="${j < n ? "ctx" : "draft"}">${esc(c)}</th>`).join("");
+  const rows = [];
+  for (let i = 0; i < size; i++) {
+    const st = i >= n ? draftStatus(i - n + 1, view.gamma, ex.n_accepted) : "context";
+    const mark = st === "accepted" ? "✓" : st === "rejected" ? "✗" : "";
+    const k = i - (n - 1);
+    // In separate mode pass m (m = 1..γ+1) reruns rows 1..n+m-1, so early rows are redone often.
+    const passes = view.mode === "verify" ? 1 : view.gamma + 1 - Math.max(0, k);
+    const fw = (k >= 0 ? `→ p${sub(k + 1)}` : "") + (passes > 1 ? ` ×${passes}` : "");
+    const label = { zh: `第 ${i + 1} 行 “${charLabel(chars[i])}”`, en: `row ${i + 1} “${charLabel(chars[i])}”` }[lang];
+    const sel = i === view.row;
+    const cls = `rowhead ${i < n ? "ctx" : "draft"}${st === "rejected" ? " rejected" : ""}${st === "discarded" ? " discarded" : ""}`;
+    rows.push(`<tr data-row="${i}" tabindex="${sel ? 0 : -1}" class="${sel ? "sel" : ""}" aria-selected="${sel}" aria-label="${escapeHTML(label)}">` +
+      `<th scope="row" class="${cls}">${esc(chars[i])}${mark ? `<span class="mark">${mark}</span>` : ""}</th>` +
+      "<td class=\"on\"></td>".repeat(i + 1) + "<td></td>".repeat(size - i - 1) + `<td class="fw">${fw}</td></tr>`);
+  }
+  // the two corner cells head no column of data, so they are <td>, not empty <th>
+  return `<thead><tr><td></td>${head}<td></td></tr></thead><tbody>${rows.join("")}</tbody>`;
+}
+
 export function initVerifyGrid(causal) {
   const ex = causal.verify_example;
   const n = ex.context.length;
   const chars = [...Array.from(ex.context), ...ex.drafts];
   const el = (id) => document.getElementById(id);
   const slider = el("verify-gamma");
-  const state = { gamma: intInRange(hashGet("gamma"), 1, ex.gamma, Number(slider.value)), mode: "verify", row: n - 1 };
-  slider.value = state.gamma;
-
-  function rowMeaning(i) {
-    // Row i (0-based) yields the distribution of the character at i + 1.
-    const k = i - (n - 1); // p_k+1 for k = 0..γ
-    if (k < 0) return { zh: `预测上下文里的下一个字 “${charLabel(chars[i + 1])}”(验收用不到,但同一次 forward 里顺带算出)`,
-      en: `predicts the next context character “${charLabel(chars[i + 1])}” (not needed for verification, computed anyway in the same pass)` };
-    const idx = `p${sub(k + 1)}`;
-    if (k === state.gamma) return { zh: `给出 ${idx}:如果 ${state.gamma} 个草稿全部通过,奖励字从这里抽`,
-      en: `yields ${idx}: if all ${state.gamma} drafts pass, the bonus character is drawn from it` };
-    const j = k + 1;
-    const st = draftStatus(j, state.gamma, ex.n_accepted);
-    const p = ex.p_draft[k], q = ex.q_draft[k], u = ex.u[k];
-    const ratio = Math.min(1, p / q);
-    const verdict = {
-      accepted: { zh: "接受", en: "accepted" }, rejected: { zh: "拒绝,从残差重抽", en: "rejected; redraw from the residual" },
-      discarded: { zh: "不再验收(前面已有拒绝)", en: "never checked (an earlier draft was rejected)" },
-    }[st];
-    const math = st === "discarded" ? "" : ` u = ${fixed(u, 3)} ${u < ratio ? "<" : "≥"} min(1, ${fixed(p, 3)}/${fixed(q, 3)}) = ${fixed(ratio, 3)}`;
-    return { zh: `给出 ${idx},用来验收草稿 ${j} “${charLabel(chars[n + k])}”:p = ${fixed(p, 3)},q = ${fixed(q, 3)}。${math} → ${verdict.zh}`,
-      en: `yields ${idx}, used to check draft ${j} “${charLabel(chars[n + k])}”: p = ${fixed(p, 3)}, q = ${fixed(q, 3)}.${math} → ${verdict.en}` };
-  }
-
-  // The grid is rebuilt as one HTML string: far cheaper than creating ~300 nodes one by one,
-  // which keeps a slider step well inside its 8 ms budget. Clicks are delegated (see below).
-  function renderGrid() {
-    const size = n + state.gamma;
-    const esc = (c) => escapeHTML(charLabel(c));
-    const head = chars.slice(0, size).map((c, j) => `<th scope="col" class="${j < n ? "ctx" : "draft"}">${esc(c)}</th>`).join("");
-    const rows = [];
-    for (let i = 0; i < size; i++) {
-      const st = i >= n ? draftStatus(i - n + 1, state.gamma, ex.n_accepted) : "context";
-      const mark = st === "accepted" ? "✓" : st === "rejected" ? "✗" : "";
-      const k = i - (n - 1);
-      // In separate mode pass m (m = 1..γ+1) reruns rows 1..n+m-1, so early rows are redone often.
-      const passes = state.mode === "verify" ? 1 : state.gamma + 1 - Math.max(0, k);
-      const fw = (k >= 0 ? `→ p${sub(k + 1)}` : "") + (passes > 1 ? ` ×${passes}` : "");
-      const label = t({ zh: `第 ${i + 1} 行 “${charLabel(chars[i])}”`, en: `row ${i + 1} “${charLabel(chars[i])}”` });
-      const sel = i === state.row;
-      const cls = `rowhead ${i < n ? "ctx" : "draft"}${st === "rejected" ? " rejected" : ""}${st === "discarded" ? " discarded" : ""}`;
-      rows.push(`<tr data-row="${i}" tabindex="${sel ? 0 : -1}" class="${sel ? "sel" : ""}" aria-selected="${sel}" aria-label="${escapeHTML(label)}">` +
-        `<th scope="row" class="${cls}">${esc(chars[i])}${mark ? `<span class="mark">${mark}</span>` : ""}</th>` +
-        "<td class=\"on\"></td>".repeat(i + 1) + "<td></td>".repeat(size - i - 1) + `<td class="fw">${fw}</td></tr>`);
-    }
-    const grid = el("verify-grid");
-    grid.innerHTML = `<thead><tr><th scope="col"></th>${head}<th></th></tr></thead><tbody>${rows.join("")}</tbody>`;
-    grid.setAttribute("role", "grid");
-  }
+  const defaultGamma = Number(slider.value);
+  const state = { gamma: intInRange(hashGet("gamma"), 1, ex.gamma, defaultGamma), mode: "verify", row: n - 1 };
 
   function renderInfo() {
     const i = state.row;
-    const row = ex.rows[i];
-    const seen = textLabel(chars.slice(0, i + 1).join(""));
-    const meaning = rowMeaning(i);
     el("verify-rowinfo").replaceChildren(
       h("div", {}, h("strong", {}, t({ zh: `第 ${i + 1} 行`, en: `Row ${i + 1}` })), " ",
-        t({ zh: "看得见:", en: "sees: " }), h("span", { class: "mono" }, seen),
-        t({ zh: `(${i + 1} 个字)`, en: ` (${i + 1} characters)` })),
-      h("div", {}, t(meaning)),
-      h("div", { class: "top5" }, t({ zh: "主模型在这一行的前 5 名:", en: "Main model's top 5 here:" }),
-        row.top.map(([c, p]) => h("span", {}, `${charLabel(c)} ${fixed(p, 3)}`))));
+        t({ zh: "看得见：", en: "sees: " }), h("span", { class: "mono" }, textLabel(chars.slice(0, i + 1).join(""))),
+        t({ zh: `（${i + 1} 个字）`, en: ` (${i + 1} characters)` })),
+      h("div", {}, t(rowMeaning(ex, state.gamma, i))),
+      h("div", { class: "top5" }, t({ zh: "主模型在这一行的前 5 名：", en: "Main model's top 5 here:" }),
+        ex.rows[i].top.map(([c, p]) => h("span", {}, `${charLabel(c)} ${fixed(p, 3)}`))));
   }
 
   function renderReadouts() {
     const cost = verifyCost(n, state.gamma, state.mode);
-    const kept = Math.min(ex.n_accepted, state.gamma);
+    const pc = causal.prefix_check, kv = causal.kvcache_check;
     el("verify-readouts").replaceChildren(
       readoutBox(`${cost.forwards} · ${cost.positions}`, t({ zh: "forward 次数 · 计算的位置数", en: "forwards · positions computed" })),
-      readoutBox(`${kept} / ${state.gamma}`, t({ zh: "被接受的草稿(主模型真实验收)", en: "drafts accepted (the main model's real verdict)" })),
-      readoutBox(`${sci(causal.prefix_check.max_abs_diff)} · ${sci(causal.prefix_check.max_abs_diff_float64)}`, t({ zh: `只喂前 ${causal.prefix_check.n_short} 字 vs 喂满 ${causal.prefix_check.n_full} 字:前 ${causal.prefix_check.n_short} 个位置 logits 最大差(float32 · float64)`, en: `first ${causal.prefix_check.n_short} vs all ${causal.prefix_check.n_full} chars fed: max |Δlogit| over the first ${causal.prefix_check.n_short} positions (float32 · float64)` })),
-      readoutBox(`${sci(causal.kvcache_check.max_abs_diff)} · ${sci(causal.kvcache_check.max_abs_diff_float64)}`, t({ zh: `KV cache 逐字喂 vs 一次完整 forward(${causal.kvcache_check.n_tokens} 字):logits 最大差(float32 · float64)`, en: `kv-cache one char at a time vs one full forward (${causal.kvcache_check.n_tokens} chars): max |Δlogit| (float32 · float64)` })));
+      readoutBox(`${Math.min(ex.n_accepted, state.gamma)} / ${state.gamma}`, t({ zh: "被接受的草稿（主模型真实验收）", en: "drafts accepted (the main model's real verdict)" })),
+      readoutBox(`${sci(pc.max_abs_diff)} · ${sci(pc.max_abs_diff_float64)}`, t({ zh: `只喂前 ${pc.n_short} 字 vs 喂满 ${pc.n_full} 字：前 ${pc.n_short} 个位置 logits 最大差（float32 · float64）`, en: `first ${pc.n_short} vs all ${pc.n_full} chars fed: max |Δlogit| over the first ${pc.n_short} positions (float32 · float64)` })),
+      readoutBox(`${sci(kv.max_abs_diff)} · ${sci(kv.max_abs_diff_float64)}`, t({ zh: `KV cache 逐字喂 vs 一次完整 forward（${kv.n_tokens} 字）：logits 最大差（float32 · float64）`, en: `kv-cache one char at a time vs one full forward (${kv.n_tokens} chars): max |Δlogit| (float32 · float64)` })));
   }
 
   function render() {
+    slider.value = state.gamma;
     el("verify-gamma-out").textContent = String(state.gamma);
     el("verify-mode-separate").setAttribute("aria-pressed", String(state.mode === "separate"));
     el("verify-mode-verify").setAttribute("aria-pressed", String(state.mode === "verify"));
-    renderGrid();
+    const grid = el("verify-grid");
+    grid.innerHTML = gridHTML(ex, state, lang());
+    grid.setAttribute("role", "grid");
     renderInfo();
     renderReadouts();
   }
@@ -117,12 +120,13 @@ export function initVerifyGrid(causal) {
     if (focus) el("verify-grid").querySelector("tr[tabindex='0']").focus();
   }
 
-  slider.addEventListener("input", () => {
-    state.gamma = Number(slider.value);
-    state.row = Math.min(state.row, n + state.gamma - 1);
-    hashSet("gamma", state.gamma);
+  function setGamma(gamma) {
+    state.gamma = gamma;
+    state.row = Math.min(state.row, n + gamma - 1);
     render();
-  });
+  }
+
+  slider.addEventListener("input", () => { setGamma(Number(slider.value)); hashSet("gamma", state.gamma); });
   el("verify-mode-separate").addEventListener("click", () => { state.mode = "separate"; render(); });
   el("verify-mode-verify").addEventListener("click", () => { state.mode = "verify"; render(); });
   el("verify-grid").addEventListener("click", (e) => {
@@ -134,6 +138,10 @@ export function initVerifyGrid(causal) {
     if (!(e.key in moves)) return;
     e.preventDefault();
     select(Number.isFinite(moves[e.key]) ? state.row + moves[e.key] : moves[e.key] < 0 ? 0 : n + state.gamma - 1, true);
+  });
+  onHashChange((hash) => {
+    const gamma = intInRange(hash.gamma, 1, ex.gamma, defaultGamma);
+    if (gamma !== state.gamma) setGamma(gamma);
   });
   onLangChange(render);
   render();

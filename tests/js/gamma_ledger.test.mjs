@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { sci } from "../../static/js/format.js";
 import { test } from "node:test";
+import { burstCheck, burstColumns, burstVerdict } from "../../static/js/bursts.js";
+import { gammaChartSvg, gammaReadouts, optimalRows } from "../../static/js/gamma.js";
+import { gammaSteps, stepsVerdict } from "../../static/js/gamma_steps.js";
 import {
-  alphaForTokens, burstCheck, expectedTokens, gammaSteps, optimalGamma, pooledBurstCheck, speedupTheory,
-} from "../../static/js/gamma.js";
-import { LEDGER_SORT, ledgerSteps, methodLabel, sortLedger } from "../../static/js/ledger.js";
+  cardSteps, draftingText, LEDGER_SORT, ledgerSteps, ledgerSummary, ledgerVerdict, methodLabel, sizeNote, sortLedger,
+} from "../../static/js/ledger.js";
+import { alphaForTokens, expectedTokens, meanAccepted, optimalGamma, speedupTheory } from "../../static/js/theory.js";
 
 const results = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));
 const close = (a, b, tol = 1e-9) => assert.ok(Math.abs(a - b) <= tol * Math.max(1, Math.abs(b)), `${a} vs ${b}`);
@@ -38,16 +42,17 @@ test("JS formulas reproduce the Python numbers stored in ledger.json", () => {
 
 test("optimal γ is the argmax over 1..8, flags the edge and the hopeless case", () => {
   for (const [alpha, c] of [[0.5, 0.05], [0.7, 0.28], [0.85, 0.14], [0.9, 0.5]]) {
-    const o = optimalGamma(alpha, c);
+    const o = optimalGamma(alpha, c, 8);
     for (let g = 1; g <= 8; g++) assert.ok(speedupTheory(alpha, g, c) <= o.speedup + 1e-12);
     close(o.speedup, speedupTheory(alpha, o.gamma, c));
     close(o.tokens, expectedTokens(alpha, o.gamma));
   }
-  assert.equal(optimalGamma(0.5, 0.6).pays, false); // α < c: nothing pays
-  const edge = optimalGamma(0.97, 0.01);
+  assert.equal(optimalGamma(0.5, 0.6, 8).pays, false); // α < c: nothing pays
+  const edge = optimalGamma(0.97, 0.01, 8);
   assert.equal(edge.gamma, 8);
   assert.equal(edge.atEdge, true);
-  assert.equal(optimalGamma(0.7, 0.28).atEdge, false);
+  assert.equal(optimalGamma(0.7, 0.28, 8).atEdge, false);
+  assert.equal(optimalGamma(0.97, 0.01, 12).gamma, 12); // the range is an argument, not a constant
 });
 
 test("burst readouts: ratios and means from a row's measured counts and law", () => {
@@ -59,9 +64,43 @@ test("burst readouts: ratios and means from a row's measured counts and law", ()
   close(b.ratioAll, 34 / 34.3);
   close(b.meanObserved, (18 + 24 + 102) / 100);
   close(b.meanLaw, (21 + 29.4 + 102.9) / 100);
-  const flat = burstCheck({ run_lengths: [30, 70], burst: { expected: [30, 70], chi2: 0, dof: 0, p: null } });
-  const pooled = pooledBurstCheck([b, flat], { rows: 1, chi2: 2.1, dof: 2, p: 0.35 });
-  assert.deepEqual([pooled.rows, pooled.dof, pooled.moreZero, pooled.moreAll], [1, 2, 1, 0]); // γ = 1 has no dof left
+  close(meanAccepted([1, 1, 2]), 5 / 4);
+  const cols = burstColumns(b);
+  assert.deepEqual(cols.map((c) => c.label), ["0", "1", "2", "3"]);
+  assert.deepEqual(cols[0].cells, ["36", "30.0"]); // the chart's table: measured rounds, the law
+  close(cols[3].tick, 0.343);
+});
+
+test("burst verdict: one sentence per pooled verdict, quoting p, in both modes", () => {
+  const pooled = (verdict, p) => ({ rows: 5, chi2: 57.6, dof: 18, p, level: 0.05, verdict,
+    ends: { zero: { observed: 3104, expected: 2950.2 }, full: { observed: 1200, expected: 1100.4 } } });
+  const said = {};
+  for (const [verdict, p] of [["geometric", 0.31], ["both_ends_high", 5.01e-6], ["differs", 0.002]]) {
+    for (const mode of ["kvcache", "recompute"]) {
+      const v = burstVerdict(pooled(verdict, p), mode);
+      for (const lang of ["zh", "en"]) {
+        assert.ok(v[lang].includes(`p = ${sci(p)}`), v[lang]);
+        assert.match(v[lang], /3,104 vs 2,950/);
+        assert.match(v[lang], mode === "kvcache" ? /KV cache|kv-cache/ : /整窗重算|recompute/);
+      }
+      said[verdict] = v.en;
+    }
+  }
+  assert.match(said.geometric, /cannot be told apart/);
+  assert.match(said.both_ends_high, /both ends hold more/);
+  assert.match(said.differs, /not in the both-ends shape/);
+  assert.equal(new Set(Object.values(said)).size, 3);
+  assert.match(burstVerdict({ ...pooled("geometric", null), dof: 0 }, "kvcache").en, /p = –/);
+  assert.throws(() => burstVerdict(pooled("maybe", 0.5), "kvcache"), /unknown burst verdict/);
+});
+
+test("burst verdicts of the measured runs come from the JSON, not from a rule over rows", () => {
+  const gamma = results("gamma_sweep");
+  for (const [mode, pooled] of Object.entries(gamma.burst_pooled)) {
+    if (!("verdict" in pooled)) continue; // written by `make measure` (experiments/measure/stats.py)
+    const text = burstVerdict(pooled, mode).en;
+    assert.ok(text.includes(`χ² = ${pooled.chi2.toFixed(1)}`));
+  }
 });
 
 test("γ steps: gains between neighbouring γ and the α that would erase them", () => {
@@ -119,4 +158,69 @@ test("ledger card steps run from Theorem 3.8 to the measured speedup", () => {
   close(st.counted, st.theory);
   close(st.priced, st.counted);
   close(st.draftsPerRound, gamma);
+});
+
+test("γ widget views: the range comes from the data, readouts and table follow α and c", () => {
+  const svg = gammaChartSvg({ gammaMax: 12, curves: [{ cls: "curve", values: Array(12).fill(1) }], points: [], aria: "x" });
+  assert.equal((svg.match(/text-anchor="middle">\d+<\/text>/g) || []).length, 12); // one tick per γ
+  const r = gammaReadouts(0.97, 0.01, 8);
+  assert.equal(r[0].value.startsWith("γ* = 8+"), true);
+  assert.match(r[0].key.en, /1\.\.8.*longer chains/);
+  assert.match(gammaReadouts(0.3, 0.6, 8)[0].key.en, /loses to plain/);
+  assert.equal(gammaReadouts(0.3, 0.6, 8)[2].value, "α ≤ c");
+  const rows = optimalRows(0.62, 0.2, 8);
+  assert.deepEqual(rows.map((x) => [x.alpha, x.slider]), [["0.50", false], ["0.70", false], ["0.85", false], ["0.62", true]]);
+  assert.equal(optimalRows(0.3, 0.6, 8)[3].gamma, "–");
+});
+
+test("γ steps verdict names every drop, or else the smallest gain, from the rows given", () => {
+  const row = (mode, gamma, alpha, tokens) => ({ mode, gamma, alpha, tokens_per_main: tokens, run_lengths: [1, ...Array(gamma).fill(1)] });
+  const drop = stepsVerdict([row("kvcache", 2, 0.72, 2.2), row("kvcache", 4, 0.7, 2.7), row("kvcache", 8, 0.6, 2.4)]);
+  assert.match(drop.en, /from γ = 4 to 8 lowered/);
+  assert.match(drop.zh, /^KV cache 模式从 γ = 4 到 8/);
+  const rise = stepsVerdict([row("recompute", 2, 0.72, 2.2), row("recompute", 4, 0.7, 2.7)]);
+  assert.match(rise.en, /no row emits fewer/);
+  assert.match(rise.zh, /整窗重算模式从 γ = 2 到 4/);
+  assert.match(rise.en, /keeps on average only 2\.00 of its 4 drafts/); // counts [1,1,1,1,1]: mean 2
+});
+
+test("ledger card: the drafting sentence fits the row (γ ≥ 2, γ = 1, MTP head)", () => {
+  const ledger = results("ledger");
+  const said = new Set();
+  for (const row of ledger.rows.filter((r) => r.method !== "plain")) {
+    const plain = ledger.rows.find((r) => r.mode === row.mode && r.method === "plain");
+    const costs = ledger.forward_costs[row.mode];
+    const text = draftingText(row, costs, ledgerSteps(row, plain, costs));
+    const chain = /one after another, since each draft is the input of the next/.test(text.en);
+    assert.equal(chain, row.method === "draft" && row.gamma >= 2, `${row.method} γ = ${row.gamma}`);
+    assert.equal(/一个接一个跑/.test(text.zh), chain);
+    if (row.method === "mtp") assert.match(text.en, /runs once after every main forward/);
+    if (row.method === "draft" && row.gamma === 1) assert.match(text.en, /no chain of drafts to wait on/);
+    assert.ok(text.en.includes(`c = ${row.c_used.toFixed(3)}`));
+    said.add(text.en.split(";")[0].replace(/[\d.]+/g, "#"));
+  }
+  assert.ok(said.size >= 3);
+});
+
+test("ledger card: steps, verdict and notes read their numbers from the row", () => {
+  const ledger = results("ledger");
+  for (const row of ledger.rows.filter((r) => r.method !== "plain")) {
+    const plain = ledger.rows.find((r) => r.mode === row.mode && r.method === "plain");
+    const costs = ledger.forward_costs[row.mode];
+    const st = ledgerSteps(row, plain, costs);
+    const steps = cardSteps(row, plain, costs, st);
+    assert.deepEqual(steps.map((x) => x.value), [st.theory, st.counted, st.priced, st.measured]);
+    assert.equal(steps[0].change, null);
+    assert.ok(steps[2].why.en.includes(`${row.verify_over_main.toFixed(2)}×`));
+    const verdict = ledgerVerdict(row, plain, st);
+    assert.match(verdict.en, row.speedup < row.speedup_theory ? /short of the theorem/ : /not below the theorem/);
+  }
+  const draft = { method: "draft", c_used: 0.3 }, mtp = { method: "mtp", c_used: 0.3 };
+  assert.match(sizeNote(draft, 0.07).en, /7\.0% of the main model's parameters/);
+  assert.equal(sizeNote(mtp, 0.07), null);
+  assert.equal(sizeNote({ method: "draft", c_used: 0.1 }, 0.07), null); // c below twice the size share
+  const summary = ledgerSummary(ledger.rows, "kvcache");
+  const spec = ledger.rows.filter((r) => r.mode === "kvcache" && r.method !== "plain");
+  assert.equal(summary[1].value, `${Math.max(...spec.map((r) => r.speedup)).toFixed(2)}×`);
+  assert.equal(summary[2].value, `${spec.filter((r) => Math.round(100 * r.speedup) < 100).length} / ${spec.length}`);
 });

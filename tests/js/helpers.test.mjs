@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { routes, shownChars } from "../../static/js/acceptance.js";
+import { readFileSync } from "node:fs";
+import { calcRows, defaultChar, histColumns, routes, shownChars } from "../../static/js/acceptance.js";
 import { charLabel, escapeHTML, fixed, grouped, percent, sci, textLabel } from "../../static/js/format.js";
-import { chooseLang } from "../../static/js/i18n.js";
+import { chooseLang, LANG_TOGGLE } from "../../static/js/i18n.js";
 import { formatHash, intInRange, parseHash } from "../../static/js/state.js";
-import { draftStatus, verifyCost } from "../../static/js/verify_grid.js";
+import { sweepTable } from "../../static/js/sweep.js";
+import { draftStatus, gridHTML, rowMeaning, verifyCost } from "../../static/js/verify_grid.js";
+
+const load = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));
 
 test("formatting", () => {
   assert.equal(grouped(200000), "200,000");
@@ -54,4 +58,60 @@ test("calculation card: the two routes add up to p for every char", () => {
 
 test("escapeHTML escapes every special character, not just the first", () => {
   assert.equal(escapeHTML(`a<b & c<"d">`), "a&lt;b &amp; c&lt;&quot;d&quot;&gt;");
+});
+
+test("language toggle names the other language in that language, tagged with a lang the CSS does not hide", () => {
+  assert.deepEqual(LANG_TOGGLE.zh, { text: "English", label: "Switch to English", lang: "en-GB" });
+  assert.deepEqual(LANG_TOGGLE.en, { text: "中文", label: "切换到中文", lang: "zh-CN" });
+  for (const v of Object.values(LANG_TOGGLE)) {
+    assert.ok(v.label.includes(v.text)); // the accessible name contains the visible text
+    assert.ok(!["zh", "en"].includes(v.lang));
+  }
+});
+
+test("verify grid: no empty header cell, one row per position, row meanings per draft", () => {
+  const ex = load("causal").verify_example;
+  const n = ex.context.length;
+  for (const gamma of [1, ex.gamma]) {
+    const html = gridHTML(ex, { gamma, mode: "separate", row: 0 }, "en");
+    assert.doesNotMatch(html, /<th[^>]*><\/th>/);
+    assert.equal((html.match(/<tr data-row=/g) || []).length, n + gamma);
+    assert.match(html, /aria-label="row 1 /);
+  }
+  assert.match(gridHTML(ex, { gamma: 2, mode: "verify", row: 0 }, "zh"), /aria-label="第 1 行 /);
+  assert.match(rowMeaning(ex, ex.gamma, 0).en, /predicts the next context character/);
+  assert.match(rowMeaning(ex, ex.gamma, n - 1 + ex.gamma).en, /bonus character/);
+  const first = rowMeaning(ex, ex.gamma, n - 1);
+  assert.match(first.en, ex.n_accepted >= 1 ? /→ accepted$/ : /→ rejected/);
+  if (ex.n_accepted + 2 <= ex.gamma) assert.match(rowMeaning(ex, ex.gamma, n + ex.n_accepted + 1).en, /never checked/);
+});
+
+test("acceptance views: histogram columns, the calculation card, the default char", () => {
+  const acc = load("acceptance");
+  const pos = acc.positions[0];
+  const ids = shownChars(pos.p, pos.q, false);
+  const cols = histColumns(acc.vocab, ids, pos.counts, acc.draws, pos.p);
+  assert.equal(cols.length, ids.length);
+  for (const [j, i] of ids.entries()) {
+    assert.deepEqual(cols[j].cells, [grouped(pos.counts[i]), fixed(pos.counts[i] / acc.draws, 4), fixed(pos.p[i], 4)]);
+    assert.equal(cols[j].tick, pos.p[i]);
+  }
+  assert.deepEqual(histColumns(["a"], [0], [0], 0, [1])[0].cells, ["0", "0.0000", "1.0000"]); // no draws yet
+  const x = defaultChar(pos, acc.vocab);
+  const rows = calcRows(pos, acc.vocab, x, acc.draws);
+  assert.equal(rows.at(-2).value, fixed(pos.p[x], 5)); // ① + ② = p
+  const over = { p: [0.5, 0.2, 0.3], q: [0.2, 0.6, 0.2] };
+  assert.equal(defaultChar(over, ["a", "b", "c"]), 1); // the char q over-weights most
+  assert.equal(defaultChar({ p: [0.2, 0.8], q: [0.2, 0.8] }, ["a", "b"]), 1); // none: p's favourite
+});
+
+test("sweep table: one row per snapshot, α beside 1 − TV", () => {
+  const sweep = load("divergence_sweep");
+  const table = sweepTable(sweep.snapshots);
+  assert.equal(table.rows.length, sweep.snapshots.length);
+  for (const [i, p] of sweep.snapshots.entries()) {
+    assert.equal(table.rows[i][1], fixed(p.alpha_mean, 4));
+    assert.equal(table.rows[i][3], fixed(1 - p.tv_mean, 4));
+  }
+  assert.equal(table.head.length, table.rows[0].length);
 });

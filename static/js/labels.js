@@ -1,0 +1,24 @@
+// Names that several widgets print: one name per idea in each language.
+export const MODE_LABEL = {
+  kvcache: { zh: "KV cache", en: "kv-cache" },
+  recompute: { zh: "整窗重算", en: "recompute" },
+};
+
+export const DRAFTER_LABEL = {
+  plain: { zh: "普通解码", en: "plain decoding" },
+  draft: { zh: "草稿模型", en: "draft model" },
+  mtp: { zh: "MTP 头", en: "MTP head" },
+};
+
+const CJK = /[\u3400-\u9fff]/;
+
+// Words of one Chinese phrase: a space only where Chinese meets Latin or digits ("KV cache 模式",
+// "整窗重算模式"), none between two Chinese characters.
+export function joinZh(...words) {
+  return words.reduce((out, w) => (out && !(CJK.test(out.at(-1)) && CJK.test(w[0])) ? `${out} ${w}` : out + w), "");
+}
+
+// "kv-cache mode" / "KV cache 模式": the mode as a noun phrase.
+export function modePhrase(mode) {
+  return { zh: joinZh(MODE_LABEL[mode].zh, "模式"), en: `${MODE_LABEL[mode].en} mode` };
+}

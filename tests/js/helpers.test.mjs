@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { calcRows, defaultChar, histColumns, routes, shownChars } from "../../static/js/acceptance.js";
 import { charLabel, escapeHTML, fixed, grouped, percent, sci, textLabel } from "../../static/js/format.js";
 import { chooseLang, LANG_TOGGLE } from "../../static/js/i18n.js";
-import { formatHash, intInRange, parseHash } from "../../static/js/state.js";
+import { formatHash, intInRange, onHashChange, parseHash } from "../../static/js/state.js";
 import { sweepTable } from "../../static/js/sweep.js";
 import { draftStatus, gridHTML, rowMeaning, verifyCost } from "../../static/js/verify_grid.js";
 
@@ -114,4 +114,20 @@ test("sweep table: one row per snapshot, α beside 1 − TV", () => {
     assert.equal(table.rows[i][3], fixed(1 - p.tv_mean, 4));
   }
   assert.equal(table.head.length, table.rows[0].length);
+});
+
+test("editing the hash reaches the widgets: onHashChange hands them the parsed hash", () => {
+  const heard = [];
+  globalThis.window = new EventTarget();
+  globalThis.location = { hash: "#lang=en&gamma=3" };
+  try {
+    onHashChange((hash) => heard.push(hash));
+    window.dispatchEvent(new Event("hashchange"));
+    location.hash = "#lang=zh";
+    window.dispatchEvent(new Event("hashchange"));
+  } finally {
+    delete globalThis.window;
+    delete globalThis.location;
+  }
+  assert.deepEqual(heard, [{ lang: "en", gamma: "3" }, { lang: "zh" }]);
 });

@@ -256,7 +256,7 @@ def test_mtp_acceptance_figures_say_what_they_measure(rendered_page):
 
 def test_header_card_losses_over_seeds(rendered_page):
     vl, seeds = results("mtp")["val_loss"], results("mtp")["seeds"]
-    card = lang_text(rendered_page[:rendered_page.index('<nav class="toc"')], "en")
+    card = lang_text(rendered_page[:rendered_page.index('<nav class="toc"')], "en").replace("\xa0", " ")
     for key in ("main_mtp", "mtp_head", "draft"):
         assert f"{vl[key]['mean']:.4f} ± {vl[key]['std']:.4f}" in card, key
     assert f"mean ± std over {len(seeds)} seeds" in card

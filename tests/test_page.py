@@ -30,6 +30,12 @@ def axe_report(violations):
     return "\n".join(lines)
 
 
+# every visible element that scrolls sideways right now: (what it holds, its computed box-shadow)
+SCROLLING_BOXES = """() => [...document.querySelectorAll('body *')].filter((e) => e.offsetParent
+    && /(auto|scroll)/.test(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
+    .map((e) => [e.querySelector('[id]')?.id || e.id || e.className, getComputedStyle(e).boxShadow])"""
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -45,6 +51,13 @@ def test_layout_screenshot_and_axe(open_page, width, scheme, lang):
     assert page.locator(f"h1 [lang={lang}]").is_visible()
     assert not page.locator(f"h1 [lang={other}]").is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= width, "page scrolls sideways"
+    # nothing is hidden without a visible cue: every box that scrolls sideways shows its shadow
+    hidden = page.evaluate(SCROLLING_BOXES)
+    assert all(shadow != "none" for _, shadow in hidden), hidden
+    ledger_scrolls = any(name == "ledger-table" for name, _ in hidden)
+    assert page.locator("#ledger-widget .scroll-hint").is_visible() == ledger_scrolls or width >= 1280
+    if width >= 1280:
+        assert not ledger_scrolls, "the ledger should show all its columns at 1280 px"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"page-{width}-{scheme}-{lang}.png"), full_page=True)
 

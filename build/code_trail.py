@@ -30,7 +30,8 @@ CODE_TRAIL = {
                  ("experiments/measure/stats.py", "theorem_3_8"),
                  ("experiments/measure/stats.py", "pooled_burst_check"),
                  ("experiments/measure/ledger.py", "forward_costs"),
-                 ("static/js/theory.js", "optimalGamma")],
+                 ("static/js/theory.js", "optimalGamma"),
+                 ("static/js/bursts.js", "burstVerdict")],
         "commands": [f"{MEASURE} ledger"],  # ledger also writes gamma_sweep.json
     },
     "s-mtp": {
@@ -39,7 +40,8 @@ CODE_TRAIL = {
                  ("experiments/model.py", "GPT.losses"),
                  ("experiments/speculative.py", "mtp_decode"),
                  ("experiments/measure/mtp.py", "measure"),
-                 ("experiments/measure/stats.py", "paired_t_test")],
+                 ("experiments/measure/stats.py", "paired_t_test"),
+                 ("static/js/mtp_trace.js", "stepView")],
         "commands": [f"{MEASURE} models mtp"],
     },
     "s-ledger": {
@@ -48,7 +50,7 @@ CODE_TRAIL = {
                  ("experiments/measure/ledger.py", "ledger_row"),
                  ("experiments/measure/ledger.py", "greedy_checks"),
                  ("experiments/timing.py", "interleaved"),
-                 ("static/js/ledger.js", "sortLedger")],
+                 ("static/js/ledger.js", "ledgerVerdict")],
         "commands": [f"{MEASURE} ledger"],
     },
     "s-closing": {

@@ -59,7 +59,8 @@ export function columnChart(container, cols, { max, selected, onPick, caption, h
   });
   const visual = h("div", { class: "cols", "aria-hidden": onPick ? null : "true" }, items);
   // the hidden box is a <div>: a table does not shrink to 1 px, and would widen the page
-  const table = onPick ? null : h("div", { class: "chart-data", style: VISUALLY_HIDDEN },
+  if (onPick) return container.replaceChildren(visual);
+  const table = h("div", { class: "chart-data", style: VISUALLY_HIDDEN },
     dataTable({ caption, head, rows: cols.map((c) => ({ label: c.label, cells: c.cells })) }));
   container.replaceChildren(visual, table);
 }

@@ -82,6 +82,45 @@ export function optimalRows(sliderAlpha, c, gammaMax) {
   return [...GAMMA_TABLE_ALPHAS.map((a) => row(a, false)), row(sliderAlpha, true)];
 }
 
+// The two charts of one mode at the sliders' α and c: chart specs for gammaChartSvg, with the
+// aria text as a {zh, en} pair. verifyPrices[γ−1]: a verify forward's measured price in main
+// forwards (the dashed curve is drawn only when every γ has one).
+export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
+  const gammas = Array.from({ length: gammaMax }, (_, i) => i + 1);
+  const best = optimalGamma(alpha, c, gammaMax);
+  const m = modePhrase(mode), a = fixed(alpha, 2), cc = fixed(c, 2);
+  return {
+    tokens: {
+      gammaMax,
+      aria: { zh: `每次主 forward 的期望字数曲线（α = ${a}）与${m.zh}的实测点`, en: `expected characters per main forward at α = ${a} with the measured ${m.en} points` },
+      curves: [{ cls: "curve", dots: true, values: gammas.map((g) => expectedTokens(alpha, g)) }],
+      points: rows.map((r) => ({ gamma: r.gamma, value: r.tokens_per_main,
+        title: `γ = ${r.gamma}: ${fixed(r.tokens_per_main, 3)} (α ${fixed(r.alpha, 3)} → ${fixed(r.tokens_per_main_expected, 3)})` })),
+    },
+    speed: {
+      gammaMax,
+      aria: { zh: `Theorem 3.8 的墙钟加速曲线（α = ${a}，c = ${cc}）与${m.zh}的实测加速及其范围`,
+        en: `Theorem 3.8 wall-clock speedup at α = ${a}, c = ${cc}, with the measured ${m.en} speedups and their range` },
+      level: 1,
+      best: { gamma: best.gamma, value: best.speedup },
+      curves: [{ cls: "curve", dots: true, values: gammas.map((g) => speedupTheory(alpha, g, c)) },
+        ...(verifyPrices.every((v) => v > 0) ? [{ cls: "curve2", values: gammas.map((g, i) => expectedTokens(alpha, g) / (g * c + verifyPrices[i])) }] : [])],
+      points: rows.map((r) => ({ gamma: r.gamma, value: r.speedup, min: r.speedup_runs.min, max: r.speedup_runs.max,
+        title: `γ = ${r.gamma}: ${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}), Theorem 3.8 ${fixed(r.speedup_theory, 2)}×` })),
+    },
+  };
+}
+
+const MEASURED_HEAD = ["γ", { zh: "实测 α", en: "measured α" }, { zh: "字 / 主 forward", en: "chars / main forward" },
+  { zh: "公式（该行 α）", en: "formula at the row's α" }, { zh: "实测加速（最小–最大）", en: "measured speedup (min–max)" },
+  { zh: "Theorem 3.8（该行 α、c）", en: "Theorem 3.8 at the row's α, c" }];
+
+export function measuredRowHTML(r) {
+  return `<tr data-gamma="${r.gamma}"><td>${r.gamma}</td><td>${fixed(r.alpha, 3)}</td><td>${fixed(r.tokens_per_main, 3)}</td>` +
+    `<td>${fixed(r.tokens_per_main_expected, 3)}</td><td>${fixed(r.speedup, 2)}× <span class="muted">(${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})</span></td>` +
+    `<td>${fixed(r.speedup_theory, 2)}×</td></tr>`;
+}
+
 export function initGamma(gammaSweep, ledger) {
   const el = (id) => document.getElementById(id);
   const gammaMax = Math.max(...gammaSweep.gammas);
@@ -108,30 +147,10 @@ export function initGamma(gammaSweep, ledger) {
   }
 
   function renderCharts() {
-    const { alpha, c, mode } = state;
-    const rows = rowsOf(mode);
-    const best = optimalGamma(alpha, c, gammaMax);
-    const modeName = modePhrase(mode);
-    el("gamma-chart-tokens").innerHTML = gammaChartSvg({
-      gammaMax,
-      aria: t({ zh: `每次主 forward 的期望字数曲线（α = ${fixed(alpha, 2)}）与${modeName.zh}的实测点`,
-        en: `expected characters per main forward at α = ${fixed(alpha, 2)} with the measured ${modeName.en} points` }),
-      curves: [{ cls: "curve", dots: true, values: gammas.map((g) => expectedTokens(alpha, g)) }],
-      points: rows.map((r) => ({ gamma: r.gamma, value: r.tokens_per_main,
-        title: `γ = ${r.gamma}: ${fixed(r.tokens_per_main, 3)} (α ${fixed(r.alpha, 3)} → ${fixed(r.tokens_per_main_expected, 3)})` })),
-    });
-    const priced = gammas.map((g) => verifyPrice(mode, g));
-    el("gamma-chart-speed").innerHTML = gammaChartSvg({
-      gammaMax,
-      aria: t({ zh: `Theorem 3.8 的墙钟加速曲线（α = ${fixed(alpha, 2)}，c = ${fixed(c, 2)}）与${modeName.zh}的实测加速及其范围`,
-        en: `Theorem 3.8 wall-clock speedup at α = ${fixed(alpha, 2)}, c = ${fixed(c, 2)}, with the measured ${modeName.en} speedups and their range` }),
-      level: 1,
-      best: { gamma: best.gamma, value: best.speedup },
-      curves: [{ cls: "curve", dots: true, values: gammas.map((g) => speedupTheory(alpha, g, c)) },
-        ...(priced.every((v) => v > 0) ? [{ cls: "curve2", values: gammas.map((g, i) => expectedTokens(alpha, g) / (g * c + priced[i])) }] : [])],
-      points: rows.map((r) => ({ gamma: r.gamma, value: r.speedup, min: r.speedup_runs.min, max: r.speedup_runs.max,
-        title: `γ = ${r.gamma}: ${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}), Theorem 3.8 ${fixed(r.speedup_theory, 2)}×` })),
-    });
+    const priced = gammas.map((g) => verifyPrice(state.mode, g));
+    const specs = gammaCharts(rowsOf(state.mode), state, gammaMax, priced);
+    el("gamma-chart-tokens").innerHTML = gammaChartSvg({ ...specs.tokens, aria: t(specs.tokens.aria) });
+    el("gamma-chart-speed").innerHTML = gammaChartSvg({ ...specs.speed, aria: t(specs.speed.aria) });
   }
 
   function renderReadouts() {
@@ -141,7 +160,7 @@ export function initGamma(gammaSweep, ledger) {
 
   function renderOptimal() {
     const rows = optimalRows(state.alpha, state.c, gammaMax).map((r) =>
-      `<tr class="${r.slider ? "sel" : ""}"><td>${r.alpha}${r.slider ? ` <span class="muted">${t({ zh: "（滑块）", en: "(slider)" })}</span>` : ""}</td>` +
+      `<tr class="${r.slider ? "sel" : ""}"><td>${r.alpha}${r.slider ? `<span class="muted">${t({ zh: "（滑块）", en: " (slider)" })}</span>` : ""}</td>` +
       `<td>${r.gamma}${r.note ? ` <span class="muted">${t(r.note)}</span>` : ""}</td><td>${r.speedup}</td><td>${r.tokens}</td></tr>`);
     el("gamma-optimal").innerHTML =
       `<thead><tr><th scope="col">α</th><th scope="col">${t({ zh: "最优 γ", en: "best γ" })}</th><th scope="col">${t({ zh: "加速", en: "speedup" })}</th><th scope="col">${t({ zh: "字 / 主 forward", en: "chars / main forward" })}</th></tr></thead><tbody>` +
@@ -150,14 +169,9 @@ export function initGamma(gammaSweep, ledger) {
   }
 
   function renderMeasured() {
-    const rows = rowsOf(state.mode);
-    const head = ["γ", t({ zh: "实测 α", en: "measured α" }), t({ zh: "字 / 主 forward", en: "chars / main forward" }),
-      t({ zh: "公式（该行 α）", en: "formula at the row's α" }), t({ zh: "实测加速（最小–最大）", en: "measured speedup (min–max)" }),
-      t({ zh: "Theorem 3.8（该行 α、c）", en: "Theorem 3.8 at the row's α, c" })];
-    el("gamma-measured").innerHTML = `<thead><tr>${head.map((c) => `<th scope="col">${c}</th>`).join("")}</tr></thead><tbody>` +
-      rows.map((r) => `<tr data-gamma="${r.gamma}"><td>${r.gamma}</td><td>${fixed(r.alpha, 3)}</td><td>${fixed(r.tokens_per_main, 3)}</td>` +
-        `<td>${fixed(r.tokens_per_main_expected, 3)}</td><td>${fixed(r.speedup, 2)}× <span class="muted">(${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})</span></td>` +
-        `<td>${fixed(r.speedup_theory, 2)}×</td></tr>`).join("") + "</tbody>";
+    const head = MEASURED_HEAD.map((c) => (typeof c === "string" ? c : t(c)));
+    el("gamma-measured").innerHTML = `<thead><tr>${head.map((c) => `<th scope="col">${c}</th>`).join("")}</tr></thead>` +
+      `<tbody>${rowsOf(state.mode).map(measuredRowHTML).join("")}</tbody>`;
   }
 
   function renderControls() {

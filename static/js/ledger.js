@@ -3,7 +3,7 @@
 // measured cost at a time. The card's sentences are built by pure functions below.
 import { h, readoutBox } from "./dom.js";
 import { fixed, grouped, percent } from "./format.js";
-import { onLangChange, t } from "./i18n.js";
+import { lang, onLangChange, t } from "./i18n.js";
 import { DRAFTER_LABEL, joinZh, MODE_LABEL, modePhrase } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 
@@ -177,6 +177,87 @@ export function ledgerSummary(rows, mode) {
   ];
 }
 
+// The table's columns, left to right, and each row's cells as HTML (the method cell is the row's
+// button; the small figures under a value are the spread over the repeats).
+export const LEDGER_COLUMNS = [
+  { key: "method", label: { zh: "方法", en: "method" } },
+  { key: "speedup", label: { zh: "实测加速", en: "speedup" } },
+  { key: "speedup_theory", label: { zh: "Theorem 3.8", en: "Theorem 3.8" } },
+  { key: "tokens_per_main", label: { zh: "字 / 主 forward", en: "chars / forward" } },
+  { key: "alpha", label: { zh: "α", en: "α" } },
+  { key: "main_forwards", label: { zh: "主模型 forward", en: "main forwards" } },
+  { key: "draft_forwards", label: { zh: "草稿 forward", en: "draft forwards" } },
+  { key: "wall", label: { zh: "墙钟（秒）", en: "wall (s)" } },
+];
+
+export function ledgerRowHTML(r, i, selected, lang) {
+  const small = (text) => `<span class="sub">${text}</span>`;
+  const cell = {
+    method: () => `<button type="button" data-row="${i}" aria-pressed="${selected}">${methodLabel(r, true)[lang]}</button>`,
+    main_forwards: () => fixed(r.main_forwards, 1),
+    draft_forwards: () => fixed(r.draft_forwards, 1),
+    tokens_per_main: () => fixed(r.tokens_per_main, 3),
+    alpha: () => (r.alpha === null ? "–" : fixed(r.alpha, 3)),
+    wall: () => `${fixed(r.wall_s.median, 3)}${small(`${fixed(r.wall_s.min, 3)}–${fixed(r.wall_s.max, 3)}`)}`,
+    speedup: () => `${fixed(r.speedup, 2)}×${r.method === "plain" ? "" : small(`${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}`)}`,
+    speedup_theory: () => (r.speedup_theory == null ? "–" : `${fixed(r.speedup_theory, 2)}×`),
+  };
+  return `<tr data-row="${i}" class="${selected ? "sel" : ""}${slowerThanPlain(r) ? " slower" : ""}">` +
+    LEDGER_COLUMNS.map((c, j) => (j === 0 ? `<th scope="row">${cell[c.key]()}</th>` : `<td>${cell[c.key]()}</td>`)).join("") + "</tr>";
+}
+
+// Two stacked bars on one time scale: where the plain run's and this row's seconds go.
+// Returns {bars: [{name, wall, parts: [{cls, s, share, label}]}], legend}; the row's bar is left
+// out when the row is the plain one. Parts are never negative.
+export function timeBars(row, plain, steps) {
+  const parts = (r, verify, draft) => [
+    { cls: "t-verify", s: verify, label: r.method === "plain"
+      ? { zh: "主模型 forward", en: "main forwards" } : { zh: "验收 forward", en: "verify forwards" } },
+    { cls: "t-draft", s: draft, label: { zh: "草稿 forward", en: "draft forwards" } },
+    { cls: "t-other", s: Math.max(0, r.overhead_s), label: { zh: "其余开销", en: "everything else" } },
+  ].filter((p) => p.s > 0);
+  const scale = Math.max(plain.wall_s.median, row.wall_s.median);
+  const bar = (name, r, list) => ({ name, wall: r.wall_s.median, parts: list.map((p) => ({ ...p, share: p.s / scale })) });
+  const plainParts = parts(plain, plain.forward_time_s, 0);
+  const rowParts = parts(row, steps.verifySeconds, steps.draftSeconds);
+  const legend = [...rowParts, ...plainParts].filter((p, i, all) => all.findIndex((q) => q.cls === p.cls) === i);
+  const bars = [bar(DRAFTER_LABEL.plain, plain, plainParts)];
+  if (row !== plain) bars.push(bar(methodLabel(row), row, rowParts));
+  return { bars, legend };
+}
+
+function timeBarsNode({ bars, legend }) {
+  return h("div", { class: "tbars" },
+    bars.map((b) => h("div", { class: "tbar" },
+      h("div", { class: "tname" }, t(b.name)),
+      h("div", { class: "ttrack" }, b.parts.map((p) => h("span", {
+        class: p.cls, style: { width: `${100 * p.share}%` }, title: `${t(p.label)}: ${fixed(p.s, 3)} s`,
+      }))),
+      h("div", { class: "tval" }, `${fixed(b.wall, 3)} s`))),
+    h("div", { class: "legend" }, legend.map((p) => h("span", {}, h("span", { class: `swatch ${p.cls}` }), t(p.label)))));
+}
+
+// The card under the table for one row, as nodes.
+function cardNodes(row, plain, costs, paramShare) {
+  const st = ledgerSteps(row, plain, costs);
+  const title = h("h3", {}, `${t(methodLabel(row))} · ${t(MODE_LABEL[row.mode])}`);
+  if (row.method === "plain") return [title, h("p", {}, t(baselineText(row, costs))), timeBarsNode(timeBars(row, plain, st))];
+  const spread = row.speedup_runs;
+  const note = sizeNote(row, paramShare);
+  const drafting = draftingText(row, costs, st);
+  return [title,
+    h("div", { class: "readouts" },
+      readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速（${spread.n} 次重复逐次配对：${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×）`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), slowerThanPlain(row) ? "warn" : "good"),
+      readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `Theorem 3.8：α = ${fixed(row.alpha, 3)}，γ = ${row.gamma}，c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
+    h("h4", {}, t({ zh: "从定理走到钟表", en: "From the theorem to the clock" })),
+    h("table", { class: "steps" }, h("tbody", {}, cardSteps(row, plain, costs, st).map((step) => h("tr", {},
+      h("td", {}, h("strong", {}, t(step.label)), h("div", { class: "why" }, t(step.why))),
+      h("td", {}, step.change ? h("span", { class: "sub" }, step.change) : null, `${fixed(step.value, 2)}×`))))),
+    h("p", { class: "why" }, note ? t({ zh: note.zh + drafting.zh, en: `${note.en} ${drafting.en}` }) : t(drafting)),
+    timeBarsNode(timeBars(row, plain, st)),
+    h("p", { class: "verdict" }, t(ledgerVerdict(row, plain, st)))];
+}
+
 export function initLedger(ledger, models) {
   const el = (id) => document.getElementById(id);
   const rows = ledger.rows;
@@ -200,30 +281,8 @@ export function initLedger(ledger, models) {
     });
   }
 
-  const columns = [
-    { key: "method", label: { zh: "方法", en: "method" } },
-    { key: "speedup", label: { zh: "实测加速", en: "speedup" } },
-    { key: "speedup_theory", label: { zh: "Theorem 3.8", en: "Theorem 3.8" } },
-    { key: "tokens_per_main", label: { zh: "字 / 主 forward", en: "chars / forward" } },
-    { key: "alpha", label: { zh: "α", en: "α" } },
-    { key: "main_forwards", label: { zh: "主模型 forward", en: "main forwards" } },
-    { key: "draft_forwards", label: { zh: "草稿 forward", en: "draft forwards" } },
-    { key: "wall", label: { zh: "墙钟（秒）", en: "wall (s)" } },
-  ];
-  const small = (text) => `<span class="sub">${text}</span>`;
-  const cell = {
-    method: (r, i) => `<button type="button" data-row="${i}" aria-pressed="${i === state.row}">${t(methodLabel(r, true))}</button>`,
-    main_forwards: (r) => fixed(r.main_forwards, 1),
-    draft_forwards: (r) => fixed(r.draft_forwards, 1),
-    tokens_per_main: (r) => fixed(r.tokens_per_main, 3),
-    alpha: (r) => (r.alpha === null ? "–" : fixed(r.alpha, 3)),
-    wall: (r) => `${fixed(r.wall_s.median, 3)}${small(`${fixed(r.wall_s.min, 3)}–${fixed(r.wall_s.max, 3)}`)}`,
-    speedup: (r) => `${fixed(r.speedup, 2)}×${r.method === "plain" ? "" : small(`${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}`)}`,
-    speedup_theory: (r) => (r.speedup_theory == null ? "–" : `${fixed(r.speedup_theory, 2)}×`),
-  };
-
   function renderHead() {
-    el("ledger-table").querySelector("thead").innerHTML = `<tr>${columns.map((c) =>
+    el("ledger-table").querySelector("thead").innerHTML = `<tr>${LEDGER_COLUMNS.map((c) =>
       `<th scope="col" data-key="${c.key}" aria-sort="none"><button type="button" data-key="${c.key}">${t(c.label)}<span class="arrow" aria-hidden="true"></span></button></th>`).join("")}</tr>`;
   }
 
@@ -236,66 +295,16 @@ export function initLedger(ledger, models) {
     const shown = sortLedger(rows.filter((r) => r.mode === state.mode), state.key, state.dir);
     el("ledger-table").querySelector("tbody").innerHTML = shown.map((r) => {
       const i = rows.indexOf(r);
-      return `<tr data-row="${i}" class="${i === state.row ? "sel" : ""}${slowerThanPlain(r) ? " slower" : ""}">` +
-        columns.map((c, j) => (j === 0 ? `<th scope="row">${cell[c.key](r, i)}</th>` : `<td>${cell[c.key](r, i)}</td>`)).join("") + "</tr>";
+      return ledgerRowHTML(r, i, i === state.row, lang());
     }).join("");
-  }
-
-  // Two stacked bars on one time scale: where the plain run's and this row's seconds go.
-  function timeBars(row, plain, steps) {
-    const parts = (r, verify, draft) => [
-      { cls: "t-verify", s: verify, label: r.method === "plain"
-        ? { zh: "主模型 forward", en: "main forwards" } : { zh: "验收 forward", en: "verify forwards" } },
-      { cls: "t-draft", s: draft, label: { zh: "草稿 forward", en: "draft forwards" } },
-      { cls: "t-other", s: Math.max(0, r.overhead_s), label: { zh: "其余开销", en: "everything else" } },
-    ].filter((p) => p.s > 0);
-    const scale = Math.max(plain.wall_s.median, row.wall_s.median);
-    const bar = (name, r, list) => h("div", { class: "tbar" },
-      h("div", { class: "tname" }, name),
-      h("div", { class: "ttrack" }, list.map((p) => h("span", {
-        class: p.cls, style: { width: `${(100 * p.s) / scale}%` }, title: `${t(p.label)}: ${fixed(p.s, 3)} s`,
-      }))),
-      h("div", { class: "tval" }, `${fixed(r.wall_s.median, 3)} s`));
-    const plainParts = parts(plain, plain.forward_time_s, 0);
-    const rowParts = parts(row, steps.verifySeconds, steps.draftSeconds);
-    const legend = [...rowParts, ...plainParts].filter((p, i, all) => all.findIndex((q) => q.cls === p.cls) === i);
-    return h("div", { class: "tbars" },
-      bar(t(DRAFTER_LABEL.plain), plain, plainParts),
-      row === plain ? null : bar(t(methodLabel(row)), row, rowParts),
-      h("div", { class: "legend" }, legend.map((p) => h("span", {}, h("span", { class: `swatch ${p.cls}` }), t(p.label)))));
-  }
-
-  function renderCard() {
-    const row = rows[state.row];
-    const plain = plainOf(row.mode);
-    const costs = ledger.forward_costs[row.mode];
-    const st = ledgerSteps(row, plain, costs);
-    const title = h("h3", {}, `${t(methodLabel(row))} · ${t(MODE_LABEL[row.mode])}`);
-    if (row.method === "plain") {
-      el("ledger-card").replaceChildren(title, h("p", {}, t(baselineText(row, costs))), timeBars(row, plain, st));
-      return;
-    }
-    const spread = row.speedup_runs;
-    const note = sizeNote(row, paramShare);
-    const drafting = draftingText(row, costs, st);
-    el("ledger-card").replaceChildren(title,
-      h("div", { class: "readouts" },
-        readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速（${spread.n} 次重复逐次配对：${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×）`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), slowerThanPlain(row) ? "warn" : "good"),
-        readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `Theorem 3.8：α = ${fixed(row.alpha, 3)}，γ = ${row.gamma}，c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
-      h("h4", {}, t({ zh: "从定理走到钟表", en: "From the theorem to the clock" })),
-      h("table", { class: "steps" }, h("tbody", {}, cardSteps(row, plain, costs, st).map((step) => h("tr", {},
-        h("td", {}, h("strong", {}, t(step.label)), h("div", { class: "why" }, t(step.why))),
-        h("td", {}, step.change ? h("span", { class: "sub" }, step.change) : null, `${fixed(step.value, 2)}×`))))),
-      h("p", { class: "why" }, note ? t({ zh: note.zh + drafting.zh, en: `${note.en} ${drafting.en}` }) : t(drafting)),
-      timeBars(row, plain, st),
-      h("p", { class: "verdict" }, t(ledgerVerdict(row, plain, st))));
   }
 
   function render() {
     for (const m of modes) el(`ledger-mode-${m}`).setAttribute("aria-pressed", String(m === state.mode));
     renderBody();
     el("ledger-readouts").replaceChildren(...ledgerSummary(rows, state.mode).map((r) => readoutBox(r.value, t(r.key))));
-    renderCard();
+    const row = rows[state.row];
+    el("ledger-card").replaceChildren(...cardNodes(row, plainOf(row.mode), ledger.forward_costs[row.mode], paramShare));
   }
 
   function select(i, focus) {

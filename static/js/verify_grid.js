@@ -40,9 +40,9 @@ export function rowMeaning(ex, gamma, i) {
     accepted: { zh: "接受", en: "accepted" }, rejected: { zh: "拒绝，从残差重抽", en: "rejected; redraw from the residual" },
     discarded: { zh: "不再验收（前面已有拒绝）", en: "never checked (an earlier draft was rejected)" },
   }[st];
-  const math = st === "discarded" ? "" : ` u = ${fixed(u, 3)} ${u < ratio ? "<" : "≥"} min(1, ${fixed(p, 3)}/${fixed(q, 3)}) = ${fixed(ratio, 3)}`;
-  return { zh: `给出 ${idx}，用来验收草稿 ${j} “${charLabel(chars[n + k])}”：p = ${fixed(p, 3)}，q = ${fixed(q, 3)}。${math} → ${verdict.zh}`,
-    en: `yields ${idx}, used to check draft ${j} “${charLabel(chars[n + k])}”: p = ${fixed(p, 3)}, q = ${fixed(q, 3)}.${math} → ${verdict.en}` };
+  const math = st === "discarded" ? "" : `u = ${fixed(u, 3)} ${u < ratio ? "<" : "≥"} min(1, ${fixed(p, 3)}/${fixed(q, 3)}) = ${fixed(ratio, 3)} `;
+  return { zh: `给出 ${idx}，用来验收草稿 ${j} “${charLabel(chars[n + k])}”：p = ${fixed(p, 3)}，q = ${fixed(q, 3)}。${math}→ ${verdict.zh}`,
+    en: `yields ${idx}, used to check draft ${j} “${charLabel(chars[n + k])}”: p = ${fixed(p, 3)}, q = ${fixed(q, 3)}. ${math}→ ${verdict.en}` };
 }
 
 // The grid as one HTML string: far cheaper than creating ~300 nodes one by one, which keeps a
@@ -84,8 +84,8 @@ export function initVerifyGrid(causal) {
   function renderInfo() {
     const i = state.row;
     el("verify-rowinfo").replaceChildren(
-      h("div", {}, h("strong", {}, t({ zh: `第 ${i + 1} 行`, en: `Row ${i + 1}` })), " ",
-        t({ zh: "看得见：", en: "sees: " }), h("span", { class: "mono" }, textLabel(chars.slice(0, i + 1).join(""))),
+      h("div", {}, h("strong", {}, t({ zh: `第 ${i + 1} 行`, en: `Row ${i + 1}` })),
+        t({ zh: "看得见：", en: " sees: " }), h("span", { class: "mono" }, textLabel(chars.slice(0, i + 1).join(""))),
         t({ zh: `（${i + 1} 个字）`, en: ` (${i + 1} characters)` })),
       h("div", {}, t(rowMeaning(ex, state.gamma, i))),
       h("div", { class: "top5" }, t({ zh: "主模型在这一行的前 5 名：", en: "Main model's top 5 here:" }),

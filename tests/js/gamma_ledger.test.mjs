@@ -3,10 +3,11 @@ import { readFileSync } from "node:fs";
 import { sci } from "../../static/js/format.js";
 import { test } from "node:test";
 import { burstCheck, burstColumns, burstVerdict } from "../../static/js/bursts.js";
-import { gammaChartSvg, gammaReadouts, optimalRows } from "../../static/js/gamma.js";
+import { gammaCharts, gammaChartSvg, gammaReadouts, measuredRowHTML, optimalRows } from "../../static/js/gamma.js";
 import { gammaSteps, stepsVerdict } from "../../static/js/gamma_steps.js";
 import {
-  cardSteps, draftingText, LEDGER_SORT, ledgerSteps, ledgerSummary, ledgerVerdict, methodLabel, sizeNote, sortLedger,
+  cardSteps, draftingText, LEDGER_COLUMNS, LEDGER_SORT, ledgerRowHTML, ledgerSteps, ledgerSummary, ledgerVerdict, methodLabel,
+  sizeNote, sortLedger, timeBars,
 } from "../../static/js/ledger.js";
 import { alphaForTokens, expectedTokens, meanAccepted, optimalGamma, speedupTheory } from "../../static/js/theory.js";
 
@@ -223,4 +224,46 @@ test("ledger card: steps, verdict and notes read their numbers from the row", ()
   const spec = ledger.rows.filter((r) => r.mode === "kvcache" && r.method !== "plain");
   assert.equal(summary[1].value, `${Math.max(...spec.map((r) => r.speedup)).toFixed(2)}×`);
   assert.equal(summary[2].value, `${spec.filter((r) => Math.round(100 * r.speedup) < 100).length} / ${spec.length}`);
+});
+
+test("γ charts: curves over 1..γmax, measured points of the mode, the dashed curve only when priced", () => {
+  const gamma = results("gamma_sweep");
+  const rows = gamma.rows.filter((r) => r.mode === "kvcache");
+  const state = { alpha: 0.7, c: 0.2, mode: "kvcache" };
+  const specs = gammaCharts(rows, state, 8, Array(8).fill(1.2));
+  assert.equal(specs.tokens.curves[0].values.length, 8);
+  close(specs.tokens.curves[0].values[3], expectedTokens(0.7, 4));
+  assert.deepEqual(specs.speed.points.map((p) => p.gamma), rows.map((r) => r.gamma));
+  assert.equal(specs.speed.curves.length, 2);
+  close(specs.speed.curves[1].values[0], expectedTokens(0.7, 1) / (0.2 + 1.2));
+  assert.equal(gammaCharts(rows, state, 8, [1.2, undefined, 1, 1, 1, 1, 1, 1]).speed.curves.length, 1);
+  assert.equal(specs.speed.best.gamma, optimalGamma(0.7, 0.2, 8).gamma);
+  assert.match(specs.speed.aria.zh, /KV cache 模式的实测加速/);
+  const html = measuredRowHTML(rows[0]);
+  assert.ok(html.includes(`<td>${rows[0].alpha.toFixed(3)}</td>`) && html.startsWith(`<tr data-gamma="${rows[0].gamma}">`));
+});
+
+test("ledger table row: one cell per column, the method as the row's button, spread under the values", () => {
+  const ledger = results("ledger");
+  const i = ledger.rows.findIndex((r) => r.method === "draft");
+  const r = ledger.rows[i];
+  const html = ledgerRowHTML(r, i, true, "en");
+  assert.equal((html.match(/<t[hd][ >]/g) || []).length, LEDGER_COLUMNS.length);
+  assert.match(html, new RegExp(`^<tr data-row="${i}" class="sel`));
+  assert.ok(html.includes(`<th scope="row"><button type="button" data-row="${i}" aria-pressed="true">draft γ = ${r.gamma}</button></th>`));
+  assert.ok(!/aria-label/.test(html)); // the button is named by its visible text
+  assert.ok(html.includes(`${r.speedup_runs.min.toFixed(2)}–${r.speedup_runs.max.toFixed(2)}`));
+  const plainIndex = ledger.rows.findIndex((x) => x.method === "plain");
+  assert.match(ledgerRowHTML(ledger.rows[plainIndex], plainIndex, false, "zh"), />普通解码</);
+});
+
+test("time bars: parts on one scale, never negative, no second bar for the plain row", () => {
+  const plain = { method: "plain", wall_s: { median: 2 }, forward_time_s: 1.5, overhead_s: 0.5 };
+  const row = { method: "draft", gamma: 2, wall_s: { median: 1 }, overhead_s: -0.01 };
+  const model = timeBars(row, plain, { verifySeconds: 0.6, draftSeconds: 0.4 });
+  assert.equal(model.bars.length, 2);
+  assert.deepEqual(model.bars[0].parts.map((p) => [p.cls, p.share]), [["t-verify", 0.75], ["t-other", 0.25]]);
+  assert.deepEqual(model.bars[1].parts.map((p) => p.cls), ["t-verify", "t-draft"]); // the negative part is dropped
+  assert.deepEqual(model.legend.map((p) => p.cls), ["t-verify", "t-draft", "t-other"]);
+  assert.equal(timeBars(plain, plain, { verifySeconds: 1.5, draftSeconds: 0 }).bars.length, 1);
 });

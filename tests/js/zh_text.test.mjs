@@ -21,7 +21,7 @@ const load = (name) => JSON.parse(readFileSync(new URL(`../../experiments/result
 const HAN = "\\u3400-\\u9fff";
 const HALF_BETWEEN_HAN = new RegExp(`[${HAN}][,:;?()][${HAN}]`, "u");
 const HALF_NEXT_TO_HAN = new RegExp(`[${HAN}][,:;?()]|[,:;?()][${HAN}]`, "u");
-const SPACE_BETWEEN_HAN = new RegExp(`[${HAN}] +[${HAN}]`, "u");
+const SPACE_BETWEEN_HAN = new RegExp(`[${HAN}] +[${HAN}]|[，。：；？！（）、] +| +[，。：；？！（）、]`, "u");
 // a Latin word, number or Greek letter next to a Chinese character is set off by a space
 const LATIN_TOUCHING_HAN = new RegExp(`[${HAN}][A-Za-z0-9α-ω]|[A-Za-z0-9α-ω][${HAN}]`, "u");
 

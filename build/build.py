@@ -35,17 +35,22 @@ class BuildError(Exception):
 
 
 def check_field(obj, parts, kind, filename, where=""):
-    """Walk a dotted path ('*' = every key/item); fail naming the first missing piece."""
+    """Walk a dotted path ('*' = every key/item); fail naming the first missing piece. A part
+    ending in '?' is optional: 'x?' may be absent or null (what follows it is checked when it is
+    there), '*?' may be an empty object or list."""
     if not parts:
         expected = TYPES.get(kind)
         if expected and (not isinstance(obj, expected) or (kind != "bool" and isinstance(obj, bool))):
             raise BuildError(f"{filename}: field '{where}' should be {kind}, got {type(obj).__name__}")
         return
     key, rest = parts[0], parts[1:]
+    optional, key = key.endswith("?"), key.removesuffix("?")
     if key == "*":
         items = list(obj.items()) if isinstance(obj, dict) else list(enumerate(obj)) if isinstance(obj, list) else None
-        if not items:
+        if not items and not (optional and items == []):
             raise BuildError(f"{filename}: field '{where}' should be a non-empty object or list")
+    elif optional and isinstance(obj, dict) and obj.get(key) is None:
+        return
     elif not isinstance(obj, dict) or key not in obj:
         raise BuildError(f"{filename}: missing field '{where + '.' if where else ''}{key}'")
     else:

@@ -1,119 +1,216 @@
 """The contract between experiments/ and the page: which results files exist and which fields
-the page reads from each. `python build/build.py` checks every file against this before it
-renders anything; a missing file or field stops the build with a message naming both.
+the page reads from each (the templates and static/js/*.js). `python build/build.py` checks every
+file against this before it renders anything; a missing file or field stops the build with a
+message naming both. A field the page reads must be declared here.
 
 Paths are dotted; `*` means every key of an object or every item of a list. A path may end in
-`:type` (num, int, str, list, obj, bool) to check the value's type as well.
+`:type` (num, int, str, list, obj, bool) to check the value's type as well. A part ending in `?`
+is optional: `x?` may be absent or null (what follows is checked where it is there), `*?` may
+be empty.
 
 Probabilities are float64 values that sum to 1; `p` is always the main (target) model and `q`
 the draft (Leviathan et al. 2023). Every file carries `meta`: where and how it was measured.
+The files are written by experiments/measure/<module>.py, named below.
 """
 
 META = ["meta.device:str", "meta.device_type:str", "meta.threads:int", "meta.torch:str",
-        "meta.date:str", "meta.git_commit:str", "meta.command:str", "meta.seeds:list"]
+        "meta.date:str", "meta.command:str",
+        "meta.git_commit:str",     # the commit checked out when the run started
+        "meta.git_dirty?:bool",    # tracked files differed from that commit at the start (null: no git)
+        "meta.seeds:list",         # the model seeds this file used (the first one, or all)
+        ]
+
+MEAN_STD = ["values:list", "mean:num", "std?:num"]  # stats.mean_std; std is null for one seed
+SPREAD = ["median:num", "min:num", "max:num", "n:int"]  # timing.summary over the repeats
+
+
+def each(prefix, fields):
+    return [f"{prefix}.{field}" for field in fields]
+
+
+COSTS = [  # ledger.forward_costs: seconds per forward, per mode (*: recompute | kvcache)
+    "forward_costs.*.seconds.main:num", "forward_costs.*.seconds.draft:num",
+    "forward_costs.*.seconds.mtp_head:num",
+    "forward_costs.*.seconds.verify.*:num",   # main verifying 1 + γ tokens, keys "1".."8"
+    "forward_costs.*.c:num",                  # draft / main
+    "forward_costs.*.c_mtp:num",              # MTP head / main
+    "forward_costs.*.verify_over_main.*:num",
+]
+
+LEDGER_SETUP = [
+    "prompt:str", "n_chars:int", "temperature:num", "repeats:int", "warmup:int", "threads:int",
+    "seeds:list",                             # the sampling seeds of the repeats (not model seeds)
+    "gamma_max:int",                          # γmax, the longest draft chain measured
+]
 
 SCHEMA = {
-    # models.json (experiments/measure.py measure_models): every trained run and the data.
+    # models.json (models.py): every trained run and the data.
     "models.json": META + [
-        "data.name:str", "data.chars:int", "data.vocab_size:int", "data.sha256:str",
+        "data.name:str", "data.file:str", "data.chars:int", "data.vocab_size:int", "data.sha256:str",
+        "data.train_chars:int", "data.val_chars:int",
         "runs.*.kind:str",               # main_mtp | control | draft
-        "runs.*.seed:int", "runs.*.mtp_weight:num", "runs.*.steps:int",
+        "runs.*.seed:int",
+        "runs.*.mtp_weight:num",         # λ, read from the checkpoint
+        "runs.*.steps:int",
         "runs.*.params:int",             # next-token model alone (MTP head excluded)
-        "runs.*.config.n_layer:int", "runs.*.config.n_embd:int", "runs.*.config.block_size:int",
+        "runs.*.params_total:int",
+        "runs.*.config.n_layer:int", "runs.*.config.n_embd:int", "runs.*.config.n_head:int",
+        "runs.*.config.block_size:int", "runs.*.config.mlp_hidden:int", "runs.*.config.vocab_size:int",
+        "runs.*.config.mtp:bool",
         "runs.*.val_loss_full.main:num", # mean loss over the whole val split, 64-char windows
+        "runs.*.val_loss_full.mtp?:num", # the MTP head's, main_mtp runs only
         "runs.*.val_loss_train_log.main:num",  # last eval of the training run (fixed val batches)
-        "runs.*.train_wall_s:num", "runs.*.batch_size:int", "runs.*.config.mlp_hidden:int",
-        "runs.*.config.vocab_size:int",
+        "runs.*.val_loss_train_log.mtp?:num",
+        "runs.*.train_wall_s:num", "runs.*.train_device:str", "runs.*.train_threads:int",
+        "runs.*.batch_size:int",
         "mtp_parts.hidden_norm:int", "mtp_parts.embed_norm:int", "mtp_parts.proj:int",
-        "mtp_parts.block:int", "mtp_depth:int", "mtp_head_params:int",
+        "mtp_parts.block:int", "mtp_parts.shared_embedding_head:int", "mtp_parts.shared_final_norm:int",
+        "mtp_parts.main_blocks:list", "mtp_depth:int", "mtp_head_params:int",
+        "summary.seed:int",                    # the seed the summary describes (the first)
+        "summary.draft_params_fraction:num",   # draft params / main params (next-token parts)
     ],
-    # causal.json (measure_causal): section ① — causal masking, kv-cache, one verify step.
+    # causal.json (causal.py): section ① — causal masking, kv-cache, one verify step.
     "causal.json": META + [
         "prefix_check.text:str", "prefix_check.n_short:int", "prefix_check.n_full:int",
         "prefix_check.max_abs_diff:num",      # max |Δlogit| over the first 56 positions (float32)
         "prefix_check.max_abs_diff_float64:num",  # the same with the model in float64
         "prefix_check.max_abs_logit:num",
         "kvcache_check.n_tokens:int", "kvcache_check.max_abs_diff:num",
-        "kvcache_check.max_abs_diff_float64:num",
+        "kvcache_check.max_abs_diff_float64:num", "kvcache_check.max_abs_logit:num",
+        "kvcache_check.how:str",
         "verify_example.context:str",         # 8 real val chars
-        "verify_example.gamma:int",
+        "verify_example.gamma:int", "verify_example.seed:int", "verify_example.temperature:num",
         "verify_example.drafts:list",         # the draft model's real proposals, one char each
         "verify_example.p_draft:list", "verify_example.q_draft:list", "verify_example.u:list",
         "verify_example.n_accepted:int", "verify_example.next_char:str",
         "verify_example.next_kind:str",       # resample | bonus
+        "verify_example.selection:str",
         "verify_example.rows.*.char:str", "verify_example.rows.*.role:str",
         "verify_example.rows.*.top:list",     # [[char, p], ...] next-char distribution per row
-        "rollback.gamma:int", "rollback.n_accepted:int", "rollback.length_before:int",
-        "rollback.length_after_verify:int", "rollback.length_after_rollback:int",
-        "rollback.max_abs_diff_vs_rebuilt:num", "rollback.equal:bool",
+        "rollback.gamma:int", "rollback.seed:int", "rollback.n_accepted:int",
+        "rollback.length_before:int", "rollback.length_after_verify:int",
+        "rollback.length_after_rollback:int", "rollback.max_abs_diff_vs_rebuilt:num", "rollback.equal:bool",
     ],
-    # acceptance.json (measure_acceptance): section ② — the rule on real positions.
+    # acceptance.json (acceptance.py): section ② — the rule on real positions.
     "acceptance.json": META + [
-        "vocab:list", "draws:int", "selection:str",
+        "vocab:list", "draws:int", "seed:int", "selection:str",
         "positions.*.kind:str",               # high | typical | low | overweight | uncertain
-        "positions.*.context:str", "positions.*.p:list", "positions.*.q:list",
+        "positions.*.context:str", "positions.*.next_char:str", "positions.*.p:list", "positions.*.q:list",
         "positions.*.alpha_theory:num",       # Σ min(p, q)
         "positions.*.counts:list",            # output histogram of the draws through accept_reject
         "positions.*.accept_rate:num", "positions.*.tv_out_p:num", "positions.*.tv_q_p:num",
         "positions.*.chi2_stat:num", "positions.*.chi2_dof:int", "positions.*.chi2_p:num",
+        "positions.*.overweight_char?:str",   # the char q over-weights; overweight position only
     ],
-    # divergence_sweep.json (measure_divergence_sweep): α and KL along the draft's training.
+    # divergence_sweep.json (divergence.py): α and KL along the draft's training.
     "divergence_sweep.json": META + [
-        "n_positions:int", "snapshots.*.step:int", "snapshots.*.alpha_mean:num",
+        "n_positions:int", "seed:int", "context:int", "samples_per_position:int",
+        "snapshots.*.step:int", "snapshots.*.alpha_mean:num",
         "snapshots.*.kl_mean:num", "snapshots.*.tv_mean:num",
-        "snapshots.*.accept_rate_sampled:num", "snapshots.*.draft_val_loss:num",
+        "snapshots.*.accept_rate_sampled:num", "snapshots.*.n_samples:int",
+        "snapshots.*.draft_val_loss:num",
         "max_abs_alpha_minus_one_minus_tv:num",
     ],
-    # ledger.json (measure_ledger): every decoder from "ROMEO:\n", both modes, timed.
-    "ledger.json": META + [
-        "prompt:str", "n_chars:int", "temperature:num", "repeats:int", "threads:int",
-        "warmup:int", "seeds:list", "forward_costs.*.seconds.draft:num",
-        "forward_costs.*.seconds.mtp_head:num", "forward_costs.*.seconds.verify:obj",
-        "forward_costs.recompute.verify_over_main:obj",
-        "rows.*.alpha",                       # measured per-draft acceptance; null for plain
-        "rows.*.wall_s.n:int", "rows.*.speedup_runs.n:int", "rows.*.overhead_per_main_forward_s:num",
-        "forward_costs.kvcache.seconds.main:num", "forward_costs.kvcache.c:num",
-        "forward_costs.kvcache.c_mtp:num", "forward_costs.kvcache.verify_over_main:obj",
-        "forward_costs.recompute.seconds.main:num", "forward_costs.recompute.c:num",
+    # ledger.json (ledger.py): every decoder from "ROMEO:\n", both modes, timed.
+    "ledger.json": META + LEDGER_SETUP + COSTS + [
         "rows.*.method:str",                  # plain | draft | mtp
         "rows.*.mode:str",                    # recompute | kvcache
         "rows.*.gamma:int",                   # 0 for plain
-        "rows.*.main_forwards:num", "rows.*.draft_forwards:num", "rows.*.tokens_per_main:num",
-        "rows.*.wall_s.median:num", "rows.*.wall_s.min:num", "rows.*.wall_s.max:num",
+        "rows.*.repeats:int",
+        "rows.*.main_forwards:num", "rows.*.draft_forwards:num",  # per run, mean over the repeats
+        "rows.*.draft_forwards_per_main:num", # drafter forwards per main forward (per round)
+        "rows.*.tokens_per_main:num",
+        "rows.*.alpha?:num",                  # measured per-draft acceptance; null for plain
+        *each("rows.*.wall_s", SPREAD), "rows.*.wall_s_runs:list",
         "rows.*.speedup:num",                 # median plain wall / median wall, same mode
-        "rows.*.speedup_runs.min:num", "rows.*.speedup_runs.max:num",
-        "rows.*.forward_time_s:num",          # the row's forwards at the measured prices
-        "rows.*.overhead_s:num", "rows.*.repeats:int",
+        *each("rows.*.speedup_runs", SPREAD), # plain / row, repeat by repeat (same seed)
+        # the median-wall repeat taken apart, every part measured inside that run (≥ 0, sum = wall)
+        "rows.*.parts_s.main_forwards:num",   # seconds inside the main model's forwards
+        "rows.*.parts_s.draft_forwards:num",  # seconds inside the drafter's (draft model or MTP head)
+        "rows.*.parts_s.other:num",           # the rest: sampling, acceptance rule, Python loop
+        "rows.*.parts_share.main_forwards:num", "rows.*.parts_share.draft_forwards:num",
+        "rows.*.parts_share.other:num",       # each part / that run's wall time
+        "rows.*.parts_repeat:int",            # which repeat (index into wall_s_runs)
+        "rows.*.parts_how:str",               # how the parts were measured, in one sentence
+        "rows.*.forward_time_s:num",          # parts_s.main_forwards + parts_s.draft_forwards
+        "rows.*.overhead_s:num",              # parts_s.other
+        "rows.*.overhead_per_main_forward_s:num",  # parts_s.other / that run's main forwards
+        "rows.*.tokens_per_main_expected?:num",  # (1 - α^{γ+1}) / (1 - α); not for plain
+        "rows.*.speedup_theory?:num",         # Theorem 3.8 at the row's α and c; not for plain
+        "rows.*.c_used?:num", "rows.*.verify_over_main?:num",
+        "rows.*.run_lengths?:list",           # rounds with 0..γ drafts accepted
+        "rows.*.burst?.expected:list", "rows.*.burst?.chi2:num", "rows.*.burst?.dof:int",
+        "rows.*.burst?.p?:num",               # null at γ = 1 (no degrees of freedom)
         "greedy_check.*.method:str", "greedy_check.*.mode:str", "greedy_check.*.gamma:int",
         "greedy_check.*.chars_compared:int", "greedy_check.*.equal:bool",
+        "greedy_check.*.first_mismatch_past_window?:int",  # recompute only; null: all identical
+        # what the section's prose quotes (ledger.py ledger_summary)
+        "summary.fewest_main_forwards.method:str", "summary.fewest_main_forwards.gamma:int",
+        "summary.fewest_main_forwards.mode:str",
+        "summary.fewest_main_forwards.main_forwards_saved:num",  # 1 − its main forwards / plain's
+        "summary.fewest_main_forwards.draft_over_plain_forwards:num",  # its drafter s / plain's forward s
+        "summary.fastest.*.method:str", "summary.fastest.*.gamma:int", "summary.fastest.*.speedup:num",
+        "summary.greedy_equal:int", "summary.greedy_checks:int",
+        "summary.past_window.identical:list",  # [{method, gamma}] identical past the window too
+        "summary.past_window.diverged:list",   # [{first_mismatch, checks: [{method, gamma}]}]
     ],
-    # gamma_sweep.json (measure_ledger): the draft model's rows, γ in {1, 2, 3, 4, 6, 8}.
-    "gamma_sweep.json": META + [
+    # gamma_sweep.json (ledger.py): the draft model's rows, γ in {1, 2, 3, 4, 6, 8}.
+    "gamma_sweep.json": META + LEDGER_SETUP + COSTS + [
         "gammas:list", "c.kvcache:num", "c.recompute:num",
-        "repeats:int", "forward_costs.*.seconds.main:num", "forward_costs.*.seconds.draft:num",
         "rows.*.gamma:int", "rows.*.mode:str", "rows.*.alpha:num", "rows.*.tokens_per_main:num",
         "rows.*.tokens_per_main_expected:num",  # (1 - α^{γ+1}) / (1 - α) at the measured α
-        "rows.*.speedup:num", "rows.*.speedup_runs.min:num", "rows.*.speedup_runs.max:num",
+        "rows.*.speedup:num", *each("rows.*.speedup_runs", SPREAD), *each("rows.*.wall_s", SPREAD),
         "rows.*.speedup_theory:num",          # Theorem 3.8 with the measured α and c
         "rows.*.run_lengths:list",            # rounds with 0..γ drafts accepted
         "rows.*.burst.expected:list",         # the same under the geometric law at the row's α
-        "rows.*.burst.chi2:num", "rows.*.burst.dof:int",
-        "burst_pooled.*.chi2:num", "burst_pooled.*.dof:int", "burst_pooled.*.p:num", "burst_pooled.*.rows:int",
+        "rows.*.burst.chi2:num", "rows.*.burst.dof:int", "rows.*.burst.p?:num",
+        # one pooled chi-square per mode over the rows with γ ≥ 2; its verdict words the page
+        "burst_pooled.*.rows:int", "burst_pooled.*.chi2:num", "burst_pooled.*.dof:int",
+        "burst_pooled.*.p:num", "burst_pooled.*.level:num",   # the test's level, 0.05
+        "burst_pooled.*.ends.zero.observed:int", "burst_pooled.*.ends.zero.expected:num",  # rounds with 0 accepted
+        "burst_pooled.*.ends.full.observed:int", "burst_pooled.*.ends.full.expected:num",  # rounds with all γ
+        "burst_pooled.*.verdict:str",         # geometric (p ≥ level) | both_ends_high | differs
+        # what the section's prose quotes (ledger.py gamma_summary)
+        "summary.max_tokens_deviation:num",   # max |measured / expected tokens per main forward − 1|
+        "summary.rows_below_expected_tokens:int", "summary.rows:int",
+        "summary.below_theory.*.rows_below:int", "summary.below_theory.*.rows:int",  # speedup < Theorem 3.8
+        "summary.fastest.*.gamma:int", "summary.fastest.*.alpha:num", "summary.fastest.*.speedup:num",
+        "summary.fastest.*.gain_of_last_draft:num",  # α^γmax: what γmax − 1 → γmax adds at that α
+        "summary.kvcache_forward_gain.main:num",     # recompute / kv-cache seconds per forward
+        "summary.kvcache_forward_gain.draft:num",
     ],
-    # mtp.json (measure_mtp): the MTP head over seeds.
+    # mtp.json (mtp.py): the MTP head over seeds.
     "mtp.json": META + [
-        "seeds:list", "lambda:num", "depth:int",
+        "seeds:list", "depth:int",
+        "lambda:num",                         # the MTP loss weight, read from the checkpoint
         "params.hidden_norm:int", "params.embed_norm:int", "params.proj:int", "params.block:int",
         "params.shared_embedding_head:int", "params.shared_final_norm:int", "params.main_blocks:list",
         "params.mtp_head_total:int", "params.main_total:int",
-        "curves:obj", "val_loss.main_mtp.values:list", "val_loss.main_mtp.mean:num",
-        "val_loss.control.values:list", "val_loss.mtp_head.values:list", "val_loss.draft.values:list",
-        "verdict.mean_difference:num", "verdict.n_seeds:int",
-        "alpha.mtp.mean:num", "alpha.draft.mean:num", "alpha.mtp_val.mean:num", "alpha.draft_val.mean:num",
-        "sample.text:str", "sample.steps.*.emitted:list", "sample.steps.*.kinds:list",
-        "sample.prompt:str", "sample.n_chars:int", "sample.temperature:num", "sample.seed:int",
+        "curves.*.step:list", "curves.*.val.main:list", "curves.*.val.mtp?:list",
+        "curves.*.train.main:list", "curves.*.train.mtp?:list", "curves.*.wall_s:num",
+        *each("val_loss.main_mtp", MEAN_STD), *each("val_loss.control", MEAN_STD),
+        *each("val_loss.mtp_head", MEAN_STD), *each("val_loss.draft", MEAN_STD),
+        *each("alpha.mtp", MEAN_STD), *each("alpha.draft", MEAN_STD),
+        *each("alpha.mtp_val", MEAN_STD), *each("alpha.draft_val", MEAN_STD), "alpha_how:str",
+        # the paired t-test, with MTP loss − control, per seed (stats.py paired_t_test)
+        "verdict.differences:list", "verdict.mean_difference:num", "verdict.n_seeds:int",
+        "verdict.test:str",                   # the test, in one sentence
+        "verdict.df?:int",                    # n − 1; null (like all below) for a single seed
+        "verdict.standard_error?:num", "verdict.t?:num",
+        "verdict.t_critical?:num",            # two-sided 95% of Student's t (4.303 for df 2)
+        "verdict.p?:num", "verdict.ci95?:list",  # [lo, hi] of the mean difference
+        "verdict.beyond_seed_noise?:bool",    # |t| > t_critical
+        "sample.text:str", "sample.prompt:str", "sample.n_chars:int", "sample.temperature:num",
+        "sample.seed:int", "sample.mode:str",
         "sample.main_forwards:int", "sample.accepted:int", "sample.proposed:int",
-        "sample.steps.*.accepted:bool", "verdict.differences:list", "val_loss.control.mean:num",
-        "val_loss.mtp_head.mean:num", "val_loss.draft.mean:num",
+        "sample.steps.*.emitted:list", "sample.steps.*.kinds:list", "sample.steps.*.accepted:bool",
+        "sample.steps.*.draft?:str",          # null on a forward with no draft
+        "sample.steps.*.p_draft?:num", "sample.steps.*.q_draft?:num", "sample.steps.*.u?:num",
+        # what the section's prose quotes (mtp.py)
+        "summary.mtp_ahead_generated:bool",   # MTP head's α > small draft's, on generated text
+        "summary.mtp_ahead_val:bool",         # ... on real val text (Σmin(p, q))
+        "summary.alpha_order_flips:bool",     # the two rankings differ
+        "summary.head_minus_main_loss:num",   # mean val loss: MTP head − main model
+        "summary.train_chars_seen:int",       # steps × batch × block_size of the main model
     ],
 }

@@ -25,23 +25,35 @@ def device_name(device="cpu"):
     return platform.processor() or platform.machine()
 
 
-def git_commit():
+def run_git(*args):
+    """stdout of a git command in the repository, or None where git or the repository is missing."""
     try:
-        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT,
-                             capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or "uncommitted"
-    except OSError:
-        return "unknown"
+        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
 
 
-def meta(seeds, device="cpu", command=None):
+def git_state():
+    """The commit checked out and whether tracked files differ from it. Read it when a run
+    starts: the commit at write time may be a later one than the code that ran."""
+    commit = run_git("rev-parse", "--short=12", "HEAD")
+    changes = run_git("status", "--porcelain", "--untracked-files=no")
+    return {"commit": commit or "unknown", "dirty": bool(changes) if changes is not None else None}
+
+
+def meta(seeds, device="cpu", command=None, git=None):
+    """The meta block of a results file. `git`: git_state() from the start of the run (read now
+    if not given)."""
+    git = git or git_state()
     return {
         "device": device_name(device),
         "device_type": "cuda" if str(device).startswith("cuda") else "cpu",
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "python": platform.python_version(),
-        "git_commit": git_commit(),
+        "git_commit": git["commit"],
+        "git_dirty": git["dirty"],
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "seeds": list(seeds),
         "command": command or invocation(),
@@ -52,7 +64,7 @@ def invocation():
     """How this process was started, as a user would type it (python -m for our modules)."""
     script = Path(sys.argv[0]).resolve()
     if script.suffix == ".py" and ROOT in script.parents:
-        module = ".".join(script.relative_to(ROOT).with_suffix("").parts)
+        module = ".".join(script.relative_to(ROOT).with_suffix("").parts).removesuffix(".__main__")
         return " ".join(["python", "-m", module] + sys.argv[1:])
     return " ".join(["python"] + sys.argv)
 

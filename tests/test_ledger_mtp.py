@@ -4,14 +4,12 @@ import statistics
 
 import pytest
 
-from experiments import timing
-from conftest import results
 from scipy import stats
 
-from experiments.measure import (burst_check, expected_tokens, mean_std, pooled_burst_check,
-                                 seed_verdict, theorem_3_8)
-
-
+from conftest import results
+from experiments import timing
+from experiments.measure.stats import (burst_check, expected_tokens, mean_std, paired_t_test,
+                                       pooled_burst_check, theorem_3_8)
 
 
 def test_interleaved_rotates_order_warms_up_and_passes_seeds(monkeypatch):
@@ -44,11 +42,35 @@ def test_seed_statistics():
     s = mean_std([1.0, 2.0, 3.0])
     assert s["mean"] == 2.0 and s["std"] == pytest.approx(1.0)
     assert mean_std([1.5])["std"] is None
-    clear = seed_verdict([1.50, 1.51, 1.49], [1.52, 1.53, 1.51])      # -0.02 every seed
-    assert clear["mean_difference"] == pytest.approx(-0.02) and clear["beyond_seed_noise"]
-    noisy = seed_verdict([1.50, 1.53, 1.49], [1.52, 1.50, 1.50])      # signs disagree
-    assert noisy["beyond_seed_noise"] is False
-    assert seed_verdict([1.5], [1.6])["beyond_seed_noise"] is None
+
+
+@pytest.mark.parametrize("with_mtp,control", [
+    ([1.50, 1.51, 1.49], [1.52, 1.53, 1.51]),          # -0.02 every seed: no noise at all
+    ([1.50, 1.512, 1.49], [1.52, 1.53, 1.511]),        # -0.02 ± 0.002: far beyond the noise
+    ([1.50, 1.53, 1.49], [1.52, 1.50, 1.50]),          # signs disagree
+    ([1.50, 1.50, 1.49], [1.52, 1.53, 1.50]),          # t ≈ -3.5: beyond 2 standard errors, within t(2)
+    ([1.5, 1.4, 1.6, 1.45, 1.55], [1.52, 1.43, 1.6, 1.5, 1.58]),
+])
+def test_paired_t_test_matches_scipy(with_mtp, control):
+    v = paired_t_test(with_mtp, control)
+    n = len(with_mtp)
+    assert v["df"] == n - 1 and v["n_seeds"] == n and v["test"]
+    assert v["t_critical"] == pytest.approx(stats.t.ppf(0.975, n - 1))
+    lo, hi = v["ci95"]
+    assert lo <= v["mean_difference"] <= hi
+    if v["t"] is None:  # identical differences: zero spread
+        assert v["standard_error"] == 0 and v["beyond_seed_noise"] is True
+        return
+    want = stats.ttest_rel(with_mtp, control)
+    assert v["t"] == pytest.approx(want.statistic) and v["p"] == pytest.approx(want.pvalue)
+    assert v["beyond_seed_noise"] == (want.pvalue < 0.05) == (not lo <= 0 <= hi)
+
+
+def test_three_seeds_need_t_not_two_standard_errors():
+    v = paired_t_test([1.50, 1.50, 1.49], [1.52, 1.53, 1.50])
+    assert 2 < abs(v["t"]) < 4.30 and v["t_critical"] == pytest.approx(4.303, abs=1e-3)
+    assert v["beyond_seed_noise"] is False  # the old 2-standard-error rule said True
+    assert paired_t_test([1.5], [1.6])["beyond_seed_noise"] is None
 
 
 def test_ledger_rows_follow_from_their_own_fields():
@@ -62,6 +84,11 @@ def test_ledger_rows_follow_from_their_own_fields():
         assert r["wall_s"]["median"] == pytest.approx(statistics.median(r["wall_s_runs"]))
         assert r["speedup"] == pytest.approx(plain["wall_s"]["median"] / r["wall_s"]["median"])
         assert r["tokens_per_main"] == pytest.approx(ledger["n_chars"] / r["main_forwards"])
+        # the median run taken apart: parts measured inside it, none negative, summing to its wall
+        run_wall = r["wall_s_runs"][r["parts_repeat"]]
+        assert run_wall == statistics.median(r["wall_s_runs"]) and min(r["parts_s"].values()) >= 0
+        assert sum(r["parts_s"].values()) == pytest.approx(run_wall, rel=1e-9)
+        assert r["overhead_s"] == r["parts_s"]["other"]
         if r["method"] == "plain":
             assert r["main_forwards"] == ledger["n_chars"] and r["draft_forwards"] == 0
             continue
@@ -70,6 +97,34 @@ def test_ledger_rows_follow_from_their_own_fields():
         # chars per main forward sit near the formula at the measured α (the last rounds draft less)
         assert abs(r["tokens_per_main"] / r["tokens_per_main_expected"] - 1) < 0.05
         assert sum(r["run_lengths"]) > 0 and len(r["run_lengths"]) == r["gamma"] + 1
+
+
+def test_summaries_follow_from_the_rows():
+    sweep, ledger = results("gamma_sweep"), results("ledger")
+    rows, su = sweep["rows"], sweep["summary"]
+    assert su["max_tokens_deviation"] == pytest.approx(
+        max(abs(r["tokens_per_main"] / r["tokens_per_main_expected"] - 1) for r in rows))
+    for mode in ("kvcache", "recompute"):
+        mine = [r for r in rows if r["mode"] == mode]
+        assert su["below_theory"][mode] == {"rows": len(mine),
+                                            "rows_below": sum(r["speedup"] < r["speedup_theory"] for r in mine)}
+        fastest = max(mine, key=lambda r: r["speedup"])
+        assert su["fastest"][mode]["gamma"] == fastest["gamma"]
+        assert su["fastest"][mode]["gain_of_last_draft"] == pytest.approx(fastest["alpha"] ** sweep["gamma_max"])
+    lsu = ledger["summary"]
+    kv = [r for r in ledger["rows"] if r["mode"] == "kvcache"]
+    plain = next(r for r in kv if r["method"] == "plain")
+    fewest = min((r for r in kv if r["method"] != "plain"), key=lambda r: r["main_forwards"])
+    assert (lsu["fewest_main_forwards"]["method"], lsu["fewest_main_forwards"]["gamma"]) == (fewest["method"], fewest["gamma"])
+    assert lsu["fewest_main_forwards"]["main_forwards_saved"] == pytest.approx(1 - fewest["main_forwards"] / plain["main_forwards"])
+    checks = ledger["greedy_check"]
+    assert (lsu["greedy_equal"], lsu["greedy_checks"]) == (sum(c["equal"] for c in checks), len(checks))
+    past = lsu["past_window"]
+    recompute = [c for c in checks if c["mode"] == "recompute"]
+    assert len(past["identical"]) == sum(c["first_mismatch_past_window"] is None for c in recompute)
+    for group in past["diverged"]:
+        assert {(c["method"], c["gamma"]) for c in group["checks"]} == {
+            (c["method"], c["gamma"]) for c in recompute if c["first_mismatch_past_window"] == group["first_mismatch"]}
 
 
 def test_forward_costs_are_consistent():
@@ -110,8 +165,14 @@ def test_mtp_seed_statistics_and_trace():
         assert summary["mean"] == pytest.approx(statistics.mean(summary["values"]))
         if n > 1:
             assert summary["std"] == pytest.approx(statistics.stdev(summary["values"]))
-    diffs = [a - b for a, b in zip(mtp["val_loss"]["main_mtp"]["values"], mtp["val_loss"]["control"]["values"])]
+    with_mtp, control = mtp["val_loss"]["main_mtp"]["values"], mtp["val_loss"]["control"]["values"]
+    diffs = [a - b for a, b in zip(with_mtp, control)]
     assert mtp["verdict"]["differences"] == pytest.approx(diffs)
+    if n > 1:
+        want = stats.ttest_rel(with_mtp, control)
+        assert mtp["verdict"]["t"] == pytest.approx(want.statistic) and mtp["verdict"]["df"] == n - 1
+        assert mtp["verdict"]["beyond_seed_noise"] == (want.pvalue < 0.05)
+    assert mtp["lambda"] == results("models")["runs"][f"main_s{mtp['seeds'][0]}"]["mtp_weight"] > 0
     params = mtp["params"]
     assert params["mtp_head_total"] == params["hidden_norm"] + params["embed_norm"] + params["proj"] + params["block"]
     assert params["main_total"] == params["shared_embedding_head"] + sum(params["main_blocks"]) + params["shared_final_norm"]
@@ -119,12 +180,17 @@ def test_mtp_seed_statistics_and_trace():
     emitted = "".join(ch for step in sample["steps"] for ch in step["emitted"])
     assert emitted == sample["text"] and len(emitted) == sample["n_chars"]
     assert len(sample["steps"]) == sample["main_forwards"]
-    for step in sample["steps"][1:]:
-        assert len(step["emitted"]) == len(step["kinds"]) == (2 if step["accepted"] else 1) or step["draft"] is None
-        if step["draft"] is not None:
+    last = len(sample["steps"]) - 1
+    for i, step in enumerate(sample["steps"]):
+        assert len(step["emitted"]) == len(step["kinds"])
+        if step["draft"] is None:  # the prompt's forward, and the last one when one char is left
+            assert i in (0, last)
+            assert step["kinds"] == ["main"] and step["accepted"] is False
+        else:
             accept = step["u"] * step["q_draft"] < step["p_draft"]
             assert accept == step["accepted"]
-            assert step["kinds"][0] == ("draft" if accept else "resample")
+            assert step["kinds"] == (["draft", "main"] if accept else ["resample"])
+    assert sample["steps"][0]["draft"] is None
 
 
 def test_burst_check_against_the_geometric_law():
@@ -144,10 +210,29 @@ def test_burst_check_against_the_geometric_law():
     assert b["p"] < 1e-6
     assert b["p"] == pytest.approx(stats.chisquare(bursty, b["expected"], ddof=1).pvalue, rel=1e-6)
     assert burst_check([30, 70], 0.7)["p"] is None  # γ = 1: no degrees of freedom left
-    rows = [{"mode": "kvcache", "method": "draft", "burst": c} for c in (fit, b, burst_check([30, 70], 0.7))]
+    rows = [{"mode": "kvcache", "method": "draft", "run_lengths": counts, "burst": burst_check(counts, alpha)}
+            for counts in (exact_counts, bursty, [30, 70])]
     pooled = pooled_burst_check(rows, "kvcache")
     assert (pooled["rows"], pooled["dof"]) == (2, 2 * (gamma - 1))
     assert pooled["chi2"] == pytest.approx(fit["chi2"] + b["chi2"])
+    assert pooled["ends"]["zero"]["observed"] == pytest.approx(exact_counts[0] + bursty[0])
+    assert pooled["ends"]["full"]["expected"] == pytest.approx(fit["expected"][-1] + b["expected"][-1])
+    assert pooled["verdict"] == "both_ends_high"
+
+
+def pooled_verdict(counts, alpha):
+    row = {"mode": "kvcache", "method": "draft", "run_lengths": counts, "burst": burst_check(counts, alpha)}
+    return pooled_burst_check([row], "kvcache")["verdict"]
+
+
+def test_pooled_burst_verdicts():
+    alpha, gamma, rounds = 0.7, 4, 100_000
+    law = burst_check([rounds] + [0] * gamma, alpha)["expected"]
+    assert pooled_verdict(law, alpha) == "geometric"
+    middle_heavy = [n * (0.8 if k in (0, gamma) else 1.2) for k, n in enumerate(law)]
+    assert pooled_verdict(middle_heavy, alpha) == "differs"
+    one_end = [n * (1.3 if k == 0 else 0.9) for k, n in enumerate(law)]
+    assert pooled_verdict(one_end, alpha) == "differs"
 
 
 def test_ledger_burst_fields_follow_from_run_lengths():
@@ -159,4 +244,10 @@ def test_ledger_burst_fields_follow_from_run_lengths():
             assert (r["burst"]["chi2"], r["burst"]["dof"]) == pytest.approx((recomputed["chi2"], recomputed["dof"]))
             assert r["burst"]["p"] == (None if recomputed["p"] is None else pytest.approx(recomputed["p"]))
     for mode, pooled in sweep["burst_pooled"].items():
-        assert pooled == pytest.approx(pooled_burst_check(ledger["rows"], mode))
+        recomputed = pooled_burst_check(ledger["rows"], mode)
+        assert pooled["verdict"] == recomputed["verdict"] and pooled["level"] == 0.05
+        assert (pooled["rows"], pooled["dof"]) == (recomputed["rows"], recomputed["dof"])
+        assert (pooled["chi2"], pooled["p"]) == pytest.approx((recomputed["chi2"], recomputed["p"]))
+        for end in ("zero", "full"):
+            assert pooled["ends"][end]["observed"] == recomputed["ends"][end]["observed"]
+            assert pooled["ends"][end]["expected"] == pytest.approx(recomputed["ends"][end]["expected"])

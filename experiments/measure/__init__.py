@@ -1,0 +1,20 @@
+"""Every measurement the page reads, rerun from the committed checkpoints (no training).
+
+    python -m experiments.measure --device cpu --seeds 0       # what `make measure` runs
+    python -m experiments.measure --only models
+
+Each measurement writes one or two experiments/results/<name>.json with a `meta` block. One
+module per results file; stats.py holds the statistics, common.py what they share.
+"""
+from experiments.measure import acceptance, causal, divergence, ledger, models, mtp
+
+# name (for --only): (function(args, data, seeds, sizes) -> {results file stem: payload},
+#                     which trained seeds it measures: "all" or "first")
+MEASUREMENTS = {
+    "models": (models.measure, "all"),
+    "causal": (causal.measure, "first"),
+    "acceptance": (acceptance.measure, "first"),
+    "divergence_sweep": (divergence.measure, "first"),
+    "mtp": (mtp.measure, "all"),
+    "ledger": (ledger.measure, "first"),  # writes ledger.json and gamma_sweep.json
+}

@@ -1,0 +1,64 @@
+"""python -m experiments.measure [--only NAME ...] [--seeds S ...] [--device cpu|cuda]"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from experiments.cli import UsageError, check_device, check_seed, check_threads, run_cli
+from experiments.data import CharData
+from experiments.jsonio import RESULTS, git_state, meta, write_json
+from experiments.measure import MEASUREMENTS
+from experiments.measure.common import Sizes, trained_seeds
+from experiments.train import CHECKPOINTS
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.measure",
+        description="Rerun every measurement the page reads from the trained checkpoints.")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--seeds", type=int, nargs="+",
+                        help="model seeds to measure (default: every seed with a full set of checkpoints)")
+    parser.add_argument("--only", choices=list(MEASUREMENTS), nargs="+")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--checkpoints", type=Path, default=CHECKPOINTS, help="where the trained weights are")
+    parser.add_argument("--results", type=Path, default=RESULTS,
+                        help="where the training logs are and the results go")
+    return parser.parse_args(argv)
+
+
+def measure(args, sizes=Sizes()):
+    """Run the chosen measurements and write their results files; returns the exit code."""
+    git = git_state()  # the commit measured is the one checked out when the run starts
+    args.device = check_device(args.device)
+    torch.set_num_threads(check_threads(args.threads))
+    if args.seeds:
+        seeds = [check_seed(s, "--seeds") for s in args.seeds]
+    else:
+        seeds = trained_seeds(args.checkpoints, args.results)
+    if len(set(seeds)) != len(seeds):
+        raise UsageError(f"--seeds lists a seed twice: {seeds}")
+    data = CharData()
+    names = args.only or list(MEASUREMENTS)
+    for i, name in enumerate(names, 1):
+        fn, which = MEASUREMENTS[name]
+        used = seeds if which == "all" else seeds[:1]
+        t0 = time.time()
+        print(f"[measure {i}/{len(names)}] {name} ...", flush=True)
+        outputs = fn(args, data, used, sizes)
+        for stem, payload in outputs.items():
+            payload = {"meta": meta(used, args.device, git=git), **payload}
+            write_json(Path(args.results) / f"{stem}.json", payload)
+        written = ", ".join(f"{stem}.json" for stem in outputs)
+        print(f"[measure {i}/{len(names)}] {name}: wrote {written} in {time.time() - t0:.1f} s", flush=True)
+    return 0
+
+
+def main(argv=None):
+    return run_cli(measure, parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""What every measurement shares: how much work each one does (Sizes), the fixed constants,
+checkpoint loading, val positions and next-char distributions."""
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from experiments.cli import UsageError
+from experiments.model import load_checkpoint
+from experiments.speculative import accept_reject, probs_from_logits, sample
+from experiments.train import RUNS, run_name
+
+SEED = 0            # every random choice in a measurement starts from this seed; it goes into the JSON
+CONTEXT = 64        # chars of val text before each measured position (block_size)
+GAMMA = 8           # γmax: the longest draft chain measured (verify example, rollback, γ sweep, costs)
+LEDGER_GAMMAS = (1, 2, 3, 4, 6, 8)
+LEDGER_PROMPT = "ROMEO:\n"
+MAIN_MTP, CONTROL, DRAFT = RUNS  # (model, λ) of the three training runs per seed
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much work each measurement does. `make measure` uses the defaults; the smoke test
+    passes smaller ones so that every measurement runs in seconds on a tiny model."""
+    n_positions: int = 2000         # random val positions for the acceptance picks and the sweeps
+    draws: int = 200_000            # draws through accept_reject per acceptance position
+    samples_per_position: int = 20  # sampled γ = 1 verifies per position and snapshot (divergence)
+    ledger_chars: int = 600         # chars each ledger run generates
+    ledger_repeats: int = 7         # timed runs per method and mode, each with its own sampling seed
+    forward_calls: int = 200        # timed calls per forward price, after forward_warmup untimed ones
+    forward_warmup: int = 30
+    alpha_runs: int = 5             # sampling seeds per model seed for the MTP-vs-draft acceptance
+    sample_chars: int = 240         # the traced MTP sample
+
+
+def require(path):
+    if not Path(path).exists():
+        raise UsageError(f"{path} not found: run `make data` to train it")
+    return path
+
+
+def trained_seeds(checkpoints, results):
+    """Seeds whose three runs (main + MTP, control, draft) finished: checkpoint and training log."""
+    checkpoints, results = Path(checkpoints), Path(results)
+    seeds = sorted(int(p.stem[6:]) for p in checkpoints.glob("main_s*.pt") if p.stem[6:].isdigit())
+    done = lambda name: (checkpoints / f"{name}.pt").exists() and (results / f"train_{name}.json").exists()
+    complete = [s for s in seeds if all(done(run_name(m, mtp, s)) for m, mtp in RUNS)]
+    if not complete:
+        raise UsageError(f"no trained checkpoints in {checkpoints}: run `make data`")
+    return complete
+
+
+def load(args, name):
+    """(model, checkpoint payload) of experiments/checkpoints/<name>.pt on args.device."""
+    return load_checkpoint(require(Path(args.checkpoints) / f"{name}.pt"), args.device)
+
+
+def checkpoint(args, name):
+    return load(args, name)[0]
+
+
+def main_and_draft(args, seed):
+    return checkpoint(args, run_name(*MAIN_MTP, seed)), checkpoint(args, run_name(*DRAFT, seed))
+
+
+@torch.no_grad()
+def full_val_loss(model, data, device):
+    """Mean loss over the whole val split in non-overlapping block_size windows."""
+    T = model.cfg.block_size
+    n = (len(data.val) - 1) // T
+    x = data.val[:n * T].view(n, T).to(device)
+    y = data.val[1:n * T + 1].view(n, T).to(device)
+    totals, count = {}, 0
+    for xb, yb in zip(x.split(256), y.split(256)):
+        for key, loss in model.losses(xb, yb).items():
+            totals[key] = totals.get(key, 0.0) + loss.item() * len(xb)
+        count += len(xb)
+    return {key: round(total / count, 5) for key, total in totals.items()}
+
+
+_val_losses = {}
+
+
+def val_loss_of(args, data, name):
+    """full_val_loss of one checkpoint, computed once per process (models and mtp both use it)."""
+    key = (str(Path(args.checkpoints) / name), args.device)
+    if key not in _val_losses:
+        _val_losses[key] = full_val_loss(checkpoint(args, name), data, args.device)
+    return _val_losses[key]
+
+
+def val_offsets(data, n, seed=SEED):
+    """n distinct random val offsets; each gives a CONTEXT-char window and the char after it."""
+    order = torch.randperm(len(data.val) - CONTEXT, generator=torch.Generator().manual_seed(seed))
+    return order[:n]
+
+
+@torch.no_grad()
+def next_char_probs(model, data, offsets, device):
+    """The model's next-char distribution after each window: float32 forwards, then a float64
+    softmax of the logits, so that every row sums to 1 far below the 1e-9 the identities need."""
+    windows = data.val.unfold(0, CONTEXT, 1)[offsets]
+    logits = [model(x.to(device))[0][:, -1] for x in windows.split(256)]
+    return probs_from_logits(torch.cat(logits).double().cpu(), 1.0)
+
+
+def draws_through_rule(p, q, n, generator):
+    """n independent γ = 1 verifies of one position: a draft from q, then accept_reject.
+    Returns (drafts accepted, the n emitted tokens). The bonus row is p again; it never matters,
+    because only the first emitted token is counted."""
+    p2, q1 = torch.stack([p, p]), q[None]
+    accepted, emitted = 0, []
+    for _ in range(n):
+        draft = sample(q, generator)
+        n_accepted, token = accept_reject(p2, q1, torch.tensor([draft]), generator)
+        accepted += n_accepted
+        emitted.append(draft if n_accepted else token)
+    return accepted, torch.tensor(emitted)

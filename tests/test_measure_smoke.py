@@ -1,0 +1,195 @@
+"""Every measurement, run end to end on tiny random models (1 layer, n_embd 16) with small
+sizes, written into a temporary results folder and checked against build/schema.py and against
+the properties each file exists to show. Unlike the tests that read the committed JSON, these
+fail as soon as `experiments.measure` changes what it writes."""
+import math
+import statistics
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+import pytest
+import torch
+from scipy import stats
+
+from experiments import jsonio
+from experiments.jsonio import meta, read_json, write_json
+from experiments.measure import MEASUREMENTS
+from experiments.measure import __main__ as measure_cli
+from experiments.measure.__main__ import main as measure_main, measure, parse_args
+from experiments.measure.common import CONTROL, DRAFT, MAIN_MTP, Sizes
+from experiments.model import GPT, GPTConfig, save_checkpoint
+from experiments.train import DRAFT_SNAPSHOTS, run_name
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
+from build import load_results  # noqa: E402
+from schema import SCHEMA  # noqa: E402
+
+SEEDS = (0, 1, 2)
+LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the checkpoint
+TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
+SIZES = Sizes(n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
+              forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30)
+
+
+def tiny_model(seed, mtp, like=None, noise=0.0):
+    """A random model with peaked next-char distributions (a scaled embedding); with `like`, a
+    noisy copy of that model's trunk, so that it drafts for it with a middling acceptance rate."""
+    torch.manual_seed(seed)
+    model = GPT(GPTConfig(**TINY, mtp=mtp))
+    with torch.no_grad():
+        if like is None:
+            model.tok_emb.weight.mul_(6)
+        else:
+            own = model.state_dict()
+            for key, value in like.state_dict().items():
+                if key in own:
+                    own[key].copy_(value + noise * value.std().clamp(min=1e-3) * torch.randn_like(value))
+    return model.eval()
+
+
+def fake_log(seed, batch_size=4):
+    curve = {"main": [4.2, 3.9]}
+    return {"meta": meta([seed]), "config": {"batch_size": batch_size}, "final_val": {"main": 3.9},
+            "wall_time_s": 1.5, "curves": {"step": [0, 2], "val": curve, "train": curve}}
+
+
+def write_run(checkpoints, results, name, model, seed, mtp_weight, steps=2):
+    save_checkpoint(checkpoints / f"{name}.pt", model, {"step": steps, "name": name, "seed": seed,
+                                                        "mtp_weight": mtp_weight})
+    write_json(results / f"train_{name}.json", fake_log(seed))
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """Tiny checkpoints for three seeds, then every measurement; returns (results dir, data)."""
+    root = tmp_path_factory.mktemp("measure")
+    checkpoints, results = root / "checkpoints", root / "results"
+    checkpoints.mkdir()
+    for seed in SEEDS:
+        main = tiny_model(seed, mtp=True)
+        write_run(checkpoints, results, run_name(*MAIN_MTP, seed), main, seed, LAMBDA)
+        write_run(checkpoints, results, run_name(*CONTROL, seed), tiny_model(100 + seed, mtp=False), seed, 0.0)
+        draft = tiny_model(200 + seed, mtp=False, like=main, noise=1.0)
+        write_run(checkpoints, results, run_name(*DRAFT, seed), draft, seed, 0.0)
+        for i, step in enumerate(DRAFT_SNAPSHOTS):  # later snapshots sit closer to the main model
+            snapshot = tiny_model(300 + i, mtp=False, like=main, noise=2.0 / (i + 1))
+            save_checkpoint(checkpoints / f"{run_name(*DRAFT, seed)}_step{step}.pt", snapshot,
+                            {"step": step, "seed": seed})
+    args = parse_args(["--checkpoints", str(checkpoints), "--results", str(results)])
+    # the commit is read once, when the run starts: a later read would say "later"
+    states = iter([{"commit": "at-start", "dirty": False}])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(measure_cli, "git_state", lambda: next(states, {"commit": "later", "dirty": True}))
+        mp.setattr(jsonio, "git_state", lambda: {"commit": "later", "dirty": True})
+        assert measure(args, SIZES) == 0
+    return results
+
+
+def test_every_file_matches_the_schema(measured):
+    data = load_results(measured)  # raises BuildError naming the first missing or mistyped field
+    assert set(data) == {name.removesuffix(".json") for name in SCHEMA}
+    written = {p.name for p in measured.glob("*.json")} - {p.name for p in measured.glob("train_*.json")}
+    assert written == set(SCHEMA)
+
+
+def test_meta_records_the_seeds_each_file_used(measured):
+    for name, (_, which) in MEASUREMENTS.items():
+        for stem in ("ledger", "gamma_sweep") if name == "ledger" else (name,):
+            m = read_json(measured / f"{stem}.json")["meta"]
+            assert m["seeds"] == (list(SEEDS) if which == "all" else [SEEDS[0]]), stem
+            assert (m["git_commit"], m["git_dirty"]) == ("at-start", False), stem
+            assert m["command"].startswith("python -m experiments.measure") or "pytest" in m["command"]
+
+
+def test_lambda_comes_from_the_checkpoint(measured):
+    assert read_json(measured / "mtp.json")["lambda"] == LAMBDA
+    runs = read_json(measured / "models.json")["runs"]
+    assert {name: run["mtp_weight"] for name, run in runs.items() if run["kind"] != "draft"} == {
+        **{run_name(*MAIN_MTP, s): LAMBDA for s in SEEDS}, **{run_name(*CONTROL, s): 0.0 for s in SEEDS}}
+
+
+def test_acceptance_counts_and_distances(measured):
+    out = read_json(measured / "acceptance.json")
+    for pos in out["positions"]:
+        p, q = torch.tensor(pos["p"], dtype=torch.float64), torch.tensor(pos["q"], dtype=torch.float64)
+        assert sum(pos["counts"]) == out["draws"] == SIZES.draws
+        assert pos["alpha_theory"] == pytest.approx(1 - 0.5 * float((p - q).abs().sum()), abs=1e-12)
+        assert pos["tv_out_p"] == pytest.approx(0.5 * float((torch.tensor(pos["counts"]) / out["draws"] - p).abs().sum()))
+
+
+def test_divergence_sweep_alpha_is_one_minus_tv(measured):
+    out = read_json(measured / "divergence_sweep.json")
+    assert [s["step"] for s in out["snapshots"]] == list(DRAFT_SNAPSHOTS)
+    assert out["max_abs_alpha_minus_one_minus_tv"] < 1e-9
+    for s in out["snapshots"]:
+        assert s["alpha_mean"] == pytest.approx(1 - s["tv_mean"], abs=1e-9)
+        assert s["n_samples"] == SIZES.n_positions * SIZES.samples_per_position
+
+
+def test_causal_checks_hold_on_a_tiny_model(measured):
+    out = read_json(measured / "causal.json")
+    assert out["prefix_check"]["max_abs_diff_float64"] < 1e-9
+    assert out["kvcache_check"]["max_abs_diff_float64"] < 1e-9
+    assert out["rollback"]["equal"] and 2 <= out["verify_example"]["n_accepted"] <= 6
+
+
+def test_ledger_parts_are_measured_inside_the_median_run(measured):
+    ledger = read_json(measured / "ledger.json")
+    for row in ledger["rows"]:
+        parts, wall = row["parts_s"], row["wall_s_runs"]
+        assert min(parts.values()) >= 0
+        assert sum(parts.values()) == pytest.approx(wall[row["parts_repeat"]], rel=1e-9)
+        assert wall[row["parts_repeat"]] == statistics.median(wall)  # odd repeats: the median run
+        assert (parts["draft_forwards"] == 0) == (row["method"] == "plain")
+        assert row["forward_time_s"] == pytest.approx(parts["main_forwards"] + parts["draft_forwards"])
+        assert row["overhead_s"] == parts["other"]
+        assert sum(row["parts_share"].values()) == pytest.approx(1)
+
+
+def test_greedy_identity_holds_on_a_tiny_model(measured):
+    checks = read_json(measured / "ledger.json")["greedy_check"]
+    assert len(checks) == 2 * 7 and all(c["equal"] for c in checks)
+    summary = read_json(measured / "ledger.json")["summary"]
+    assert summary["greedy_equal"] == summary["greedy_checks"] == len(checks)
+    past = summary["past_window"]
+    assert len(past["identical"]) + sum(len(g["checks"]) for g in past["diverged"]) == 7
+
+
+def test_burst_verdict_follows_the_pooled_test(measured):
+    sweep = read_json(measured / "gamma_sweep.json")
+    for mode, pooled in sweep["burst_pooled"].items():
+        rows = [r for r in sweep["rows"] if r["mode"] == mode and r["gamma"] > 1]
+        assert pooled["rows"] == len(rows) and pooled["dof"] == sum(r["gamma"] - 1 for r in rows)
+        assert pooled["ends"]["zero"]["observed"] == sum(r["run_lengths"][0] for r in rows)
+        assert pooled["ends"]["full"]["observed"] == sum(r["run_lengths"][-1] for r in rows)
+        high = all(e["observed"] > e["expected"] for e in pooled["ends"].values())
+        want = "geometric" if pooled["p"] >= pooled["level"] else "both_ends_high" if high else "differs"
+        assert pooled["verdict"] == want
+
+
+def test_mtp_verdict_is_scipys_paired_t_test(measured):
+    mtp = read_json(measured / "mtp.json")
+    v = mtp["verdict"]
+    with_mtp, control = mtp["val_loss"]["main_mtp"]["values"], mtp["val_loss"]["control"]["values"]
+    want = stats.ttest_rel(with_mtp, control)
+    assert v["t"] == pytest.approx(want.statistic) and v["p"] == pytest.approx(want.pvalue)
+    assert v["df"] == len(SEEDS) - 1 and v["t_critical"] == pytest.approx(4.303, abs=1e-3)
+    lo, hi = v["ci95"]
+    assert lo < v["mean_difference"] < hi
+    assert v["beyond_seed_noise"] == (not lo <= 0 <= hi) == (abs(v["t"]) > v["t_critical"])
+    assert mtp["summary"]["alpha_order_flips"] == (mtp["summary"]["mtp_ahead_generated"] != mtp["summary"]["mtp_ahead_val"])
+    assert len(mtp["sample"]["text"]) == SIZES.sample_chars
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    assert measure_main(["--threads", "0"]) == 2
+    assert measure_main(["--device", "foo"]) == 2
+    assert measure_main(["--checkpoints", str(tmp_path)]) == 2
+    bad = tmp_path / "tiny.txt"
+    bad.write_text("not shakespeare")
+    monkeypatch.setenv("TINYSHAKESPEARE", str(bad))
+    assert measure_main(["--only", "models", "--seeds", "0", "--results", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 4 and all(line.startswith("error: ") for line in err), err
+    assert "sha256" in err[-1]

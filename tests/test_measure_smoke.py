@@ -2,10 +2,8 @@
 sizes, written into a temporary results folder and checked against build/schema.py and against
 the properties each file exists to show. Unlike the tests that read the committed JSON, these
 fail as soon as `experiments.measure` changes what it writes."""
-import math
 import statistics
 import sys
-from argparse import Namespace
 from pathlib import Path
 
 import pytest

@@ -29,9 +29,9 @@ def find_data():
         if path.exists():
             digest = sha256_of(path)
             if digest != SHA256:
-                raise DataError(
-                    f"{path} has sha256 {digest}, expected {SHA256}. "
-                    f"Delete it (or fix it) and rerun; the project will download a fresh copy to {LOCAL}.")
+                fix = ("point TINYSHAKESPEARE at the right file or unset it" if override else
+                       f"delete it (or fix it) and rerun; the project will download a fresh copy to {LOCAL}")
+                raise DataError(f"{path} has sha256 {digest}, expected {SHA256}: {fix}.")
             return path
     if override:
         raise DataError(f"TINYSHAKESPEARE={override} does not exist.")

@@ -13,23 +13,16 @@ from pathlib import Path
 import orjson
 import torch
 
-from experiments.data import CharData, DataError
-from experiments.model import load_checkpoint
-from experiments.speculative import MODES, mtp_decode, plain_decode, speculative_decode
+from experiments.cli import UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
+from experiments.data import CharData
+from experiments.speculative import (MODES, check_gamma, check_temperature, mtp_decode, plain_decode,
+                                     speculative_decode)
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
 
-class UsageError(Exception):
-    pass
-
-
-def load_model(path, device):
-    path = Path(path)
-    if not path.exists():
-        raise UsageError(f"checkpoint {path} not found: run `make data` (or python -m "
-                         f"experiments.train) to train it")
-    return load_checkpoint(path, device)[0]
+def load_model(path, device, flag="--checkpoint"):
+    return open_checkpoint(path, device, flag)[0]
 
 
 def run(args):
@@ -37,10 +30,15 @@ def run(args):
         raise UsageError(f"--gamma must be at least 1, got {args.gamma}")
     if args.n < 1:
         raise UsageError(f"--n must be at least 1, got {args.n}")
-    if args.temperature < 0:
-        raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
+    try:
+        check_temperature(args.temperature)
+    except ValueError as err:
+        raise UsageError(f"--{err}") from None  # the message starts with the parameter's name
     if args.method == "mtp" and args.gamma != 1:
         raise UsageError("the MTP head has depth 1: it drafts one token, so --gamma must be 1")
+    device = check_device(args.device)
+    check_threads(args.threads)
+    check_seed(args.seed)
     prompt_text = args.prompt.replace("\\n", "\n")
     if not prompt_text:
         raise UsageError("--prompt must not be empty")
@@ -50,11 +48,18 @@ def run(args):
     except ValueError as err:
         raise UsageError(f"--prompt: {err}") from err
     torch.set_num_threads(args.threads)
-    model = load_model(args.checkpoint, args.device)
-    generator = torch.Generator(device=args.device).manual_seed(args.seed)
-    common = dict(temperature=args.temperature, mode=args.mode, generator=generator)
+    model = load_model(args.checkpoint, device)
+    if args.method == "mtp" and model.mtp is None:
+        raise UsageError(f"--checkpoint {args.checkpoint} has no MTP head (it was trained with "
+                         f"--mtp 0): use a main checkpoint for --method mtp")
     if args.method == "draft":
-        draft = load_model(args.draft_checkpoint, args.device)
+        try:
+            check_gamma(args.gamma, model.cfg.block_size)
+        except ValueError as err:
+            raise UsageError(f"--{err}") from None
+        draft = load_model(args.draft_checkpoint, device, "--draft-checkpoint")
+    generator = torch.Generator(device=device).manual_seed(args.seed)
+    common = dict(temperature=args.temperature, mode=args.mode, generator=generator)
     with torch.inference_mode():
         t0 = time.perf_counter()
         if args.method == "plain":
@@ -83,13 +88,11 @@ def main(argv=None):
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
-    try:
-        out = run(args)
-    except (UsageError, DataError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    sys.stdout.write(orjson.dumps(out).decode() + "\n")
-    return 0
+
+    def run_and_print(args):
+        sys.stdout.write(orjson.dumps(run(args)).decode() + "\n")
+        return 0
+    return run_cli(run_and_print, args)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ class GPTConfig:
 
 MAIN = GPTConfig(n_layer=4, n_embd=128, n_head=4, mlp_hidden=304, mtp=True)
 DRAFT = GPTConfig(n_layer=1, n_embd=64, n_head=4, mlp_hidden=176, mtp=False)
+ROLLBACK_MARGIN = 16  # KVCache default: enough for speculative decoding with γ <= 18 (see Runner)
 
 
 def rope_tables(head_dim, n_positions, base=10000.0):
@@ -173,6 +174,9 @@ class GPT(nn.Module):
     def mtp_forward(self, h, next_idx, cache=None):
         """MTP logits for x_{t+2} from h_t [B, T, C] and the ids of x_{t+1} [B, T]."""
         T = next_idx.shape[1]
+        if cache is not None and T > cache.window:  # a long prefill: window-sized chunks, as forward
+            return torch.cat([self.mtp_forward(h_part, idx_part, cache) for h_part, idx_part in
+                              zip(h.split(cache.window, dim=1), next_idx.split(cache.window, dim=1))], dim=1)
         if cache is None:
             start, mask = 0, None
         else:
@@ -189,10 +193,10 @@ class GPT(nn.Module):
             out["mtp"] = F.cross_entropy(mtp_logits.flatten(0, 1), targets[:, 1:].flatten())
         return out
 
-    def new_cache(self, window=None, mtp=False):
+    def new_cache(self, window=None, mtp=False, margin=ROLLBACK_MARGIN):
         cfg = self.cfg
         return KVCache(1 if mtp else cfg.n_layer, cfg.n_head, cfg.head_dim,
-                       window or cfg.block_size, dtype=self.tok_emb.weight.dtype,
+                       window or cfg.block_size, margin=margin, dtype=self.tok_emb.weight.dtype,
                        device=self.tok_emb.weight.device)
 
 
@@ -201,9 +205,12 @@ class KVCache:
     the window-1 positions before it. `length` counts every position processed so far (it is the
     absolute RoPE position of the next token); `rollback(n)` forgets positions n and later by
     moving that pointer. When the buffer is full, its last window-1+margin entries move to the
-    front, so a rollback can always reach `margin` positions behind the newest forward."""
+    front. The bound on rollbacks: moving happens only in prepare, just before a forward that
+    starts at position s, and keeps positions s-window+1-margin .. s-1; rollback(n) needs
+    n-window+1 .. n-1, so it always works for n >= s - margin, s = the furthest start of any
+    forward so far (after a rollback, the next forward may start earlier than the last one)."""
 
-    def __init__(self, n_layer, n_head, head_dim, window, margin=16, dtype=torch.float32,
+    def __init__(self, n_layer, n_head, head_dim, window, margin=ROLLBACK_MARGIN, dtype=torch.float32,
                  device="cpu"):
         self.window, self.keep = window, window - 1 + margin
         self.capacity = 2 * window + margin  # room for keep + one window-sized chunk

@@ -4,16 +4,42 @@ draft-model speculative, MTP self-speculative), each in `recompute` or `kvcache`
 Notation (Leviathan et al. 2023, arXiv 2211.17192): p = main (target) model, q = draft.
 """
 import bisect
+import math
+import time
 from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
 
+from experiments.model import ROLLBACK_MARGIN
+
 MODES = ("recompute", "kvcache")
+
+# The smallest temperature above 0 that sampling accepts: a floor chosen far above the T where
+# logits / T overflows float32 (at T = 1e-45 the softmax is NaN and the sampler emits garbage).
+# Use T = 0 for greedy.
+MIN_TEMPERATURE = 0.01
+
+
+def check_temperature(temperature):
+    if not (temperature == 0 or MIN_TEMPERATURE <= temperature < math.inf):  # NaN fails both
+        raise ValueError(f"temperature must be 0 (greedy) or a finite number >= {MIN_TEMPERATURE}, "
+                         f"got {temperature}")
+    return temperature
+
+
+def check_gamma(gamma, block_size):
+    """The main model checks γ drafts and the bonus position in one forward of at most block_size
+    positions, so γ <= block_size - 1 in both modes."""
+    if not 1 <= gamma <= block_size - 1:
+        raise ValueError(f"gamma must be between 1 and {block_size - 1}: the main model verifies "
+                         f"gamma drafts plus one bonus position in one window of {block_size}, got {gamma}")
+    return gamma
 
 
 def probs_from_logits(logits, temperature):
     """Temperature divides the logits; T = 0 is a one-hot at the argmax (greedy)."""
+    check_temperature(temperature)
     if temperature == 0:
         return F.one_hot(logits.argmax(-1), logits.shape[-1]).to(logits.dtype)
     return torch.softmax(logits if temperature == 1 else logits / temperature, dim=-1)
@@ -69,17 +95,24 @@ class Runner:
     are not processed yet and returns (logits, h, start): rows for absolute positions
     start, start+1, ... In `kvcache` mode those are just the new positions; in `recompute`
     mode the whole sequence is cropped to its last block_size tokens and rerun.
-    `truncate(n)` forgets positions n and later (the kv-cache rollback)."""
+    `truncate(n)` forgets positions n and later (the kv-cache rollback). `lookahead` = γ sizes the
+    cache for speculative decoding; `forward_s` sums the wall seconds spent in the model."""
 
-    def __init__(self, model, mode):
+    def __init__(self, model, mode, lookahead=None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.model, self.mode = model, mode
         self.window = model.cfg.block_size
-        self.cache = model.new_cache() if mode == "kvcache" else None
+        # A round that confirmed m tokens rolls back to n >= m; the furthest forward so far
+        # started at m + γ - 2 (the draft's last) or m - 1 (main). KVCache rolls back to
+        # n >= that start - margin, so margin γ - 2 is the least that works; γ is used.
+        margin = ROLLBACK_MARGIN if lookahead is None else lookahead
+        self.cache = model.new_cache(margin=margin) if mode == "kvcache" else None
         self.device = model.tok_emb.weight.device
+        self.sync = self.device.type == "cuda"  # time the kernels, not their launch
         self.length = 0
         self.forwards = 0
+        self.forward_s = 0.0
 
     def extend(self, seq):
         if self.mode == "kvcache":
@@ -88,7 +121,11 @@ class Runner:
             start = max(0, len(seq) - self.window)
             tokens = seq[start:]
         idx = torch.tensor([tokens], device=self.device)
+        t0 = time.perf_counter()
         logits, h = self.model(idx, cache=self.cache)
+        if self.sync:
+            torch.cuda.synchronize(self.device)
+        self.forward_s += time.perf_counter() - t0
         self.length = len(seq)
         self.forwards += 1
         return logits[0], h[0], start
@@ -109,8 +146,10 @@ class MTPRunner:
         self.model, self.mode = model, mode
         self.window = model.cfg.block_size
         self.cache = model.new_cache(mtp=True) if mode == "kvcache" else None
+        self.sync = model.tok_emb.weight.device.type == "cuda"
         self.length = 0
         self.forwards = 0
+        self.forward_s = 0.0
 
     def observe(self, h, start):
         self.h, self.h_start = h, start
@@ -123,7 +162,11 @@ class MTPRunner:
             first = max(self.h_start, main_length - self.window)
         h = self.h[first - self.h_start:main_length - self.h_start]
         next_idx = torch.tensor([seq[first + 1:main_length + 1]], device=h.device)
+        t0 = time.perf_counter()
         logits = self.model.mtp_forward(h[None], next_idx, cache=self.cache)
+        if self.sync:
+            torch.cuda.synchronize(h.device)
+        self.forward_s += time.perf_counter() - t0
         self.length = main_length
         self.forwards += 1
         return logits[0, -1]
@@ -139,6 +182,8 @@ class Result:
     rejected: int = 0  # rounds that ended in a rejection (each checked draft is accepted or this)
     run_lengths: list = field(default_factory=list)  # drafts accepted per round of full length γ
     trace: list = field(default_factory=list)
+    main_forward_s: float = 0.0   # wall seconds inside the main model's forwards
+    draft_forward_s: float = 0.0  # ... inside the draft model's or the MTP head's
 
     def count_round(self, proposed, accepted, gamma):
         self.proposed += proposed
@@ -154,6 +199,7 @@ class Result:
 
 def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None, trace=False):
     """Autoregressive decoding: one main forward per token."""
+    check_temperature(temperature)
     main = Runner(model, mode)
     seq = list(prompt)
     steps = []
@@ -162,7 +208,7 @@ def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=No
         seq.append(sample(probs_from_logits(logits[-1], temperature), generator))
         if trace:
             steps.append({"emitted": [seq[-1]], "kinds": ["main"]})
-    return Result(seq[len(prompt):], main.forwards, trace=steps)
+    return Result(seq[len(prompt):], main.forwards, trace=steps, main_forward_s=main.forward_s)
 
 
 def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mode="kvcache",
@@ -170,7 +216,9 @@ def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mo
     """Draft-model speculative decoding: the draft proposes γ tokens autoregressively, the main
     model scores all of them (plus one more position) in one forward, accept_reject decides.
     Invariant between rounds: both models have processed all but the newest confirmed tokens."""
-    main, draft = Runner(model, mode), Runner(draft_model, mode)
+    check_gamma(gamma, model.cfg.block_size)
+    check_temperature(temperature)
+    main, draft = Runner(model, mode, lookahead=gamma), Runner(draft_model, mode, lookahead=gamma)
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []
@@ -199,6 +247,7 @@ def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mo
                           "kinds": ["draft"] * n_acc + [kind], **record})
     result.tokens = seq[len(prompt):]
     result.main_forwards, result.draft_forwards, result.trace = main.forwards, draft.forwards, steps
+    result.main_forward_s, result.draft_forward_s = main.forward_s, draft.forward_s
     return result
 
 
@@ -206,6 +255,7 @@ def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None
     """MTP self-speculative decoding (γ = 1): each main forward verifies the head's draft and
     samples one more token; the head then drafts the token after that from the main model's
     hidden state and the embedding of the token just emitted."""
+    check_temperature(temperature)
     main, head = Runner(model, mode), MTPRunner(model, mode)
     seq = list(prompt)
     target = len(prompt) + n
@@ -236,4 +286,5 @@ def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None
                           "kinds": ["draft"] * n_acc + [kind], **record})
     result.tokens = seq[len(prompt):]
     result.main_forwards, result.draft_forwards, result.trace = main.forwards, head.forwards, steps
+    result.main_forward_s, result.draft_forward_s = main.forward_s, head.forward_s
     return result

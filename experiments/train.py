@@ -17,7 +17,8 @@ from pathlib import Path
 
 import torch
 
-from experiments.data import CharData
+from experiments.cli import UsageError, check_device, check_seed, check_threads, run_cli
+from experiments.data import CharData, find_data
 from experiments.jsonio import RESULTS, meta, write_json
 from experiments.model import DRAFT, GPT, MAIN, save_atomic, save_checkpoint
 
@@ -30,6 +31,10 @@ def run_name(model, mtp, seed):
     if model == "draft":
         return f"draft_s{seed}"
     return f"{'main' if mtp > 0 else 'control'}_s{seed}"
+
+
+def snapshot_path(checkpoint_dir, name, step):
+    return Path(checkpoint_dir) / f"{name}_step{step}.pt"
 
 
 def lr_at(step, steps, lr, warmup):
@@ -86,8 +91,15 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     log = {"name": name, "config": config, "curves": {"step": [], "train": {}, "val": {}, "lr": []},
            "elapsed_s": 0.0}
     step = 0
+    state = None
     if state_path.exists():
         state = torch.load(state_path, map_location=device, weights_only=False)
+        missing = [s for s in snapshots
+                   if s <= state["step"] and not snapshot_path(checkpoint_dir, name, s).exists()]
+        if missing:  # e.g. left by older code, which saved the state first: only a fresh run has them
+            print(f"[{name}] snapshots at steps {missing} are missing: training from scratch", flush=True)
+            state = None
+    if state is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         batch_gen.set_state(state["batch_gen"])
@@ -115,7 +127,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     if step == 0:
         record(0, {})
         if 0 in snapshots:
-            save_checkpoint(checkpoint_dir / f"{name}_step0.pt", model, {"step": 0, "seed": seed})
+            save_checkpoint(snapshot_path(checkpoint_dir, name, 0), model, {"step": 0, "seed": seed})
     sums, count = {}, 0
     t0, t_last, step_last = time.time() - log["elapsed_s"], time.time(), step
     while step < steps:
@@ -132,6 +144,11 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
         for key, value in losses.items():
             sums[key] = sums.get(key, 0.0) + value.item()
         count += 1
+        # The snapshot goes before the resume state, so a saved state at step s implies every
+        # snapshot up to s exists. A kill between the two resumes from an earlier state and redoes
+        # this step exactly (the batch generator's state is saved too), rewriting the same file.
+        if step in snapshots:
+            save_checkpoint(snapshot_path(checkpoint_dir, name, step), model, {"step": step, "seed": seed})
         if step % eval_interval == 0 or step == steps:
             means = {key: total / count for key, total in sums.items()}
             val = record(step, means)
@@ -139,8 +156,6 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
             log["elapsed_s"] = time.time() - t0
             save(step)
             print(f"[{name}] step {step} val " + " ".join(f"{k} {v:.4f}" for k, v in val.items()), flush=True)
-        if step in snapshots:
-            save_checkpoint(checkpoint_dir / f"{name}_step{step}.pt", model, {"step": step, "seed": seed})
         if step % log_every == 0:
             now = time.time()
             tok_s = (step - step_last) * batch_size * cfg.block_size / (now - t_last)
@@ -163,7 +178,7 @@ RUNS = (("main", 0.3), ("main", 0.0), ("draft", 0.0))  # main + MTP, the control
 
 
 def is_complete(name, steps, snapshots):
-    paths = [CHECKPOINTS / f"{name}.pt"] + [CHECKPOINTS / f"{name}_step{s}.pt" for s in snapshots]
+    paths = [CHECKPOINTS / f"{name}.pt"] + [snapshot_path(CHECKPOINTS, name, s) for s in snapshots]
     if not all(p.exists() for p in paths):
         return False
     return torch.load(paths[0], map_location="cpu", weights_only=True).get("step") == steps
@@ -196,9 +211,31 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--fresh", action="store_true",
                         help="ignore saved states and train from scratch")
-    args = parser.parse_args(argv)
+    return run_cli(run, parser.parse_args(argv))
+
+
+def check_args(args):
+    """Everything the user can get wrong, before any file is written."""
     if args.model == "draft" and args.mtp:
-        parser.error("the draft model has no MTP head: --mtp must be 0 for --model draft")
+        raise UsageError("the draft model has no MTP head: --mtp must be 0 for --model draft")
+    if args.mtp is not None and not 0 <= args.mtp < math.inf:
+        raise UsageError(f"--mtp must be a finite weight >= 0, got {args.mtp}")
+    if args.lr is not None and not 0 < args.lr < math.inf:
+        raise UsageError(f"--lr must be a finite number > 0, got {args.lr}")
+    if args.steps < 1:
+        raise UsageError(f"--steps must be at least 1, got {args.steps}")
+    if args.batch < 1:
+        raise UsageError(f"--batch must be at least 1, got {args.batch}")
+    check_seed(args.seed)
+    for seed in args.seeds or []:
+        check_seed(seed, "--seeds")
+    check_threads(args.threads)
+    args.device = check_device(args.device)
+    find_data()  # a missing or corrupt data file is one line (DataError), not a traceback mid-run
+
+
+def run(args):
+    check_args(args)
     torch.set_num_threads(args.threads)
     if args.model != "all":
         mtp = 0.0 if args.model == "draft" else (0.3 if args.mtp is None else args.mtp)

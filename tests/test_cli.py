@@ -1,17 +1,24 @@
-"""The generation CLI: one JSON object on success; one line and exit code 2 on bad input."""
+"""The command-line tools: generate prints one JSON object on success; bad input to generate or
+train is one line on stderr, `error: ...`, exit code 2, nothing on stdout and no traceback."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def tool(name, *args, env=None):
+    return subprocess.run([sys.executable, "-m", f"experiments.{name}", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
+
+
 def generate(*args):
-    return subprocess.run([sys.executable, "-m", "experiments.generate", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return tool("generate", *args)
 
 
 @pytest.mark.parametrize("method,extra", [("plain", []), ("draft", ["--gamma", "3"]), ("mtp", [])])
@@ -24,16 +31,75 @@ def test_generate_prints_one_json_object(method, extra):
     assert result["main_forwards"] + result["accepted"] == 40
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--prompt", "héllo"], "not in the vocabulary"),
-    (["--method", "draft", "--gamma", "0"], "--gamma must be at least 1"),
-    (["--n", "0"], "--n must be at least 1"),
-    (["--method", "mtp", "--gamma", "2"], "--gamma must be 1"),
-    (["--checkpoint", "/nonexistent/main.pt"], "not found"),
+@pytest.mark.parametrize("args", [
+    ["--method", "draft", "--gamma", "63", "--mode", "recompute", "--temperature", "0", "--n", "90"],
+    ["--method", "draft", "--gamma", "30", "--n", "300"],                       # issue 8, bug 2
+    ["--method", "mtp", "--n", "40", "--prompt", "First Citizen:\\nBefore we proceed any further, "
+     "hear me speak.\\n\\nAll:\\nSpeak, speak."],                               # bug 3: 80 chars
+    ["--temperature", "0.01", "--n", "20"],                                     # MIN_TEMPERATURE
 ])
-def test_bad_input_is_one_line_and_exit_2(args, message):
+def test_generate_runs_at_the_limits(args):
     out = generate(*args)
-    assert out.returncode == 2
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["text"]) == int(args[args.index("--n") + 1])
+
+
+NO_SUCH_CUDA = "cuda:99" if torch.cuda.is_available() else "cuda"
+
+
+def assert_one_line_error(out, message):
+    assert out.returncode == 2, out.stderr
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0] and "Traceback" not in out.stderr
+    assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
+    assert lines[0].startswith("error: ") and message in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("name,args,message", [
+    ("generate", ["--prompt", "héllo"], "not in the vocabulary"),
+    ("generate", ["--method", "draft", "--gamma", "0"], "--gamma must be at least 1"),
+    ("generate", ["--n", "0"], "--n must be at least 1"),
+    ("generate", ["--method", "mtp", "--gamma", "2"], "--gamma must be 1"),
+    ("generate", ["--checkpoint", "/nonexistent/main.pt"], "not found"),
+    # issue 8, bugs 1, 4 and 5
+    ("generate", ["--method", "draft", "--gamma", "64", "--mode", "recompute", "--temperature", "0",
+                  "--n", "90"], "--gamma must be between 1 and 63"),
+    ("generate", ["--method", "draft", "--gamma", "100", "--n", "300", "--mode", "recompute"],
+     "--gamma must be between 1 and 63"),
+    ("generate", ["--method", "draft", "--gamma", "64"], "--gamma must be between 1 and 63"),
+    ("generate", ["--temperature", "nan"], "--temperature must be 0 (greedy) or a finite number >= 0.01"),
+    ("generate", ["--temperature", "inf"], "--temperature must be 0"),
+    ("generate", ["--temperature", "1e-45"], "--temperature must be 0"),
+    ("generate", ["--temperature", "-1"], "--temperature must be 0"),
+    ("generate", ["--device", NO_SUCH_CUDA], "--device cuda"),
+    ("generate", ["--device", "foo"], "--device 'foo' is not a device"),
+    ("generate", ["--threads", "0"], "--threads must be at least 1"),
+    ("generate", ["--seed", "99999999999999999999999"], "--seed must be between 0 and"),
+    ("generate", ["--seed", "-1"], "--seed must be between 0 and"),
+    ("generate", ["--method", "mtp", "--checkpoint", "experiments/checkpoints/control_s0.pt"],
+     "has no MTP head"),
+    ("generate", ["--checkpoint", "README.md"], "not a checkpoint written by experiments.train"),
+    ("generate", ["--method", "draft", "--draft-checkpoint", "README.md"],
+     "--draft-checkpoint README.md is not a checkpoint"),
+    ("train", ["--device", NO_SUCH_CUDA], "--device cuda"),
+    ("train", ["--device", "foo"], "--device 'foo' is not a device"),
+    ("train", ["--threads", "0"], "--threads must be at least 1"),
+    ("train", ["--seed", "99999999999999999999999"], "--seed must be between 0 and"),
+    ("train", ["--model", "all", "--seeds", "0", "-1"], "--seeds must be between 0 and"),
+    ("train", ["--steps", "0"], "--steps must be at least 1"),
+    ("train", ["--batch", "0"], "--batch must be at least 1"),
+    ("train", ["--mtp", "nan"], "--mtp must be a finite weight"),
+    ("train", ["--lr", "0"], "--lr must be a finite number > 0"),
+    ("train", ["--model", "draft", "--mtp", "0.3"], "no MTP head"),
+])
+def test_bad_input_is_one_line_and_exit_2(name, args, message):
+    assert_one_line_error(tool(name, *args), message)
+
+
+@pytest.mark.parametrize("name", ["generate", "train"])
+def test_bad_data_checksum_is_one_line_and_exit_2(name, tmp_path):
+    bad = tmp_path / "tinyshakespeare.txt"
+    bad.write_text("not shakespeare\n")
+    args = ["--model", "draft", "--seed", "99", "--steps", "1"] if name == "train" else []
+    out = tool(name, *args, env={"TINYSHAKESPEARE": str(bad)})
+    assert_one_line_error(out, f"{bad} has sha256")

@@ -1,5 +1,6 @@
 """The decoders on the trained checkpoints: greedy identity with plain decoding, counters, and
 sampled output that follows the main model's law."""
+import time
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,8 @@ from scipy import stats
 
 from experiments.data import CharData
 from experiments.model import load_checkpoint
-from experiments.speculative import mtp_decode, plain_decode, probs_from_logits, speculative_decode
+from experiments.speculative import (MIN_TEMPERATURE, mtp_decode, plain_decode, probs_from_logits,
+                                     speculative_decode)
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
 PROMPTS = ["ROMEO:\n", "First Citizen:\nBefore we proceed any further, hear me speak.", "\n"]
@@ -115,3 +117,75 @@ def test_sampled_output_follows_the_main_model(models, data, name, mode):
                             for _ in range(draws)])
     for position, law in enumerate(laws):
         assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
+
+
+@pytest.mark.parametrize("gamma", [20, 30, 63])
+def test_long_gamma_kvcache_rolls_back(models, data, gamma):
+    """Issue 8, bug 2: the draft runs γ steps ahead of the last confirmed char, so its cache may
+    compact between a forward and the rollback; the margin is sized from γ."""
+    main, draft = models
+    ids = data.encode("ROMEO:\n")
+    with torch.inference_mode():
+        plain = plain_decode(main, ids, 300, temperature=0, mode="kvcache").tokens
+        greedy = speculative_decode(main, draft, ids, 300, gamma, temperature=0, mode="kvcache")
+        sampled = speculative_decode(main, draft, ids, 300, gamma, temperature=1.0, mode="kvcache",
+                                     generator=torch.Generator().manual_seed(0))
+    assert greedy.tokens == plain
+    assert greedy.rejected > 10  # many rollbacks happened
+    assert len(sampled.tokens) == 300 and sampled.main_forwards + sampled.accepted == 300
+
+
+@pytest.mark.parametrize("mode", ["kvcache", "recompute"])
+def test_gamma_must_fit_one_verify_window(models, data, mode):
+    """Issue 8, bug 1: the verify forward covers γ drafts + 1 bonus row in one window of 64."""
+    main, draft = models
+    ids = data.encode("ROMEO:\n")
+    for gamma in (0, 64, 100):
+        with pytest.raises(ValueError, match="gamma must be between 1 and 63"):
+            speculative_decode(main, draft, ids, 90, gamma, temperature=0, mode=mode)
+    with torch.inference_mode():
+        result = speculative_decode(main, draft, ids, 150, 63, temperature=1.0, mode=mode,
+                                    generator=torch.Generator().manual_seed(0))
+    assert len(result.tokens) == 150 and result.main_forwards + result.accepted == 150
+
+
+def test_mtp_with_a_prompt_longer_than_the_window(models, data):
+    """Issue 8, bug 3: the MTP head's cache gets the prompt's pairs in window-sized chunks."""
+    ids = data.encode(PROMPTS[1] * 2)
+    assert len(ids) > 100
+    with torch.inference_mode():
+        plain = plain_decode(models[0], ids, 120, temperature=0, mode="kvcache").tokens
+        mtp = mtp_decode(models[0], ids, 120, temperature=0, mode="kvcache")
+    assert mtp.tokens == plain and mtp.accepted > 0
+
+
+@pytest.mark.parametrize("temperature", [float("nan"), float("inf"), -1.0, 1e-45, 0.009])
+def test_temperature_outside_the_allowed_range_is_refused(models, data, temperature):
+    """Issue 8, bug 4: T is 0 (greedy) or finite and >= MIN_TEMPERATURE."""
+    logits = torch.tensor([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="temperature must be 0"):
+        probs_from_logits(logits, temperature)
+    for name, run in decoders(models).items():
+        with pytest.raises(ValueError, match="temperature must be 0"):
+            run(data.encode("ROMEO:\n"), 5, temperature=temperature)
+
+
+def test_min_temperature_gives_a_distribution():
+    logits = torch.tensor([30.0, -30.0, 29.0])  # logits / 0.01 = 3000: far from float32's limit
+    probs = probs_from_logits(logits, MIN_TEMPERATURE)
+    assert torch.isfinite(probs).all() and abs(probs.sum().item() - 1) < 1e-6
+    assert probs.argmax().item() == 0
+
+
+@pytest.mark.parametrize("mode", ["kvcache", "recompute"])
+def test_forward_seconds_are_inside_the_wall_time(models, data, mode):
+    """Result.main_forward_s and draft_forward_s: time inside the model calls, part of the total."""
+    ids = data.encode("ROMEO:\n")
+    for name, run in decoders(models).items():
+        with torch.inference_mode():
+            t0 = time.perf_counter()
+            result = run(ids, 60, temperature=1.0, mode=mode, generator=torch.Generator().manual_seed(0))
+            wall_s = time.perf_counter() - t0
+        assert result.main_forward_s > 0, name
+        assert (result.draft_forward_s > 0) == (name != "plain"), name
+        assert result.main_forward_s + result.draft_forward_s < wall_s, name

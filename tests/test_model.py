@@ -167,3 +167,84 @@ def test_rollback_after_single_token_drafts_across_buffer_shifts(main_model):
         main_model(torch.tensor([kept]), cache=rebuilt)
         expected = main_model(probe, cache=rebuilt)[0]
     assert (after - expected).abs().max().item() <= 1e-5
+
+
+def test_mtp_prefill_longer_than_the_window_is_chunked(main_model):
+    """Issue 8, bug 3: mtp_forward takes a long prefill in window-sized chunks, as forward does;
+    its logits equal pairs fed one at a time, and a cache-free forward over the last window."""
+    idx = torch.randint(65, (1, 151), generator=torch.Generator().manual_seed(7))
+    with torch.no_grad():
+        h = main_model(idx, cache=main_model.new_cache())[1]
+        chunked = main_model.mtp_forward(h[:, :-1], idx[:, 1:], cache=main_model.new_cache(mtp=True))
+        one_cache = main_model.new_cache(mtp=True)
+        one_by_one = torch.cat([main_model.mtp_forward(h[:, t:t + 1], idx[:, t + 1:t + 2], cache=one_cache)
+                                for t in range(150)], 1)
+        last_window = main_model.mtp_forward(h[:, 150 - 64:150], idx[:, 151 - 64:151])
+    assert chunked.shape == (1, 150, 65)
+    assert (chunked - one_by_one).abs().max().item() <= 1e-5
+    assert (chunked[:, -1] - last_window[:, -1]).abs().max().item() <= 1e-5
+
+
+@pytest.fixture(scope="module")
+def small_model():
+    """A small window (16) makes the cache compact often; float64 keeps comparisons exact."""
+    torch.manual_seed(0)
+    return GPT(replace(MAIN, n_layer=2, n_embd=16, n_head=2, mlp_hidden=32, block_size=16)).double().eval()
+
+
+def next_logits(model, cache, probe=7):
+    return model(torch.tensor([[probe]]), cache=cache)[0][0, -1]
+
+
+def rebuilt_logits(model, tokens):
+    cache = model.new_cache()
+    for chunk in torch.tensor([tokens]).split(model.cfg.block_size, dim=1):
+        model(chunk, cache=cache)
+    return next_logits(model, cache)
+
+
+@pytest.mark.parametrize("margin", [0, 5, 40])
+def test_rollback_reaches_margin_behind_the_furthest_forward(small_model, margin):
+    """KVCache's bound: rollback(n) works for any n >= (furthest start of any forward) - margin.
+    Random forwards of 1..window positions, random rollbacks as far back as the bound allows."""
+    gen = torch.Generator().manual_seed(margin)
+    window = small_model.cfg.block_size
+    cache, kept, furthest = small_model.new_cache(margin=margin), [], 0
+    with torch.no_grad():
+        for step in range(200):
+            size = int(torch.randint(1, window + 1, (1,), generator=gen))
+            fed = torch.randint(65, (size,), generator=gen).tolist()
+            furthest = max(furthest, cache.length)
+            small_model(torch.tensor([fed]), cache=cache)
+            kept += fed
+            if torch.rand(1, generator=gen) < 0.7:
+                lowest = max(0, furthest - margin)
+                n = int(torch.randint(lowest, cache.length + 1, (1,), generator=gen))
+                cache.rollback(n)
+                del kept[n:]
+            if step % 50 == 49:
+                assert cache.length == len(kept)
+                expected = rebuilt_logits(small_model, kept)
+                # probing moves the cache one position on; roll it back to where it was
+                assert (next_logits(small_model, cache) - expected).abs().max().item() <= 1e-10
+                cache.rollback(len(kept))
+
+
+@pytest.mark.parametrize("gamma", [3, 8, 20])
+def test_draft_rollbacks_need_a_margin_of_gamma_minus_2(small_model, gamma):
+    """The draft's pattern in speculative_decode when every draft is rejected: γ one-position
+    forwards from m - 1 to m + γ - 2, then a rollback to m. Compaction lands on the last forward
+    of a round (each round's peak is one past the last), so margin γ - 2 works and γ - 3 fails."""
+    def rounds(margin):
+        cache = small_model.new_cache(margin=margin)
+        with torch.no_grad():
+            small_model(torch.zeros(1, 5, dtype=torch.long), cache=cache)  # confirmed m = 6
+            for _ in range(60):  # the first compaction comes after about 2 windows
+                m = cache.length + 1
+                for _ in range(gamma):
+                    small_model(torch.zeros(1, 1, dtype=torch.long), cache=cache)
+                cache.rollback(m)
+    rounds(gamma - 2)
+    if gamma >= 3:
+        with pytest.raises(ValueError, match="cannot roll back"):
+            rounds(gamma - 3)

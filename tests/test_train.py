@@ -5,11 +5,12 @@ from dataclasses import replace
 import pytest
 import torch
 
+from experiments import train as train_module
 from experiments.data import CharData
 from experiments.jsonio import read_json
 from experiments.model import MAIN, load_checkpoint
+from experiments.train import is_complete, train
 from experiments.train import main as train_cli
-from experiments.train import train
 
 TINY = replace(MAIN, n_layer=1, n_embd=32, n_head=2, mlp_hidden=64, block_size=32)
 
@@ -71,7 +72,71 @@ def test_resume_matches_uninterrupted(tmp_path, data):
 
 
 def test_cli_rejects_mtp_for_the_draft(capsys):
-    with pytest.raises(SystemExit) as err:
-        train_cli(["--model", "draft", "--mtp", "0.3"])
-    assert err.value.code == 2
-    assert "no MTP head" in capsys.readouterr().err
+    assert train_cli(["--model", "draft", "--mtp", "0.3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "no MTP head" in err and len(err.splitlines()) == 1
+
+
+SNAPSHOTS = (0, 10, 15)  # 10 is an eval step (eval_interval 10), 15 is not
+
+
+def weights(path):
+    return load_checkpoint(path)[0].state_dict()
+
+
+def same_weights(a, b):
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.fixture(scope="module")
+def straight(tmp_path_factory, data):
+    """An uninterrupted run: the reference every interrupted one must end equal to."""
+    root = tmp_path_factory.mktemp("straight")
+    return root, run(root, data, 30, snapshots=SNAPSHOTS)
+
+
+def assert_same_as_straight(straight, root, log):
+    reference, reference_log = straight
+    assert log["curves"]["val"] == reference_log["curves"]["val"]
+    for step in SNAPSHOTS:
+        path = root / "ck" / f"tiny_step{step}.pt"
+        assert path.exists(), f"snapshot at step {step} is missing"
+        assert same_weights(weights(path), weights(reference / "ck" / path.name)), step
+    assert same_weights(weights(root / "ck" / "tiny.pt"), weights(reference / "ck" / "tiny.pt"))
+
+
+@pytest.mark.parametrize("writer,step", [("state", 10), ("snapshot", 0), ("snapshot", 10),
+                                         ("snapshot", 15)])
+def test_a_kill_between_snapshot_and_state_loses_nothing(tmp_path, data, straight, monkeypatch,
+                                                         writer, step):
+    """Issue 8, bug 6: the process dies right after the resume state (or a snapshot) at `step` is
+    written; rerunning the same command must end with every snapshot and the same weights."""
+    def dies_after(save, is_the_write):
+        def wrapped(*args):
+            save(*args)
+            if is_the_write(*args):
+                raise Interrupted
+        return wrapped
+
+    if writer == "state":  # train.save_atomic writes only the resume state
+        monkeypatch.setattr(train_module, "save_atomic", dies_after(
+            train_module.save_atomic, lambda payload, path: payload["step"] == step))
+    else:
+        monkeypatch.setattr(train_module, "save_checkpoint", dies_after(
+            train_module.save_checkpoint, lambda path, model, extra: path.name == f"tiny_step{step}.pt"))
+    with pytest.raises(Interrupted):
+        run(tmp_path, data, 30, snapshots=SNAPSHOTS)
+    monkeypatch.undo()
+    assert_same_as_straight(straight, tmp_path, run(tmp_path, data, 30, snapshots=SNAPSHOTS))
+
+
+def test_a_missing_snapshot_is_noticed_and_rebuilt(tmp_path, data, straight, monkeypatch):
+    """A state past a missing snapshot (what the old order left behind) cannot rebuild it:
+    is_complete says the run is incomplete and train starts over."""
+    run(tmp_path, data, 30, snapshots=SNAPSHOTS)
+    monkeypatch.setattr(train_module, "CHECKPOINTS", tmp_path / "ck")
+    assert is_complete("tiny", 30, SNAPSHOTS)
+    (tmp_path / "ck" / "tiny_step10.pt").unlink()
+    assert not is_complete("tiny", 30, SNAPSHOTS)
+    assert_same_as_straight(straight, tmp_path, run(tmp_path, data, 30, snapshots=SNAPSHOTS))
+    assert is_complete("tiny", 30, SNAPSHOTS)

@@ -1,0 +1,67 @@
+"""One error style for the three command-line tools (generate, train, measure): bad input or a
+missing file prints one line, `error: ...`, on stderr and exits with code 2; no traceback."""
+import pickle
+import sys
+from pathlib import Path
+
+import torch
+
+from experiments.data import DataError
+from experiments.model import load_checkpoint
+
+MAX_SEED = 2 ** 63 - 1  # torch generators take 64-bit seeds; keep them non-negative and signed-safe
+
+
+class UsageError(Exception):
+    """Input the user can fix: the message says what was wrong and what is allowed."""
+
+
+def run_cli(run, args):
+    """run(args) -> exit code; UsageError and DataError become one line and exit code 2."""
+    try:
+        return run(args)
+    except (UsageError, DataError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
+def check_device(name):
+    """A device torch knows and this machine has: 'cpu', or 'cuda[:i]' with CUDA available."""
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        raise UsageError(f"--device {name!r} is not a device (use cpu or cuda)") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise UsageError(f"--device {name}: CUDA is not available on this machine (use --device cpu)")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise UsageError(f"--device {name}: this machine has {torch.cuda.device_count()} CUDA device(s)")
+    elif device.type != "cpu":
+        raise UsageError(f"--device {name}: only cpu and cuda are supported")
+    return str(device)
+
+
+def check_threads(threads):
+    if threads < 1:
+        raise UsageError(f"--threads must be at least 1, got {threads}")
+    return threads
+
+
+def check_seed(seed, flag="--seed"):
+    if not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"{flag} must be between 0 and {MAX_SEED}, got {seed}")
+    return seed
+
+
+def open_checkpoint(path, device, flag="--checkpoint"):
+    """load_checkpoint (model, payload) for a path the user gave; a missing file or one that
+    experiments.train did not write is a UsageError. Check the device first."""
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"{flag} {path} not found: run `make data` (or python -m "
+                         f"experiments.train) to train it")
+    try:
+        return load_checkpoint(path, device)
+    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, RuntimeError) as err:
+        raise UsageError(f"{flag} {path} is not a checkpoint written by experiments.train "
+                         f"({type(err).__name__})") from None

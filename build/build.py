@@ -59,7 +59,49 @@ def check_field(obj, parts, kind, filename, where=""):
         check_field(value, rest, kind, filename, f"{where}.{k}" if where else str(k))
 
 
+WHOLE = None  # a declared path ends here: the value is passed on whole, whatever it holds
+
+
+def declared_tree(fields):
+    """The schema's paths of one file as a tree: {'rows': {'*': {'alpha': WHOLE, ...}}, ...}."""
+    tree = {}
+    for field in fields:
+        parts = [part.removesuffix("?") for part in field.partition(":")[0].split(".")]
+        node = tree
+        for part in parts[:-1]:
+            if node.get(part, {}) is WHOLE:
+                break  # an ancestor is passed whole already
+            node = node.setdefault(part, {})
+        else:
+            node[parts[-1]] = WHOLE
+    return tree
+
+
+def merge(a, b):
+    if a is WHOLE or b is WHOLE:
+        return WHOLE
+    return {key: merge(a[key], b[key]) if key in a and key in b else a.get(key, b.get(key)) for key in {**a, **b}}
+
+
+def keep_declared(obj, tree):
+    """Only what the schema declares: what the page is given, so that a field the scripts read
+    but the schema lacks fails in the browser test instead of working by accident."""
+    if tree is WHOLE or obj is None:
+        return obj
+    if isinstance(obj, list):
+        return [keep_declared(item, tree["*"]) for item in obj] if "*" in tree else []
+    if not isinstance(obj, dict):
+        return obj
+    out = {}
+    for key, value in obj.items():
+        subtrees = [tree[k] for k in (key, "*") if k in tree]
+        if subtrees:
+            out[key] = keep_declared(value, subtrees[0] if len(subtrees) == 1 else merge(*subtrees))
+    return out
+
+
 def load_results(results_dir=RESULTS):
+    """Every results file, checked against the schema and cut down to the fields it declares."""
     data = {}
     for filename, fields in SCHEMA.items():
         path = Path(results_dir) / filename
@@ -72,7 +114,7 @@ def load_results(results_dir=RESULTS):
         for field in fields:
             path_part, _, kind = field.partition(":")
             check_field(obj, path_part.split("."), kind, filename)
-        data[filename.removesuffix(".json")] = obj
+        data[filename.removesuffix(".json")] = keep_declared(obj, declared_tree(fields))
     return data
 
 

@@ -65,6 +65,30 @@ def test_page_contains_every_section_and_math():
     assert 'lang="zh"' in html and 'lang="en"' in html
 
 
+def test_page_gets_only_declared_fields():
+    fields = ["meta.device:str", "rows.*.alpha", "rows.*.burst.p?", "costs.*.c:num", "costs.kv.extra", "curves:obj", "x?.y"]
+    tree = site_build.declared_tree(fields)
+    obj = {"meta": {"device": "cpu", "command": "secret"}, "rows": [{"alpha": 0.5, "beta": 1, "burst": {"p": None, "chi2": 2}}],
+           "costs": {"kv": {"c": 0.1, "extra": [1], "more": 2}, "rc": {"c": 0.2, "extra": 3}},
+           "curves": {"a": [1, 2], "b": {"deep": 1}}, "undeclared": 1}
+    assert site_build.keep_declared(obj, tree) == {
+        "meta": {"device": "cpu"}, "rows": [{"alpha": 0.5, "burst": {"p": None}}],
+        "costs": {"kv": {"c": 0.1, "extra": [1]}, "rc": {"c": 0.2}},
+        "curves": {"a": [1, 2], "b": {"deep": 1}}}  # a declared obj passes whole; 'x?' is simply absent
+
+
+def test_build_passes_only_declared_fields(tmp_path):
+    for name in site_build.SCHEMA:
+        shutil.copy(ROOT / "experiments/results" / name, tmp_path / name)
+    models = orjson.loads((tmp_path / "models.json").read_bytes())
+    models["not_in_the_schema"] = {"value": 1}
+    models["meta"]["not_in_the_schema"] = 2
+    (tmp_path / "models.json").write_bytes(orjson.dumps(models))
+    data = site_build.load_results(tmp_path)
+    assert "not_in_the_schema" not in data["models"] and "not_in_the_schema" not in data["models"]["meta"]
+    assert data["models"]["meta"]["device"] == models["meta"]["device"]
+
+
 def test_wrong_type_is_named(tmp_path):
     for name in site_build.SCHEMA:
         shutil.copy(ROOT / "experiments/results" / name, tmp_path / name)

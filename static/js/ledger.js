@@ -37,20 +37,18 @@ export function sortLedger(rows, key, dir) {
 // From the theorem to the clock, one measured cost at a time. Each speedup is plain ÷ row:
 //   theory   Theorem 3.8 at the row's α and c
 //   counted  the row's real forward counts at the theorem's prices (verify 1×, draft c)
-//   priced   the same forwards at their measured prices (verify forward verify_over_main×)
+//   priced   the time spent inside the forwards, as timed in the median run of each row
 //   measured wall clock: adds sampling, bookkeeping and Python around the forwards
-export function ledgerSteps(row, plain, costs) {
-  const seconds = costs.seconds;
-  const draftPrice = row.method === "mtp" ? seconds.mtp_head : seconds.draft;
-  const verifyPrice = row.gamma ? seconds.verify[String(row.gamma)] : seconds.main;
+// The seconds are that median run's parts (parts_s: timed inside the run, so none is negative).
+export function ledgerSteps(row, plain) {
   return {
     theory: row.speedup_theory ?? 1,
     counted: plain.main_forwards / (row.main_forwards + row.draft_forwards * (row.c_used ?? 0)),
     priced: plain.forward_time_s / row.forward_time_s,
     measured: row.speedup,
-    verifySeconds: row.main_forwards * verifyPrice,
-    draftSeconds: row.draft_forwards * draftPrice,
-    overheadSeconds: row.overhead_s,
+    verifySeconds: row.parts_s.main_forwards,
+    draftSeconds: row.parts_s.draft_forwards,
+    otherSeconds: row.parts_s.other,
     draftsPerRound: row.main_forwards ? row.draft_forwards / row.main_forwards : 0,
   };
 }
@@ -65,8 +63,8 @@ export function methodLabel(row, short = false) {
 export function baselineText(row, costs) {
   const w = row.wall_s;
   return {
-    zh: `这是基准行：${grouped(row.main_forwards)} 次主模型 forward，每次吐 1 个字。按单次 forward 的实测价格（${ms(costs.seconds.main)} ms）算，forward 本身共 ${fixed(row.forward_time_s, 3)} s；墙钟中位数 ${fixed(w.median, 3)} s（${w.n} 次重复，${fixed(w.min, 3)}–${fixed(w.max, 3)} s），其余 ${fixed(row.overhead_s, 3)} s 是采样、Python 循环等 forward 以外的开销，合每个字 ${ms(row.overhead_per_main_forward_s)} ms。本模式各行的加速，都是拿这一行的墙钟除以那一行的墙钟。`,
-    en: `This is the baseline: ${grouped(row.main_forwards)} main forwards, one character each. At the measured price of one forward (${ms(costs.seconds.main)} ms) the forwards themselves take ${fixed(row.forward_time_s, 3)} s; the median wall time is ${fixed(w.median, 3)} s (${w.n} repeats, ${fixed(w.min, 3)}–${fixed(w.max, 3)} s), and the remaining ${fixed(row.overhead_s, 3)} s is sampling, the Python loop and other work outside the forwards, ${ms(row.overhead_per_main_forward_s)} ms per character. Every speedup in this mode is this row's wall time divided by that row's.`,
+    zh: `这是基准行：${grouped(row.main_forwards)} 次主模型 forward，每次吐 1 个字。在墙钟居中的那次运行里计时，forward 本身共 ${fixed(row.forward_time_s, 3)} s（平均每次 ${ms(costs.seconds.main)} ms 上下）；墙钟中位数 ${fixed(w.median, 3)} s（${w.n} 次重复，${fixed(w.min, 3)}–${fixed(w.max, 3)} s），其余 ${fixed(row.overhead_s, 3)} s 是采样、Python 循环等 forward 以外的开销，合每个字 ${ms(row.overhead_per_main_forward_s)} ms。本模式各行的加速，都是拿这一行的墙钟除以那一行的墙钟。`,
+    en: `This is the baseline: ${grouped(row.main_forwards)} main forwards, one character each. Timed inside the run with the median wall time, the forwards themselves take ${fixed(row.forward_time_s, 3)} s (about ${ms(costs.seconds.main)} ms each); the median wall time is ${fixed(w.median, 3)} s (${w.n} repeats, ${fixed(w.min, 3)}–${fixed(w.max, 3)} s), and the remaining ${fixed(row.overhead_s, 3)} s is sampling, the Python loop and other work outside the forwards, ${ms(row.overhead_per_main_forward_s)} ms per character. Every speedup in this mode is this row's wall time divided by that row's.`,
   };
 }
 
@@ -86,9 +84,10 @@ export function draftingText(row, costs, steps) {
           en: `each draft-model forward takes ${price} ms (c = ${c}), and the ${row.gamma} of a round must run one after another, since each draft is the input of the next` };
   const spread = row.speedup_runs;
   const share = percent(steps.draftSeconds / row.forward_time_s, 0);
+  const median = fixed(steps.draftSeconds, 3);
   return {
-    zh: `草稿这部分定理已经算进去了，但它仍是省不掉的一笔：${how.zh}；${fixed(row.draft_forwards, 0)} 次合计 ${fixed(steps.draftSeconds, 3)} s，占这一行 forward 时间的 ${share}。计时噪声：${spread.n} 次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间。`,
-    en: `The drafts are in the theorem already, but they are a cost that never goes away: ${how.en}; ${fixed(row.draft_forwards, 0)} of them take ${fixed(steps.draftSeconds, 3)} s, ${share} of this row's forward time. Timer noise: over ${spread.n} repeats the speedup ranges from ${fixed(spread.min, 2)}× to ${fixed(spread.max, 2)}×.`,
+    zh: `草稿这部分定理已经算进去了，但它仍是省不掉的一笔：${how.zh}；墙钟居中的那次运行里，草稿 forward 合计 ${median} s，占 forward 时间的 ${share}。计时噪声：${spread.n} 次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间。`,
+    en: `The drafts are in the theorem already, but they are a cost that never goes away: ${how.en}; in the run with the median wall time the drafter's forwards take ${median} s, ${share} of the time spent in forwards. Timer noise: over ${spread.n} repeats the speedup ranges from ${fixed(spread.min, 2)}× to ${fixed(spread.max, 2)}×.`,
   };
 }
 
@@ -145,9 +144,12 @@ export function ledgerVerdict(row, plain, st) {
   if (losses[2].f > 1) why.push({
     zh: `定理只数 forward。普通解码每个字都要付一次 forward 以外的开销（${ms(plain.overhead_per_main_forward_s)} ms，${grouped(plain.main_forwards)} 次），这一行只在 ${fixed(row.main_forwards, 0)} 次主 forward 上付（每次 ${ms(row.overhead_per_main_forward_s)} ms），省下的这部分定理里没有。`,
     en: `The theorem counts forwards only. Plain decoding pays its non-forward overhead for every character (${ms(plain.overhead_per_main_forward_s)} ms, ${grouped(plain.main_forwards)} times), this row only on its ${fixed(row.main_forwards, 0)} main forwards (${ms(row.overhead_per_main_forward_s)} ms each), and the theorem has no term for that saving.` });
-  if (losses[0].f > 1) why.push({
+  // the real counts beat the theorem: more characters per forward, or fewer drafts per round
+  if (losses[0].f > 1) why.push(row.tokens_per_main > row.tokens_per_main_expected ? {
     zh: `这几次运行每次主 forward 吐了 ${fixed(row.tokens_per_main, 3)} 个字，比公式在这一行 α 下的期望 ${fixed(row.tokens_per_main_expected, 3)} 还多。`,
-    en: `These runs emitted ${fixed(row.tokens_per_main, 3)} characters per main forward, more than the ${fixed(row.tokens_per_main_expected, 3)} the formula expects at this row's α.` });
+    en: `These runs emitted ${fixed(row.tokens_per_main, 3)} characters per main forward, more than the ${fixed(row.tokens_per_main_expected, 3)} the formula expects at this row's α.` } : {
+    zh: `每轮平均只打了 ${fixed(st.draftsPerRound, 2)} 个草稿，少于 γ = ${row.gamma}（最后几轮只猜还差的那几个字），草稿花的时间比定理假设的少。`,
+    en: `A round drafted ${fixed(st.draftsPerRound, 2)} characters on average, fewer than γ = ${row.gamma} (the last rounds only draft the few characters still missing), so drafting cost less than the theorem assumes.` });
   if (v < 1.1) why.push(row.mode === "recompute"
     ? { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)}：${modePhrase("recompute").zh}下每次 forward 本来就要重算整个窗口，多几个位置几乎不花钱，定理“验收按 1 倍算”的假设在这里几乎成立。`,
         en: `A verify forward costs only ${percent(v - 1)} more than a one-character forward: in ${modePhrase("recompute").en} every forward reruns the whole window anyway, so a few extra positions are nearly free and the theorem's "verify costs 1×" nearly holds.` }
@@ -208,17 +210,17 @@ export function ledgerRowHTML(r, i, selected, lang) {
 
 // Two stacked bars on one time scale: where the plain run's and this row's seconds go.
 // Returns {bars: [{name, wall, parts: [{cls, s, share, label}]}], legend}; the row's bar is left
-// out when the row is the plain one. Parts are never negative.
+// out when the row is the plain one. Each bar is the run with the median wall time, taken apart.
 export function timeBars(row, plain, steps) {
   const parts = (r, verify, draft) => [
     { cls: "t-verify", s: verify, label: r.method === "plain"
       ? { zh: "主模型 forward", en: "main forwards" } : { zh: "验收 forward", en: "verify forwards" } },
     { cls: "t-draft", s: draft, label: { zh: "草稿 forward", en: "draft forwards" } },
-    { cls: "t-other", s: Math.max(0, r.overhead_s), label: { zh: "其余开销", en: "everything else" } },
+    { cls: "t-other", s: r.parts_s.other, label: { zh: "其余开销", en: "everything else" } },
   ].filter((p) => p.s > 0);
   const scale = Math.max(plain.wall_s.median, row.wall_s.median);
   const bar = (name, r, list) => ({ name, wall: r.wall_s.median, parts: list.map((p) => ({ ...p, share: p.s / scale })) });
-  const plainParts = parts(plain, plain.forward_time_s, 0);
+  const plainParts = parts(plain, plain.parts_s.main_forwards, 0);
   const rowParts = parts(row, steps.verifySeconds, steps.draftSeconds);
   const legend = [...rowParts, ...plainParts].filter((p, i, all) => all.findIndex((q) => q.cls === p.cls) === i);
   const bars = [bar(DRAFTER_LABEL.plain, plain, plainParts)];
@@ -234,12 +236,19 @@ function timeBarsNode({ bars, legend }) {
         class: p.cls, style: { width: `${100 * p.share}%` }, title: `${t(p.label)}: ${fixed(p.s, 3)} s`,
       }))),
       h("div", { class: "tval" }, `${fixed(b.wall, 3)} s`))),
-    h("div", { class: "legend" }, legend.map((p) => h("span", {}, h("span", { class: `swatch ${p.cls}` }), t(p.label)))));
+    h("div", { class: "legend" }, legend.map((p) => h("span", {}, h("span", { class: `swatch ${p.cls}` }), t(p.label)))),
+    h("p", { class: "caption" }, t(TIME_BARS_HOW)));
 }
+
+// How the bars were measured (experiments/measure/ledger.py time_parts), in the page's words.
+const TIME_BARS_HOW = {
+  zh: "每条都取墙钟居中的那次运行：主模型和草稿员的 forward 在运行中每调用一次就计一次时，各自累加；其余开销是这次运行的墙钟减去这两项，所以不会是负数。",
+  en: "Each bar is the run with the median wall time: every forward call of the main model and of the drafter is timed during that run and summed per kind; everything else is that run's wall time minus both, so it is never negative.",
+};
 
 // The card under the table for one row, as nodes.
 function cardNodes(row, plain, costs, paramShare) {
-  const st = ledgerSteps(row, plain, costs);
+  const st = ledgerSteps(row, plain);
   const title = h("h3", {}, `${t(methodLabel(row))} · ${t(MODE_LABEL[row.mode])}`);
   if (row.method === "plain") return [title, h("p", {}, t(baselineText(row, costs))), timeBarsNode(timeBars(row, plain, st))];
   const spread = row.speedup_runs;

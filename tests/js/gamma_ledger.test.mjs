@@ -142,11 +142,14 @@ test("ledger card steps run from Theorem 3.8 to the measured speedup", () => {
   const ledger = results("ledger");
   for (const row of ledger.rows.filter((r) => r.method !== "plain")) {
     const plain = ledger.rows.find((r) => r.mode === row.mode && r.method === "plain");
-    const st = ledgerSteps(row, plain, ledger.forward_costs[row.mode]);
+    const st = ledgerSteps(row, plain);
     close(st.theory, row.speedup_theory);
     close(st.measured, row.speedup);
     close(st.priced, plain.forward_time_s / row.forward_time_s);
     close(st.verifySeconds + st.draftSeconds, row.forward_time_s, 1e-9);
+    // the parts are timed inside one run, so none is negative and they add up to its wall time
+    assert.ok(st.verifySeconds > 0 && st.draftSeconds > 0 && st.otherSeconds >= 0);
+    close(st.verifySeconds + st.draftSeconds + st.otherSeconds, row.wall_s_runs[row.parts_repeat], 1e-9);
   }
   // an idealized row: exactly E tokens per forward, γ drafts per round, verify at 1× → counted = theory
   const alpha = 0.75, gamma = 4, c = 0.2, n = 600;
@@ -154,8 +157,9 @@ test("ledger card steps run from Theorem 3.8 to the measured speedup", () => {
   const costs = { seconds: { main: 1, draft: c, mtp_head: c, verify: { 4: 1 } } };
   const plain = { main_forwards: n, forward_time_s: n };
   const row = { method: "draft", gamma, alpha, c_used: c, main_forwards: main, draft_forwards: gamma * main,
-    speedup_theory: speedupTheory(alpha, gamma, c), speedup: 1, overhead_s: 0, forward_time_s: main * (1 + gamma * c) };
-  const st = ledgerSteps(row, plain, costs);
+    speedup_theory: speedupTheory(alpha, gamma, c), speedup: 1, overhead_s: 0, forward_time_s: main * (1 + gamma * c),
+    parts_s: { main_forwards: main, draft_forwards: main * gamma * c, other: 0 } };
+  const st = ledgerSteps(row, plain);
   close(st.counted, st.theory);
   close(st.priced, st.counted);
   close(st.draftsPerRound, gamma);
@@ -191,7 +195,7 @@ test("ledger card: the drafting sentence fits the row (γ ≥ 2, γ = 1, MTP hea
   for (const row of ledger.rows.filter((r) => r.method !== "plain")) {
     const plain = ledger.rows.find((r) => r.mode === row.mode && r.method === "plain");
     const costs = ledger.forward_costs[row.mode];
-    const text = draftingText(row, costs, ledgerSteps(row, plain, costs));
+    const text = draftingText(row, costs, ledgerSteps(row, plain));
     const chain = /one after another, since each draft is the input of the next/.test(text.en);
     assert.equal(chain, row.method === "draft" && row.gamma >= 2, `${row.method} γ = ${row.gamma}`);
     assert.equal(/一个接一个跑/.test(text.zh), chain);
@@ -208,7 +212,7 @@ test("ledger card: steps, verdict and notes read their numbers from the row", ()
   for (const row of ledger.rows.filter((r) => r.method !== "plain")) {
     const plain = ledger.rows.find((r) => r.mode === row.mode && r.method === "plain");
     const costs = ledger.forward_costs[row.mode];
-    const st = ledgerSteps(row, plain, costs);
+    const st = ledgerSteps(row, plain);
     const steps = cardSteps(row, plain, costs, st);
     assert.deepEqual(steps.map((x) => x.value), [st.theory, st.counted, st.priced, st.measured]);
     assert.equal(steps[0].change, null);
@@ -257,13 +261,29 @@ test("ledger table row: one cell per column, the method as the row's button, spr
   assert.match(ledgerRowHTML(ledger.rows[plainIndex], plainIndex, false, "zh"), />普通解码</);
 });
 
-test("time bars: parts on one scale, never negative, no second bar for the plain row", () => {
-  const plain = { method: "plain", wall_s: { median: 2 }, forward_time_s: 1.5, overhead_s: 0.5 };
-  const row = { method: "draft", gamma: 2, wall_s: { median: 1 }, overhead_s: -0.01 };
-  const model = timeBars(row, plain, { verifySeconds: 0.6, draftSeconds: 0.4 });
+test("time bars: the median run's measured parts on one scale, no second bar for the plain row", () => {
+  const plain = { method: "plain", main_forwards: 10, wall_s: { median: 2 }, forward_time_s: 1.5, parts_s: { main_forwards: 1.5, draft_forwards: 0, other: 0.5 } };
+  const row = { method: "draft", gamma: 2, main_forwards: 4, draft_forwards: 8, wall_s: { median: 1 }, forward_time_s: 1, parts_s: { main_forwards: 0.6, draft_forwards: 0.4, other: 0 } };
+  const model = timeBars(row, plain, ledgerSteps(row, plain));
   assert.equal(model.bars.length, 2);
   assert.deepEqual(model.bars[0].parts.map((p) => [p.cls, p.share]), [["t-verify", 0.75], ["t-other", 0.25]]);
-  assert.deepEqual(model.bars[1].parts.map((p) => p.cls), ["t-verify", "t-draft"]); // the negative part is dropped
+  assert.deepEqual(model.bars[1].parts.map((p) => p.cls), ["t-verify", "t-draft"]); // an empty part is left out
   assert.deepEqual(model.legend.map((p) => p.cls), ["t-verify", "t-draft", "t-other"]);
-  assert.equal(timeBars(plain, plain, { verifySeconds: 1.5, draftSeconds: 0 }).bars.length, 1);
+  assert.equal(timeBars(plain, plain, ledgerSteps(plain, plain)).bars.length, 1);
+});
+
+test("ledger verdict says why the counts beat the theorem only with the reason that holds", () => {
+  // fewer characters per forward than expected, but fewer drafts per round than γ too
+  const row = { method: "draft", mode: "kvcache", gamma: 3, alpha: 0.74, c_used: 0.3, speedup: 1.5, speedup_theory: 1.4,
+    speedup_runs: { min: 1.45, max: 1.55, n: 7 }, tokens_per_main: 2.687, tokens_per_main_expected: 2.69,
+    main_forwards: 223.3, draft_forwards: 667.4, verify_over_main: 1.3, overhead_per_main_forward_s: 1e-4, forward_time_s: 1,
+    parts_s: { main_forwards: 0.6, draft_forwards: 0.4, other: 0.1 } };
+  const plain = { main_forwards: 600, forward_time_s: 1.2, overhead_per_main_forward_s: 1e-4 };
+  const st = ledgerSteps(row, plain);
+  assert.ok(st.counted > st.theory);
+  const v = ledgerVerdict(row, plain, st);
+  assert.doesNotMatch(v.en, /more than the 2\.690/);
+  assert.match(v.en, /drafted 2\.99 characters on average, fewer than γ = 3/);
+  const richer = { ...row, tokens_per_main: 2.75, main_forwards: 218 };
+  assert.match(ledgerVerdict(richer, plain, ledgerSteps(richer, plain)).en, /emitted 2\.750 characters per main forward, more than/);
 });

@@ -85,7 +85,7 @@ test("generated Chinese: full-width punctuation next to Chinese, no space betwee
   for (const row of ledger.rows) {
     const plain = ledger.rows.find((r) => r.mode === row.mode && r.method === "plain");
     const costs = ledger.forward_costs[row.mode];
-    const st = ledgerSteps(row, plain, costs);
+    const st = ledgerSteps(row, plain);
     if (row.method === "plain") { outputs.push(baselineText(row, costs)); continue; }
     outputs.push(draftingText(row, costs, st), cardSteps(row, plain, costs, st), ledgerVerdict(row, plain, st), sizeNote(row, 0.07));
   }

@@ -216,8 +216,10 @@ def test_ledger_rows_open_their_card(open_page):
 def test_greedy_panel_lists_every_check(open_page):
     page = open_page()
     checks = LEDGER["greedy_check"]
-    rows = page.locator("#greedy-table tbody tr")
+    rows = page.locator("#greedy-table tbody tr[data-mode]")
     assert rows.count() == len(checks)
+    groups = page.locator("#greedy-table tbody tr.group").all_inner_texts()  # one heading row per mode
+    assert len(groups) == len({c["mode"] for c in checks})
     for tr, c in zip(rows.all(), checks):
         assert (tr.get_attribute("data-method"), tr.get_attribute("data-mode"), tr.get_attribute("data-gamma")) == (
             c["method"], c["mode"], str(c["gamma"]))

@@ -1,6 +1,7 @@
 """One error style for the three command-line tools (generate, train, measure): bad input or a
 missing file prints one line, `error: ...`, on stderr and exits with code 2; no traceback."""
 import pickle
+import os
 import sys
 from pathlib import Path
 
@@ -42,8 +43,10 @@ def check_device(name):
 
 
 def check_threads(threads):
-    if threads < 1:
-        raise UsageError(f"--threads must be at least 1, got {threads}")
+    """1 .. the machine's cores: torch starts one OS thread per requested thread."""
+    cores = os.cpu_count() or 1
+    if not 1 <= threads <= cores:
+        raise UsageError(f"--threads must be between 1 and {cores} (this machine's cores), got {threads}")
     return threads
 
 

@@ -5,8 +5,13 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from experiments.jsonio import RESULTS, read_json
+
+# One thread: as fast as two for these batch-1 models, and two processes that each spin two
+# OpenMP threads on a 2-core machine slow each other down many times over.
+torch.set_num_threads(1)
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = Path(os.environ.get("CHAPTER_PAGE", ROOT / "site" / "16_speculative_decoding_viz.html"))  # another build: set CHAPTER_PAGE

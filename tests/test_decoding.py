@@ -105,8 +105,12 @@ def chi_square_pvalue(samples, law):
     return stats.chisquare(observed[keep], expected[keep]).pvalue
 
 
-@pytest.mark.parametrize("name,mode", [("draft γ=2", "kvcache"), ("mtp", "kvcache"),
-                                       ("mtp", "recompute")])
+# make test keeps one decoder here; the MTP head's runs follow the same rule (accept_reject,
+# exact by enumeration in test_accept_reject.py) and match plain greedy above, so its sampled
+# checks run with `pytest -m slow`.
+@pytest.mark.parametrize("name,mode", [("draft γ=2", "kvcache"),
+                                       pytest.param("mtp", "kvcache", marks=pytest.mark.slow),
+                                       pytest.param("mtp", "recompute", marks=pytest.mark.slow)])
 def test_sampled_output_follows_the_main_model(models, data, name, mode):
     prompt, draws = data.encode("ROMEO:\nI "), 1200  # a high-entropy next char
     laws = exact_law_of_three(models[0], prompt)

@@ -91,6 +91,7 @@ def test_trace_slider_and_keys(open_page):
         assert page.locator("#mtp-text .mtp-cur").get_attribute("data-s") == str(value - 1)
         assert page.locator("#mtp-text .mtp-fut").count() == n - value
         assert f"{value}" in page.locator("#mtp-step-card h3").inner_text()
+        assert "null" not in page.locator("#mtp-step-card").inner_text()  # steps without a draft
         st = steps[value - 1]
         text = page.locator("#mtp-text .mtp-cur").inner_text().replace("↵", "\n")
         assert text == "".join(st["emitted"])

@@ -111,11 +111,11 @@ export function initMtpTrace(mtp) {
     slider.value = String(i + 1);
     el("mtp-step-out").textContent = `${i + 1} / ${steps.length}`;
     el("mtp-text").innerHTML = traceHTML(sample.prompt, steps, i);
-    el("mtp-step-card").replaceChildren(
-      h("h3", {}, t(view.title)),
-      view.rows.length ? h("table", {}, h("tbody", {}, view.rows.map((r) => h("tr", {},
-        h("td", {}, t(r.label)), h("td", { class: r.cls }, typeof r.value === "string" ? r.value : t(r.value)))))) : null,
-      h("p", {}, t(view.text)));
+    const table = h("table", {}, h("tbody", {}, view.rows.map((r) => h("tr", {},
+      h("td", {}, t(r.label)), h("td", { class: r.cls }, typeof r.value === "string" ? r.value : t(r.value))))));
+    // steps without a draft (the first and the last) have no table: replaceChildren would print "null"
+    el("mtp-step-card").replaceChildren(...[h("h3", {}, t(view.title)), view.rows.length ? table : null,
+      h("p", {}, t(view.text))].filter(Boolean));
     el("mtp-prev-rej").disabled = !rejected.some((r) => r < i);
     el("mtp-next-rej").disabled = !rejected.some((r) => r > i);
   }

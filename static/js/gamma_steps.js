@@ -39,8 +39,8 @@ export function stepsVerdict(rows) {
       en: `In ${modePhrase(s.mode).en}, going from γ = ${s.from} to ${s.to} lowered the characters per main forward from ${fixed(s.tokensFrom, 3)} to ${fixed(s.tokensTo, 3)}: the γ = ${s.to} row's α was only ${fixed(s.alphaTo, 3)}, below the ${fixed(s.alphaBreakEven, 3)} at which the longer chain gains nothing.`,
     }))
     : [{
-      zh: `这次测量里没有哪一行比前一行吐得少。增长最小的是${modePhrase(smallest.mode).zh}从 γ = ${smallest.from} 到 ${smallest.to}：只多了 ${fixed(smallest.gain, 3)} 个字。只要 γ = ${smallest.to} 那一行的 α 从 ${fixed(smallest.alphaTo, 3)} 跌到 ${fixed(smallest.alphaBreakEven, 3)}，这点增长就没了；而各行实测 α 本身就在 ${spread} 之间浮动。`,
-      en: `In this run no row emits fewer than the one before it. The smallest gain is in ${modePhrase(smallest.mode).en} from γ = ${smallest.from} to ${smallest.to}: just ${fixed(smallest.gain, 3)} characters more. Had the γ = ${smallest.to} row's α fallen from ${fixed(smallest.alphaTo, 3)} to ${fixed(smallest.alphaBreakEven, 3)}, that gain would be gone, and the measured α of the rows already ranges over ${spread}.`,
+      zh: `这次测量里没有哪一行比前一行吐得少。按每多猜一个草稿算，增长最小的是${modePhrase(smallest.mode).zh}从 γ = ${smallest.from} 到 ${smallest.to}：多了 ${fixed(smallest.gain, 3)} 个字，每个新增草稿只合 ${fixed(perDraft(smallest), 3)} 个。只要 γ = ${smallest.to} 那一行的 α 从 ${fixed(smallest.alphaTo, 3)} 跌到 ${fixed(smallest.alphaBreakEven, 3)}，这点增长就没了；而各行实测 α 本身就在 ${spread} 之间浮动。`,
+      en: `In this run no row emits fewer than the one before it. Per added draft, the smallest gain is in ${modePhrase(smallest.mode).en} from γ = ${smallest.from} to ${smallest.to}: ${fixed(smallest.gain, 3)} characters more, just ${fixed(perDraft(smallest), 3)} per added draft. Had the γ = ${smallest.to} row's α fallen from ${fixed(smallest.alphaTo, 3)} to ${fixed(smallest.alphaBreakEven, 3)}, that gain would be gone, and the measured α of the rows already ranges over ${spread}.`,
     }];
   const named = drops[0] ?? smallest;
   const kept = meanAccepted(rowsOf(named.mode).find((r) => r.gamma === named.to).run_lengths);

@@ -105,3 +105,9 @@ def test_bad_data_checksum_is_one_line_and_exit_2(name, tmp_path):
     args = ["--model", "draft", "--seed", "99", "--steps", "1"] if name == "train" else []
     out = tool(name, *args, env={"TINYSHAKESPEARE": str(bad)})
     assert_one_line_error(out, f"{bad} has sha256")
+
+
+def test_measure_names_the_folder_without_training_logs(tmp_path):
+    """--results pointing at a folder with no train_*.json: the error names that folder."""
+    out = tool("measure", "--only", "causal", "--results", str(tmp_path))
+    assert_one_line_error(out, f"training logs (train_*.json) in {tmp_path}")

@@ -46,7 +46,8 @@ def trained_seeds(checkpoints, results):
     done = lambda name: (checkpoints / f"{name}.pt").exists() and (results / f"train_{name}.json").exists()
     complete = [s for s in seeds if all(done(run_name(m, mtp, s)) for m, mtp in RUNS)]
     if not complete:
-        raise UsageError(f"no trained checkpoints in {checkpoints}: run `make data`")
+        raise UsageError(f"no seed has all its checkpoints in {checkpoints} and all its training logs "
+                         f"(train_*.json) in {results}: run `make data`, or name the seeds with --seeds")
     return complete
 
 

@@ -102,7 +102,7 @@ export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
       aria: { zh: `Theorem 3.8 的墙钟加速曲线（α = ${a}，c = ${cc}）与${m.zh}的实测加速及其范围`,
         en: `Theorem 3.8 wall-clock speedup at α = ${a}, c = ${cc}, with the measured ${m.en} speedups and their range` },
       level: 1,
-      best: { gamma: best.gamma, value: best.speedup },
+      best: best.pays ? { gamma: best.gamma, value: best.speedup } : null, // no ring when no γ pays
       curves: [{ cls: "curve", dots: true, values: gammas.map((g) => speedupTheory(alpha, g, c)) },
         ...(verifyPrices.every((v) => v > 0) ? [{ cls: "curve2", values: gammas.map((g, i) => expectedTokens(alpha, g) / (g * c + verifyPrices[i])) }] : [])],
       points: rows.map((r) => ({ gamma: r.gamma, value: r.speedup, min: r.speedup_runs.min, max: r.speedup_runs.max,

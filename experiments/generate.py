@@ -2,7 +2,9 @@
 
     python -m experiments.generate --method draft --gamma 4 --mode kvcache --n 200 --prompt 'ROMEO:\\n'
 
-Prints one JSON object: text, main_forwards, draft_forwards, proposed, accepted, wall_s.
+Prints one JSON object: text, main_forwards, draft_forwards, proposed, accepted, wall_s, and
+compile_s (the compiled engine's compilation, not counted in wall_s). --engine compiled needs a
+C++ compiler; without one it says so in one line and runs eagerly.
 A literal \\n in --prompt means a newline.
 """
 import argparse
@@ -15,8 +17,9 @@ import torch
 
 from experiments.cli import UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
 from experiments.data import CharData
-from experiments.speculative import (MODES, check_gamma, check_temperature, mtp_decode, plain_decode,
-                                     speculative_decode)
+from experiments.engine import ROPE_POSITIONS, CompileUnavailable
+from experiments.speculative import (ENGINES, MODES, check_engine, check_gamma, check_temperature, mtp_decode,
+                                     plain_decode, speculative_decode)
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
@@ -36,6 +39,10 @@ def run(args):
         raise UsageError(f"--{err}") from None  # the message starts with the parameter's name
     if args.method == "mtp" and args.gamma != 1:
         raise UsageError("the MTP head has depth 1: it drafts one token, so --gamma must be 1")
+    try:
+        check_engine(args.engine, args.mode)
+    except ValueError as err:
+        raise UsageError(f"--{err}") from None
     device = check_device(args.device)
     check_threads(args.threads)
     check_seed(args.seed)
@@ -58,20 +65,30 @@ def run(args):
         except ValueError as err:
             raise UsageError(f"--{err}") from None
         draft = load_model(args.draft_checkpoint, device, "--draft-checkpoint")
-    generator = torch.Generator(device=device).manual_seed(args.seed)
-    common = dict(temperature=args.temperature, mode=args.mode, generator=generator)
+    if args.engine == "compiled" and len(prompt) + args.n + args.gamma + 1 > ROPE_POSITIONS:
+        raise UsageError(f"--engine compiled holds {ROPE_POSITIONS} positions: prompt + --n is too long")
+
+    def decode(engine):
+        generator = torch.Generator(device=device).manual_seed(args.seed)
+        common = dict(temperature=args.temperature, mode=args.mode, generator=generator, engine=engine)
+        if args.method == "plain":
+            return plain_decode(model, prompt, args.n, **common)
+        if args.method == "draft":
+            return speculative_decode(model, draft, prompt, args.n, args.gamma, **common)
+        return mtp_decode(model, prompt, args.n, **common)
+
     with torch.inference_mode():
         t0 = time.perf_counter()
-        if args.method == "plain":
-            result = plain_decode(model, prompt, args.n, **common)
-        elif args.method == "draft":
-            result = speculative_decode(model, draft, prompt, args.n, args.gamma, **common)
-        else:
-            result = mtp_decode(model, prompt, args.n, **common)
-        wall_s = time.perf_counter() - t0
+        try:
+            result = decode(args.engine)
+        except CompileUnavailable as err:
+            print(f"note: the compiled engine is unavailable here ({err}); running eager instead", file=sys.stderr)
+            t0 = time.perf_counter()
+            result = decode("eager")
+        wall_s = time.perf_counter() - t0 - result.compile_s
     return {"text": data.decode(result.tokens), "main_forwards": result.main_forwards,
             "draft_forwards": result.draft_forwards, "proposed": result.proposed,
-            "accepted": result.accepted, "wall_s": round(wall_s, 4)}
+            "accepted": result.accepted, "wall_s": round(wall_s, 4), "compile_s": round(result.compile_s, 2)}
 
 
 def main(argv=None):
@@ -79,6 +96,8 @@ def main(argv=None):
     parser.add_argument("--method", choices=["plain", "draft", "mtp"], default="plain")
     parser.add_argument("--gamma", type=int, default=1, help="drafts per main forward")
     parser.add_argument("--mode", choices=MODES, default="kvcache")
+    parser.add_argument("--engine", choices=ENGINES, default="eager",
+                        help="compiled: static kv cache + torch.compile steps (kvcache mode only)")
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--n", type=int, default=200, help="characters to generate")
     parser.add_argument("--prompt", default="ROMEO:\\n")

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from experiments.model import ROLLBACK_MARGIN
 
 MODES = ("recompute", "kvcache")
+ENGINES = ("eager", "compiled")  # experiments/engine.py: the compiled one runs in kv-cache mode only
 
 # The smallest temperature above 0 that sampling accepts: a floor chosen far above the T where
 # logits / T overflows float32 (at T = 1e-45 the softmax is NaN and the sampler emits garbage).
@@ -90,6 +91,24 @@ def accept_reject(p, q, drafts, generator=None, trace=None):
     return n, sample(residual(p[n], q[n]), generator)
 
 
+def check_engine(engine, mode):
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "compiled" and mode != "kvcache":
+        raise ValueError("engine compiled runs in kvcache mode only: it is a static kv cache")
+    return engine
+
+
+def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False):
+    """A Runner (an MTPRunner with mtp=True) in the given engine. `sizes`: the numbers of new
+    positions per call that the compiled engine compiles for (others are padded up to one)."""
+    check_engine(engine, mode)
+    if engine == "eager":
+        return MTPRunner(model, mode) if mtp else Runner(model, mode, lookahead)
+    from experiments import engine as compiled  # it builds on the classes below: import late
+    return (compiled.CompiledMTPRunner if mtp else compiled.CompiledRunner)(model, sizes)
+
+
 class Runner:
     """One model run over a growing sequence. `extend(seq)` computes the positions of seq that
     are not processed yet and returns (logits, h, start): rows for absolute positions
@@ -113,6 +132,7 @@ class Runner:
         self.length = 0
         self.forwards = 0
         self.forward_s = 0.0
+        self.compile_s = 0.0  # the compiled engine's compilation, kept out of forward_s
 
     def extend(self, seq):
         if self.mode == "kvcache":
@@ -120,15 +140,19 @@ class Runner:
         else:
             start = max(0, len(seq) - self.window)
             tokens = seq[start:]
-        idx = torch.tensor([tokens], device=self.device)
         t0 = time.perf_counter()
-        logits, h = self.model(idx, cache=self.cache)
+        logits, h = self.forward(tokens, start)
         if self.sync:
             torch.cuda.synchronize(self.device)
         self.forward_s += time.perf_counter() - t0
         self.length = len(seq)
         self.forwards += 1
-        return logits[0], h[0], start
+        return logits, h, start
+
+    def forward(self, tokens, start):
+        """Logits and hidden states [T, ...] of tokens at absolute positions start, start+1, ..."""
+        logits, h = self.model(torch.tensor([tokens], device=self.device), cache=self.cache)
+        return logits[0], h[0]
 
     def truncate(self, n):
         self.length = n
@@ -150,6 +174,7 @@ class MTPRunner:
         self.length = 0
         self.forwards = 0
         self.forward_s = 0.0
+        self.compile_s = 0.0  # the compiled engine's compilation, kept out of forward_s
 
     def observe(self, h, start):
         self.h, self.h_start = h, start
@@ -161,15 +186,19 @@ class MTPRunner:
         else:
             first = max(self.h_start, main_length - self.window)
         h = self.h[first - self.h_start:main_length - self.h_start]
-        next_idx = torch.tensor([seq[first + 1:main_length + 1]], device=h.device)
         t0 = time.perf_counter()
-        logits = self.model.mtp_forward(h[None], next_idx, cache=self.cache)
+        logits = self.forward(h, seq[first + 1:main_length + 1], first)
         if self.sync:
             torch.cuda.synchronize(h.device)
         self.forward_s += time.perf_counter() - t0
         self.length = main_length
         self.forwards += 1
-        return logits[0, -1]
+        return logits
+
+    def forward(self, h, next_tokens, start):
+        """The head's logits for its last pair: h [T, C] at positions start.., next_tokens [T]."""
+        next_idx = torch.tensor([next_tokens], device=h.device)
+        return self.model.mtp_forward(h[None], next_idx, cache=self.cache)[0, -1]
 
 
 @dataclass
@@ -184,6 +213,7 @@ class Result:
     trace: list = field(default_factory=list)
     main_forward_s: float = 0.0   # wall seconds inside the main model's forwards
     draft_forward_s: float = 0.0  # ... inside the draft model's or the MTP head's
+    compile_s: float = 0.0        # compilation done by this call (compiled engine, first use only)
 
     def count_round(self, proposed, accepted, gamma):
         self.proposed += proposed
@@ -197,10 +227,11 @@ class Result:
         return len(self.tokens) / self.main_forwards
 
 
-def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None, trace=False):
+def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None, trace=False,
+                 engine="eager"):
     """Autoregressive decoding: one main forward per token."""
     check_temperature(temperature)
-    main = Runner(model, mode)
+    main = make_runner(model, mode, engine)
     seq = list(prompt)
     steps = []
     while len(seq) < len(prompt) + n:
@@ -208,17 +239,20 @@ def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=No
         seq.append(sample(probs_from_logits(logits[-1], temperature), generator))
         if trace:
             steps.append({"emitted": [seq[-1]], "kinds": ["main"]})
-    return Result(seq[len(prompt):], main.forwards, trace=steps, main_forward_s=main.forward_s)
+    return Result(seq[len(prompt):], main.forwards, trace=steps, main_forward_s=main.forward_s,
+                  compile_s=main.compile_s)
 
 
 def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mode="kvcache",
-                       generator=None, trace=False):
+                       generator=None, trace=False, engine="eager"):
     """Draft-model speculative decoding: the draft proposes γ tokens autoregressively, the main
     model scores all of them (plus one more position) in one forward, accept_reject decides.
     Invariant between rounds: both models have processed all but the newest confirmed tokens."""
     check_gamma(gamma, model.cfg.block_size)
     check_temperature(temperature)
-    main, draft = Runner(model, mode, lookahead=gamma), Runner(draft_model, mode, lookahead=gamma)
+    # after the prompt, main sees the pending token + γ drafts; the draft 1 or 2 new tokens
+    main = make_runner(model, mode, engine, sizes=(gamma + 1,), lookahead=gamma)
+    draft = make_runner(draft_model, mode, engine, sizes=(1, 2), lookahead=gamma)
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []
@@ -248,15 +282,19 @@ def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mo
     result.tokens = seq[len(prompt):]
     result.main_forwards, result.draft_forwards, result.trace = main.forwards, draft.forwards, steps
     result.main_forward_s, result.draft_forward_s = main.forward_s, draft.forward_s
+    result.compile_s = main.compile_s + draft.compile_s
     return result
 
 
-def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None, trace=False):
+def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None, trace=False,
+               engine="eager"):
     """MTP self-speculative decoding (γ = 1): each main forward verifies the head's draft and
     samples one more token; the head then drafts the token after that from the main model's
     hidden state and the embedding of the token just emitted."""
     check_temperature(temperature)
-    main, head = Runner(model, mode), MTPRunner(model, mode)
+    # after the prompt, both see 1 or 2 new positions per round
+    main = make_runner(model, mode, engine, sizes=(1, 2))
+    head = make_runner(model, mode, engine, sizes=(1, 2), mtp=True)
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []
@@ -287,4 +325,5 @@ def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None
     result.tokens = seq[len(prompt):]
     result.main_forwards, result.draft_forwards, result.trace = main.forwards, head.forwards, steps
     result.main_forward_s, result.draft_forward_s = main.forward_s, head.forward_s
+    result.compile_s = main.compile_s + head.compile_s
     return result

@@ -26,6 +26,17 @@ def rendered_page():
     return build.render(build.load_results())
 
 
+@pytest.fixture(scope="session")
+def models64():
+    """The committed seed-0 main and draft checkpoints in float64, so that no near-tie flips an
+    argmax. One pair per session: the compiled engine compiles once per model object."""
+    from experiments.model import load_checkpoint
+    paths = [ROOT / "experiments" / "checkpoints" / f"{name}_s0.pt" for name in ("main", "draft")]
+    missing = [str(p) for p in paths if not p.exists()]
+    assert not missing, f"missing checkpoints {missing}: run `make data`"
+    return tuple(load_checkpoint(p)[0].double() for p in paths)
+
+
 def results(name):
     """A results file the experiments wrote, or a failure that says how to make it."""
     path = RESULTS / f"{name}.json"

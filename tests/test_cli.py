@@ -26,7 +26,8 @@ def test_generate_prints_one_json_object(method, extra):
     out = generate("--method", method, "--n", "40", "--prompt", "ROMEO:\\n", *extra)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
-    assert set(result) == {"text", "main_forwards", "draft_forwards", "proposed", "accepted", "wall_s"}
+    assert set(result) == {"text", "main_forwards", "draft_forwards", "proposed", "accepted", "wall_s",
+                           "compile_s"}
     assert len(result["text"]) == 40
     assert result["main_forwards"] + result["accepted"] == 40
 
@@ -80,6 +81,8 @@ def assert_one_line_error(out, message):
     ("generate", ["--method", "mtp", "--checkpoint", "experiments/checkpoints/control_s0.pt"],
      "has no MTP head"),
     ("generate", ["--checkpoint", "README.md"], "not a checkpoint written by experiments.train"),
+    ("generate", ["--engine", "compiled", "--mode", "recompute"], "--engine compiled runs in kvcache mode only"),
+    ("generate", ["--engine", "compiled", "--n", "20000"], "--engine compiled holds 16384 positions"),
     ("generate", ["--method", "draft", "--draft-checkpoint", "README.md"],
      "--draft-checkpoint README.md is not a checkpoint"),
     ("train", ["--device", NO_SUCH_CUDA], "--device cuda"),
@@ -111,3 +114,13 @@ def test_measure_names_the_folder_without_training_logs(tmp_path):
     """--results pointing at a folder with no train_*.json: the error names that folder."""
     out = tool("measure", "--only", "causal", "--results", str(tmp_path))
     assert_one_line_error(out, f"training logs (train_*.json) in {tmp_path}")
+
+
+def test_compiled_engine_without_a_compiler_says_so_and_runs_eager():
+    args = ["--method", "draft", "--gamma", "3", "--n", "60", "--temperature", "0"]
+    eager = generate(*args)
+    fallback = tool("generate", *args, "--engine", "compiled", env={"CXX": "no-such-c++-compiler"})
+    assert fallback.returncode == 0, fallback.stderr
+    lines = fallback.stderr.strip().splitlines()
+    assert len(lines) == 1 and "compiled engine is unavailable" in lines[0] and "no-such-c++-compiler" in lines[0]
+    assert json.loads(fallback.stdout)["text"] == json.loads(eager.stdout)["text"]

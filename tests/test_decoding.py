@@ -23,12 +23,8 @@ def data():
 
 
 @pytest.fixture(scope="module")
-def models():
-    """The committed seed-0 checkpoints in float64, so that no near-tie flips an argmax."""
-    paths = [CHECKPOINTS / "main_s0.pt", CHECKPOINTS / "draft_s0.pt"]
-    missing = [str(p) for p in paths if not p.exists()]
-    assert not missing, f"missing checkpoints {missing}: run `make data`"
-    return tuple(load_checkpoint(p)[0].double() for p in paths)
+def models(models64):
+    return models64
 
 
 def decoders(models):
@@ -105,19 +101,20 @@ def chi_square_pvalue(samples, law):
     return stats.chisquare(observed[keep], expected[keep]).pvalue
 
 
-# make test keeps one decoder here; the MTP head's runs follow the same rule (accept_reject,
-# exact by enumeration in test_accept_reject.py) and match plain greedy above, so its sampled
-# checks run with `pytest -m slow`.
-@pytest.mark.parametrize("name,mode", [("draft γ=2", "kvcache"),
-                                       pytest.param("mtp", "kvcache", marks=pytest.mark.slow),
-                                       pytest.param("mtp", "recompute", marks=pytest.mark.slow)])
-def test_sampled_output_follows_the_main_model(models, data, name, mode):
+# make test keeps one decoder per engine here; the MTP head's runs follow the same rule
+# (accept_reject, exact by enumeration in test_accept_reject.py) and match plain greedy above, so
+# its sampled checks run with `pytest -m slow`.
+@pytest.mark.parametrize("name,mode,engine", [
+    ("draft γ=2", "kvcache", "eager"), ("draft γ=3", "kvcache", "compiled"),
+    pytest.param("mtp", "kvcache", "compiled", marks=pytest.mark.slow),
+    pytest.param("mtp", "recompute", "eager", marks=pytest.mark.slow)])
+def test_sampled_output_follows_the_main_model(models, data, name, mode, engine):
     prompt, draws = data.encode("ROMEO:\nI "), 1200  # a high-entropy next char
     laws = exact_law_of_three(models[0], prompt)
     run = decoders(models)[name]
     gen = torch.Generator().manual_seed(123)
     with torch.inference_mode():
-        samples = np.array([run(prompt, 3, temperature=1.0, mode=mode, generator=gen).tokens
+        samples = np.array([run(prompt, 3, temperature=1.0, mode=mode, generator=gen, engine=engine).tokens
                             for _ in range(draws)])
     for position, law in enumerate(laws):
         assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"

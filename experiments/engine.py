@@ -1,0 +1,208 @@
+"""The compiled engine: the same models and the same decoding semantics, engineered for speed the
+way gpt-fast does it (a static cache sized once, per-layer k/v buffers, RoPE gathered by position,
+`torch.compile` step functions with inductor's C++ backend).
+
+On this CPU a forward costs per-operator dispatch, not arithmetic, so the engine's job is to
+dispatch fewer things: each step is one compiled graph whose shape never changes.
+
+- `StaticCache`: a ring buffer of `2 * window` slots per layer. Position t lives in slot
+  t % capacity; `slot_pos` records which position each slot holds, and the attention mask is
+  read from it (t attends to positions t - window + 1 .. t). Rollback moves the runner's length
+  and nothing else: a stale slot holds a position the next forward rewrites before reading, or
+  one later than any query, which the mask hides.
+- `CompiledRunner` / `CompiledMTPRunner`: drop-in for `speculative.Runner` / `MTPRunner` in
+  kv-cache mode. New positions are padded up to a compiled size (padding rows are written past
+  the real length and ignored), so a decoder needs only a few graphs: T = 1 and T = γ + 1.
+"""
+import os
+import time
+import weakref
+
+import torch
+
+from experiments.model import rope_tables
+from experiments.speculative import MTPRunner, Runner
+
+ROPE_POSITIONS = 1 << 14  # RoPE table length of the engine: a longer sequence is refused
+
+
+class CompileUnavailable(RuntimeError):
+    """torch.compile cannot run here (no C++ compiler, or compilation failed): use eager."""
+
+
+def check_compiler():
+    """The inductor C++ backend calls the system compiler; say which one is missing."""
+    from shutil import which
+    cxx = os.environ.get("CXX", "g++")
+    if which(cxx) is None:
+        raise CompileUnavailable(f"no C++ compiler ({cxx}) on PATH")
+
+
+class StaticCache:
+    """Keys and values of one sequence in fixed per-layer buffers (see the module docstring)."""
+
+    def __init__(self, n_layer, n_head, head_dim, window, dtype=torch.float32, device="cpu"):
+        self.window, self.capacity = window, 2 * window
+        shape = (1, n_head, self.capacity, head_dim)
+        # separate buffers per layer: one tensor sliced per layer made inductor copy it whole
+        self.k = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(n_layer)]
+        self.v = [torch.zeros(shape, dtype=dtype, device=device) for _ in range(n_layer)]
+        self.slot_pos = torch.full((self.capacity,), -2 * self.capacity, dtype=torch.long, device=device)
+
+    def prepare(self, pos):
+        """Claim the slots of absolute positions pos [T]; return the mask [T, capacity]."""
+        self.slots = pos % self.capacity
+        self.slot_pos.index_copy_(0, self.slots, pos)
+        held = self.slot_pos[None, :]
+        return (held <= pos[:, None]) & (held > pos[:, None] - self.window)
+
+    def update(self, layer, kv):
+        """Write this step's keys and values ([2, B, H, T, D]); return every slot of the layer."""
+        self.k[layer].index_copy_(2, self.slots, kv[0])
+        self.v[layer].index_copy_(2, self.slots, kv[1])
+        return self.k[layer], self.v[layer]
+
+
+def rope_at(model, pos):
+    cos, sin = model.engine_rope
+    return cos[pos], sin[pos]
+
+
+def main_step(model, cache, idx, pos):
+    """Logits and hidden states of the main (or draft) model for ids idx [1, T] at positions pos."""
+    mask = cache.prepare(pos)
+    cos, sin = rope_at(model, pos)
+    x = model.tok_emb(idx)
+    for layer, block in enumerate(model.blocks):
+        x = block(x, cos, sin, mask, cache, layer)
+    return model.head(x), x
+
+
+def mtp_step(model, cache, h, next_idx, pos):
+    """MTP logits for x_{t+2} from h_t [1, T, C] and the ids of x_{t+1} [1, T] at positions pos."""
+    mask = cache.prepare(pos)
+    cos, sin = rope_at(model, pos)
+    return model.head(model.mtp(h, model.tok_emb(next_idx), cos, sin, mask, cache))
+
+
+def compile_step(fn):
+    return torch.compile(fn, fullgraph=True, dynamic=False, options={"cpp_wrapper": True})
+
+
+def prepare_model(model, positions=ROPE_POSITIONS):
+    """RoPE tables long enough for the engine, held on the model (one copy per model)."""
+    if getattr(model, "engine_rope", None) is None:
+        cos, sin = rope_tables(model.cfg.head_dim, positions)
+        weight = model.tok_emb.weight
+        model.engine_rope = (cos.to(weight), sin.to(weight))
+
+
+STEPS = {"main": main_step, "mtp": mtp_step}
+COMPILED = {}  # kind -> compiled step; dynamo keeps one graph per model and shape under it
+READY = weakref.WeakKeyDictionary()  # model -> {(kind, size): seconds its compilation took}
+
+
+def compiled(kind):
+    if kind not in COMPILED:
+        # every (model, shape) is one more entry under the same function: allow enough of them
+        torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 256)
+        COMPILED[kind] = compile_step(STEPS[kind])
+    return COMPILED[kind]
+
+
+def scratch_inputs(model, kind, size, device):
+    cfg = model.cfg
+    cache = StaticCache(1 if kind == "mtp" else cfg.n_layer, cfg.n_head, cfg.head_dim, cfg.block_size,
+                        model.tok_emb.weight.dtype, device)
+    ids, pos = torch.zeros((1, size), dtype=torch.long, device=device), torch.arange(size, device=device)
+    if kind == "main":
+        return cache, ids, pos
+    return cache, torch.zeros((1, size, cfg.n_embd), dtype=model.tok_emb.weight.dtype, device=device), ids, pos
+
+
+def ensure_compiled(model, kind, sizes):
+    """Compile the step for each size on a scratch cache (once per model, kind and size), so
+    that no timed forward includes compilation. Returns the seconds spent compiling now."""
+    prepare_model(model)
+    done = READY.setdefault(model, {})
+    device = model.tok_emb.weight.device
+    spent = 0.0
+    for size in sizes:
+        if (kind, size) in done:
+            continue
+        t0 = time.perf_counter()
+        try:
+            check_compiler()
+            compiled(kind)(model, *scratch_inputs(model, kind, size, device))
+        except CompileUnavailable:
+            raise
+        except Exception as err:  # inductor failed (compiler, headers, ...): one line, not a trace
+            raise CompileUnavailable(f"torch.compile failed: {type(err).__name__}: "
+                                     f"{str(err).strip().splitlines()[0] if str(err).strip() else ''}") from err
+        done[(kind, size)] = time.perf_counter() - t0
+        spent += done[(kind, size)]
+    return spent
+
+
+def padded(tokens, sizes):
+    """tokens padded up to the smallest compiled size that holds them, or None (run eagerly)."""
+    size = next((size for size in sorted(sizes) if size >= len(tokens)), None)
+    return None if size is None else list(tokens) + [0] * (size - len(tokens))
+
+
+class CompiledRunner(Runner):
+    """`Runner` in kv-cache mode on a StaticCache, with compiled steps for `sizes` new positions
+    (fewer are padded up; a longer feed, such as the prompt, runs the same step eagerly in
+    window-sized chunks). With sizes=() nothing is compiled: the static cache alone, eagerly."""
+
+    def __init__(self, model, sizes=(1,)):
+        super().__init__(model, "kvcache", lookahead=0)
+        cfg = model.cfg
+        self.cache = StaticCache(cfg.n_layer, cfg.n_head, cfg.head_dim, cfg.block_size,
+                                 model.tok_emb.weight.dtype, self.device)
+        self.sizes = tuple(sizes)
+        self.compile_s = ensure_compiled(model, "main", self.sizes)
+
+    def forward(self, tokens, start):
+        if start + len(tokens) + max(self.sizes, default=0) > ROPE_POSITIONS:
+            raise ValueError(f"the compiled engine holds RoPE tables for {ROPE_POSITIONS} positions")
+        feed = padded(tokens, self.sizes)
+        if feed is not None:
+            logits, h = compiled("main")(self.model, self.cache, *self.inputs(feed, start))
+            return logits[0, :len(tokens)], h[0, :len(tokens)]
+        parts = [main_step(self.model, self.cache, *self.inputs(tokens[i:i + self.window], start + i))
+                 for i in range(0, len(tokens), self.window)]
+        return torch.cat([logits[0] for logits, _ in parts]), torch.cat([h[0] for _, h in parts])
+
+    def inputs(self, tokens, start):
+        return (torch.tensor([tokens], device=self.device),
+                torch.arange(start, start + len(tokens), device=self.device))
+
+    def truncate(self, n):
+        self.length = n  # the mask hides what lies past it (see StaticCache)
+
+
+class CompiledMTPRunner(MTPRunner):
+    """`MTPRunner` in kv-cache mode on a StaticCache, compiled for `sizes` new pairs."""
+
+    def __init__(self, model, sizes=(1,)):
+        super().__init__(model, "kvcache")
+        cfg = model.cfg
+        self.device = model.tok_emb.weight.device
+        self.cache = StaticCache(1, cfg.n_head, cfg.head_dim, cfg.block_size, model.tok_emb.weight.dtype,
+                                 self.device)
+        self.sizes = tuple(sizes)
+        self.compile_s = ensure_compiled(model, "mtp", self.sizes)
+
+    def forward(self, h, next_tokens, start):
+        T, feed = len(next_tokens), padded(next_tokens, self.sizes)
+        if feed is None:  # the prompt: window-sized chunks, eagerly
+            for i in range(0, T, self.window):
+                logits = mtp_step(self.model, self.cache, h[None, i:i + self.window],
+                                  *self.inputs(next_tokens[i:i + self.window], start + i))
+            return logits[0, -1]
+        h = torch.cat((h, h.new_zeros(len(feed) - T, h.shape[1])))
+        logits = compiled("mtp")(self.model, self.cache, h[None], *self.inputs(feed, start))
+        return logits[0, T - 1]
+
+    inputs = CompiledRunner.inputs

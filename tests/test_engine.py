@@ -1,0 +1,85 @@
+"""The compiled engine (experiments/engine.py) against the eager one: the same logits through
+rollbacks and past the sliding window, and the same greedy text for every decoder. (The T = 1
+law of the compiled decoders is checked in test_decoding.py.)"""
+import random
+from pathlib import Path
+
+import pytest
+import torch
+
+from experiments.data import CharData
+from experiments.engine import CompiledRunner, StaticCache
+from experiments.model import load_checkpoint
+from experiments.speculative import Runner, mtp_decode, plain_decode, speculative_decode
+
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
+
+
+@pytest.fixture(scope="module")
+def main32():
+    return load_checkpoint(CHECKPOINTS / "main_s0.pt")[0]
+
+
+def feed_schedule(seed, steps=120):
+    """A prompt, then feeds of 1-5 new tokens, some followed by a rollback of 1-4 of them, as
+    speculative decoding does; it runs well past the 64-position window."""
+    rng = random.Random(seed)
+    seq = [rng.randrange(65) for _ in range(9)]
+    plan = [(list(seq), None)]
+    for _ in range(steps):
+        seq = seq + [rng.randrange(65) for _ in range(rng.randint(1, 5))]
+        keep = len(seq) - rng.randint(1, 4) if rng.random() < 0.5 else None
+        plan.append((list(seq), keep))
+        if keep is not None:
+            seq = seq[:keep] + [rng.randrange(65)]
+    return plan
+
+
+def max_logit_gap(model, runner, seed):
+    eager = Runner(model, "kvcache", lookahead=8)
+    gap = 0.0
+    with torch.inference_mode():
+        for seq, keep in feed_schedule(seed):
+            expected, _, start = eager.extend(seq)
+            got, _, got_start = runner.extend(seq)
+            assert got_start == start and got.shape == expected.shape
+            gap = max(gap, (got - expected).abs().max().item())
+            if keep is not None:
+                eager.truncate(keep)
+                runner.truncate(keep)
+    return gap
+
+
+def test_static_cache_ring_buffer_matches_the_eager_cache(main32):
+    """The engine's cache, masks and RoPE-by-position, run eagerly (nothing compiled)."""
+    assert max_logit_gap(main32, CompiledRunner(main32, sizes=()), seed=1) < 1e-4
+
+
+def test_compiled_logits_match_eager(main32):
+    """Feeds of 1 and 2-5 positions run the compiled graphs (padded to 1 or 5 positions)."""
+    runner = CompiledRunner(main32, sizes=(1, 5))
+    assert max_logit_gap(main32, runner, seed=2) < 1e-4
+
+
+def test_static_cache_mask_sees_exactly_the_window():
+    cache = StaticCache(1, 1, 2, window=4)
+    cache.prepare(torch.arange(0, 6))
+    mask = cache.prepare(torch.tensor([6, 7]))
+    held = cache.slot_pos
+    for row, t in enumerate((6, 7)):
+        visible = sorted(held[mask[row]].tolist())
+        assert visible == list(range(t - 3, t + 1))
+
+
+@pytest.mark.parametrize("method", ["plain", "draft γ=3", "mtp"])
+def test_compiled_greedy_text_equals_eager(models64, method):
+    main, draft = models64
+    prompt, n = CharData().encode("ROMEO:\n"), 300  # past the 64-char window several times
+    run = {"plain": lambda **kw: plain_decode(main, prompt, n, temperature=0, **kw),
+           "draft γ=3": lambda **kw: speculative_decode(main, draft, prompt, n, 3, temperature=0, **kw),
+           "mtp": lambda **kw: mtp_decode(main, prompt, n, temperature=0, **kw)}[method]
+    with torch.inference_mode():
+        eager, compiled = run(engine="eager"), run(engine="compiled")
+        plain = plain_decode(main, prompt, n, temperature=0).tokens
+    assert compiled.tokens == eager.tokens == plain
+    assert (compiled.main_forwards, compiled.draft_forwards) == (eager.main_forwards, eager.draft_forwards)

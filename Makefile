@@ -1,13 +1,15 @@
 # make site     build site/16_speculative_decoding_viz.html from templates/, static/ and results JSON
 # make test     install what the tests need (venv, pip packages, Debian chromium) and run them all
 # make data     train the models that are missing for SEEDS (default 0; FORCE=1: retrain), then make measure
-# make measure  rerun every measurement from the committed checkpoints (DEVICE=cpu|cuda)
+# make measure  rerun every measurement from the committed checkpoints (DEVICE=cpu|cuda, ENGINE=eager|compiled:
+#               eager is always measured, as the baseline; the default measures both)
 # make bench    the page's time and size budgets in headless Chromium -> bench/bench.json (not part of make test)
 SHELL := /bin/bash
 PY := .venv/bin/python
 STAMP := .venv/.installed
 SEEDS ?= 0
 DEVICE ?= cpu
+ENGINE ?= eager compiled
 FORCE ?=
 
 .PHONY: site test bench data measure train chromium axe clean-venv
@@ -49,7 +51,7 @@ data: train
 
 # measure every seed that has checkpoints, unless SEEDS is given on the command line
 measure: $(STAMP)
-	$(PY) -m experiments.measure --device $(DEVICE) $(if $(filter command line,$(origin SEEDS)),--seeds $(SEEDS))
+	$(PY) -m experiments.measure --device $(DEVICE) --engines $(ENGINE) $(if $(filter command line,$(origin SEEDS)),--seeds $(SEEDS))
 
 clean-venv:
 	rm -rf .venv

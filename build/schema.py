@@ -43,6 +43,38 @@ LEDGER_SETUP = [
     "gamma_max:int",                          # γmax, the longest draft chain measured
 ]
 
+LEDGER_ROW = [  # ledger.py ledger_row: one method in one mode and engine
+    "method:str",                  # plain | draft | mtp
+    "mode:str",                    # recompute | kvcache
+    "engine:str",                  # eager | compiled (experiments/engine.py)
+    "gamma:int",                   # 0 for plain
+    "repeats:int",
+    "main_forwards:num", "draft_forwards:num",  # per run, mean over the repeats
+    "draft_forwards_per_main:num", # drafter forwards per main forward (per round)
+    "tokens_per_main:num",
+    "alpha?:num",                  # measured per-draft acceptance; null for plain
+    *each("wall_s", SPREAD), "wall_s_runs:list",
+    "speedup:num",                 # median plain wall / median wall, same mode
+    *each("speedup_runs", SPREAD), # plain / row, repeat by repeat (same seed)
+    # the median-wall repeat taken apart, every part measured inside that run (≥ 0, sum = wall)
+    "parts_s.main_forwards:num",   # seconds inside the main model's forwards
+    "parts_s.draft_forwards:num",  # seconds inside the drafter's (draft model or MTP head)
+    "parts_s.other:num",           # the rest: sampling, acceptance rule, Python loop
+    "parts_share.main_forwards:num", "parts_share.draft_forwards:num",
+    "parts_share.other:num",       # each part / that run's wall time
+    "parts_repeat:int",            # which repeat (index into wall_s_runs)
+    "parts_how:str",               # how the parts were measured, in one sentence
+    "forward_time_s:num",          # parts_s.main_forwards + parts_s.draft_forwards
+    "overhead_s:num",              # parts_s.other
+    "overhead_per_main_forward_s:num",  # parts_s.other / that run's main forwards
+    "tokens_per_main_expected?:num",  # (1 - α^{γ+1}) / (1 - α); not for plain
+    "speedup_theory?:num",         # Theorem 3.8 at the row's α and c; not for plain
+    "c_used?:num", "verify_over_main?:num",
+    "run_lengths?:list",           # rounds with 0..γ drafts accepted
+    "burst?.expected:list", "burst?.chi2:num", "burst?.dof:int",
+    "burst?.p?:num",               # null at γ = 1 (no degrees of freedom)
+]
+
 SCHEMA = {
     # models.json (models.py): every trained run and the data.
     "models.json": META + [
@@ -113,37 +145,27 @@ SCHEMA = {
     ],
     # ledger.json (ledger.py): every decoder from "ROMEO:\n", both modes, timed.
     "ledger.json": META + LEDGER_SETUP + COSTS + [
-        "rows.*.method:str",                  # plain | draft | mtp
-        "rows.*.mode:str",                    # recompute | kvcache
-        "rows.*.gamma:int",                   # 0 for plain
-        "rows.*.repeats:int",
-        "rows.*.main_forwards:num", "rows.*.draft_forwards:num",  # per run, mean over the repeats
-        "rows.*.draft_forwards_per_main:num", # drafter forwards per main forward (per round)
-        "rows.*.tokens_per_main:num",
-        "rows.*.alpha?:num",                  # measured per-draft acceptance; null for plain
-        *each("rows.*.wall_s", SPREAD), "rows.*.wall_s_runs:list",
-        "rows.*.speedup:num",                 # median plain wall / median wall, same mode
-        *each("rows.*.speedup_runs", SPREAD), # plain / row, repeat by repeat (same seed)
-        # the median-wall repeat taken apart, every part measured inside that run (≥ 0, sum = wall)
-        "rows.*.parts_s.main_forwards:num",   # seconds inside the main model's forwards
-        "rows.*.parts_s.draft_forwards:num",  # seconds inside the drafter's (draft model or MTP head)
-        "rows.*.parts_s.other:num",           # the rest: sampling, acceptance rule, Python loop
-        "rows.*.parts_share.main_forwards:num", "rows.*.parts_share.draft_forwards:num",
-        "rows.*.parts_share.other:num",       # each part / that run's wall time
-        "rows.*.parts_repeat:int",            # which repeat (index into wall_s_runs)
-        "rows.*.parts_how:str",               # how the parts were measured, in one sentence
-        "rows.*.forward_time_s:num",          # parts_s.main_forwards + parts_s.draft_forwards
-        "rows.*.overhead_s:num",              # parts_s.other
-        "rows.*.overhead_per_main_forward_s:num",  # parts_s.other / that run's main forwards
-        "rows.*.tokens_per_main_expected?:num",  # (1 - α^{γ+1}) / (1 - α); not for plain
-        "rows.*.speedup_theory?:num",         # Theorem 3.8 at the row's α and c; not for plain
-        "rows.*.c_used?:num", "rows.*.verify_over_main?:num",
-        "rows.*.run_lengths?:list",           # rounds with 0..γ drafts accepted
-        "rows.*.burst?.expected:list", "rows.*.burst?.chi2:num", "rows.*.burst?.dof:int",
-        "rows.*.burst?.p?:num",               # null at γ = 1 (no degrees of freedom)
+        *each("rows.*", LEDGER_ROW),
         "greedy_check.*.method:str", "greedy_check.*.mode:str", "greedy_check.*.gamma:int",
         "greedy_check.*.chars_compared:int", "greedy_check.*.equal:bool",
         "greedy_check.*.first_mismatch_past_window?:int",  # recompute only; null: all identical
+        "engines:list",                       # the engines measured: eager, and compiled where it compiled
+        # the compiled engine, kv-cache mode (absent when it could not compile or was not asked for)
+        *each("compiled?.rows.*", LEDGER_ROW),
+        *each("compiled?.forward_costs", [c.replace("forward_costs.*.", "") for c in COSTS]),
+        "compiled?.greedy_check.*.method:str", "compiled?.greedy_check.*.gamma:int",
+        "compiled?.greedy_check.*.chars_compared:int", "compiled?.greedy_check.*.equal:bool",
+        "compiled?.plain_greedy_first_mismatch?:int",  # compiled vs eager plain greedy; null: identical
+        "compiled?.fastest.method:str", "compiled?.fastest.gamma:int", "compiled?.fastest.speedup:num",
+        # eager plain -> compiled plain -> fastest compiled row, each over eager plain (ledger.py engine_ladder)
+        "compiled?.ladder.steps.*.method:str", "compiled?.ladder.steps.*.gamma:int",
+        "compiled?.ladder.steps.*.engine:str", "compiled?.ladder.steps.*.over_eager_plain:num",
+        *each("compiled?.ladder.steps.*.over_eager_plain_runs", SPREAD),
+        "compiled?.ladder.eager_best.method:str", "compiled?.ladder.eager_best.gamma:int",
+        "compiled?.ladder.eager_best.over_eager_plain:num",
+        "compiled?.targets.*.name:str", "compiled?.targets.*.target:num", "compiled?.targets.*.value:num",
+        "compiled?.targets.*.at_least:bool",  # true: value should be >= target; false: <=
+        "compiled?.compile_s.main:obj", "compiled?.compile_s.draft:obj",  # seconds per graph, "kind/size"
         # what the section's prose quotes (ledger.py ledger_summary)
         "summary.fewest_main_forwards.method:str", "summary.fewest_main_forwards.gamma:int",
         "summary.fewest_main_forwards.mode:str",
@@ -178,6 +200,16 @@ SCHEMA = {
         "summary.fastest.*.gain_of_last_draft:num",  # α^γmax: what γmax − 1 → γmax adds at that α
         "summary.kvcache_forward_gain.main:num",     # recompute / kv-cache seconds per forward
         "summary.kvcache_forward_gain.draft:num",
+    ],
+    # costs.json (costs.py): one forward's price per engine, kv-cache mode, vs new positions.
+    "costs.json": META + [
+        "positions:list",                     # new positions per main forward: 1, 2, 3, 4, 6, ... 64
+        "repeats:int", "calls_per_repeat:int", "threads:int", "how:str",
+        "engines.*.seconds.main:num", "engines.*.seconds.draft:num", "engines.*.seconds.mtp_head:num",
+        "engines.*.seconds.positions.*:num",  # keys: the positions above
+        *each("engines.*.spread.positions.*", SPREAD),  # over the repeats
+        "engines.*.c:num", "engines.*.c_mtp:num",
+        "engines.*.over_main.*:num",          # n positions / 1 position
     ],
     # mtp.json (mtp.py): the MTP head over seeds.
     "mtp.json": META + [

@@ -206,3 +206,4 @@ class CompiledMTPRunner(MTPRunner):
         return logits[0, T - 1]
 
     inputs = CompiledRunner.inputs
+    truncate = CompiledRunner.truncate

@@ -195,6 +195,11 @@ class MTPRunner:
         self.forwards += 1
         return logits
 
+    def truncate(self, n):
+        self.length = n
+        if self.cache is not None:
+            self.cache.rollback(n)
+
     def forward(self, h, next_tokens, start):
         """The head's logits for its last pair: h [T, C] at positions start.., next_tokens [T]."""
         next_idx = torch.tensor([next_tokens], device=h.device)

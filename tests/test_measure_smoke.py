@@ -27,7 +27,8 @@ SEEDS = (0, 1, 2)
 LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the checkpoint
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
 SIZES = Sizes(n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
-              forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30)
+              forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
+              cost_positions=(1, 2, 4))
 
 
 def tiny_model(seed, mtp, like=None, noise=0.0):
@@ -134,7 +135,7 @@ def test_causal_checks_hold_on_a_tiny_model(measured):
 
 def test_ledger_parts_are_measured_inside_the_median_run(measured):
     ledger = read_json(measured / "ledger.json")
-    for row in ledger["rows"]:
+    for row in ledger["rows"] + ledger["compiled"]["rows"]:
         parts, wall = row["parts_s"], row["wall_s_runs"]
         assert min(parts.values()) >= 0
         assert sum(parts.values()) == pytest.approx(wall[row["parts_repeat"]], rel=1e-9)
@@ -152,6 +153,39 @@ def test_greedy_identity_holds_on_a_tiny_model(measured):
     assert summary["greedy_equal"] == summary["greedy_checks"] == len(checks)
     past = summary["past_window"]
     assert len(past["identical"]) + sum(len(g["checks"]) for g in past["diverged"]) == 7
+
+
+def test_compiled_engine_rows_and_ladder(measured):
+    ledger = read_json(measured / "ledger.json")
+    assert ledger["engines"] == ["eager", "compiled"]
+    compiled = ledger["compiled"]
+    rows = compiled["rows"]
+    assert {r["engine"] for r in rows} == {"compiled"} and {r["mode"] for r in rows} == {"kvcache"}
+    assert [(r["method"], r["gamma"]) for r in rows] == [(r["method"], r["gamma"]) for r in ledger["rows"]
+                                                         if r["mode"] == "kvcache"]
+    plain = next(r for r in rows if r["method"] == "plain")
+    for row in rows:  # every speedup is against compiled plain decoding
+        assert row["speedup"] == pytest.approx(statistics.median(plain["wall_s_runs"]) / row["wall_s"]["median"])
+    assert all(c["equal"] for c in compiled["greedy_check"]) and len(compiled["greedy_check"]) == 7
+    steps = compiled["ladder"]["steps"]
+    assert [(s["engine"], s["method"]) for s in steps[:2]] == [("eager", "plain"), ("compiled", "plain")]
+    assert steps[0]["over_eager_plain"] == 1 and steps[2]["engine"] == "compiled" and steps[2]["method"] != "plain"
+    eager_plain = next(r for r in ledger["rows"] if r["mode"] == "kvcache" and r["method"] == "plain")
+    assert steps[1]["over_eager_plain"] == pytest.approx(eager_plain["wall_s"]["median"] / plain["wall_s"]["median"])
+    assert {t["name"] for t in compiled["targets"]} == {"compiled_plain_over_eager_plain",
+                                                         "best_compiled_draft_over_compiled_plain",
+                                                         "compiled_verify4_over_main1"}
+
+
+def test_costs_per_engine(measured):
+    costs = read_json(measured / "costs.json")
+    assert costs["positions"] == [1, 2, 4] and set(costs["engines"]) == {"eager", "compiled"}
+    for engine in costs["engines"].values():
+        assert engine["over_main"]["1"] == 1
+        assert engine["c"] == pytest.approx(engine["seconds"]["draft"] / engine["seconds"]["main"])
+        for n, spread in engine["spread"]["positions"].items():
+            assert spread["min"] <= engine["seconds"]["positions"][n] <= spread["max"]
+            assert spread["n"] == SIZES.cost_repeats
 
 
 def test_burst_verdict_follows_the_pooled_test(measured):

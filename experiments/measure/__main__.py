@@ -1,4 +1,4 @@
-"""python -m experiments.measure [--only NAME ...] [--seeds S ...] [--device cpu|cuda]"""
+"""python -m experiments.measure [--only NAME ...] [--seeds S ...] [--device cpu|cuda] [--engines eager compiled]"""
 import argparse
 import sys
 import time
@@ -11,6 +11,7 @@ from experiments.data import CharData
 from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.measure import MEASUREMENTS
 from experiments.measure.common import Sizes, trained_seeds
+from experiments.speculative import ENGINES
 from experiments.train import CHECKPOINTS
 
 
@@ -23,6 +24,9 @@ def parse_args(argv=None):
                         help="model seeds to measure (default: every seed with a full set of checkpoints)")
     parser.add_argument("--only", choices=list(MEASUREMENTS), nargs="+")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--engines", nargs="+", choices=list(ENGINES), default=list(ENGINES),
+                        help="engines to measure (eager, the baseline of every ratio, always is); "
+                             "compiled falls back to eager with one line if it cannot compile here")
     parser.add_argument("--checkpoints", type=Path, default=CHECKPOINTS, help="where the trained weights are")
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="where the training logs are and the results go")

@@ -27,8 +27,10 @@ class Sizes:
     samples_per_position: int = 20  # sampled γ = 1 verifies per position and snapshot (divergence)
     ledger_chars: int = 600         # chars each ledger run generates
     ledger_repeats: int = 7         # timed runs per method and mode, each with its own sampling seed
-    forward_calls: int = 200        # timed calls per forward price, after forward_warmup untimed ones
-    forward_warmup: int = 30
+    forward_calls: int = 60         # timed calls per forward price and repeat, after forward_warmup untimed ones
+    forward_warmup: int = 10
+    cost_repeats: int = 7           # interleaved repeats of every forward price (costs.py)
+    cost_positions: tuple = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)  # new positions per main forward
     alpha_runs: int = 5             # sampling seeds per model seed for the MTP-vs-draft acceptance
     sample_chars: int = 240         # the traced MTP sample
 

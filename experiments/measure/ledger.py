@@ -6,9 +6,10 @@ import statistics
 import torch
 
 from experiments.measure.common import GAMMA, LEDGER_GAMMAS, LEDGER_PROMPT, main_and_draft
+from experiments.measure.costs import compile_seconds, engines_available, forward_prices
 from experiments.measure.stats import burst_check, expected_tokens, pooled_burst_check, theorem_3_8
-from experiments.speculative import MODES, mtp_decode, plain_decode, speculative_decode
-from experiments.timing import interleaved, per_call, set_threads, summary
+from experiments.speculative import ENGINES, MODES, mtp_decode, plain_decode, speculative_decode
+from experiments.timing import interleaved, set_threads, summary
 
 TEMPERATURE = 1.0
 PARTS_HOW = ("the repeat whose wall time is the median, taken apart: seconds inside the main model's "
@@ -17,54 +18,30 @@ PARTS_HOW = ("the repeat whose wall time is the median, taken apart: seconds ins
              "time minus both (sampling, the acceptance rule, the Python loop)")
 
 
-@torch.no_grad()
-def forward_costs(main, draft, mode, device, sizes):
-    """Seconds per forward, timed the same way for every model: main on 1 new token, main
-    verifying 1+γ tokens, the draft on 1 token, the MTP head on 1 pair. kv-cache mode: a warm
-    cache holding a full window; recompute mode: a forward over the whole 64-token window (what
-    that mode runs for every token, and for every verify)."""
-    window = main.cfg.block_size
-    ids = torch.arange(window + GAMMA + 1, device=device)[None] % main.cfg.vocab_size
-    h = main(ids[:, :window])[1]
-
-    def cached(model, n_new, forward=None):
-        cache = model.new_cache(mtp=forward is not None)
-        warm = ids[:, :window - 1]
-        (forward or model)(*([h[:, :window - 1], warm] if forward else [warm]), cache=cache)
-
-        def step():
-            if forward:
-                forward(h[:, :n_new], ids[:, :n_new], cache=cache)
-            else:
-                model(ids[:, window:window + n_new], cache=cache)
-            cache.rollback(cache.length - n_new)
-        return step
-
-    if mode == "kvcache":
-        calls = {"main": cached(main, 1), "draft": cached(draft, 1), "mtp_head": cached(main, 1, main.mtp_forward)}
-        verify = {g: cached(main, g + 1) for g in range(1, GAMMA + 1)}
-    else:
-        full = ids[:, :window]
-        calls = {"main": lambda: main(full), "draft": lambda: draft(full),
-                 "mtp_head": lambda: main.mtp_forward(h[:, :window - 1], full[:, 1:])}
-        verify = {g: (lambda: main(full)) for g in range(1, GAMMA + 1)}
-    timed = lambda fn: per_call(fn, sizes.forward_calls, sizes.forward_warmup, device)["median"]
-    seconds = {name: timed(fn) for name, fn in calls.items()}
-    seconds["verify"] = {g: timed(fn) for g, fn in verify.items()}
-    return {"seconds": seconds, "c": seconds["draft"] / seconds["main"],
-            "c_mtp": seconds["mtp_head"] / seconds["main"],
-            "verify_over_main": {g: t / seconds["main"] for g, t in seconds["verify"].items()}}
+def forward_costs(main, draft, mode, engine, device, sizes):
+    """Seconds per forward (costs.forward_prices, through the decoders' runners): main on 1 new
+    token, main verifying 1 + γ tokens, the draft on 1 token, the MTP head on 1 pair. kv-cache
+    mode: a warm cache holding a full window; recompute mode: every forward reruns the whole
+    64-token window (what that mode does for every token, and for every verify)."""
+    prices = forward_prices(main, draft, mode, engine, tuple(range(1, GAMMA + 2)), sizes, device)
+    seconds = prices["seconds"]
+    verify = {g: seconds["positions"][g + 1] for g in range(1, GAMMA + 1)}
+    return {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
+                        "verify": verify},
+            "c": prices["c"], "c_mtp": prices["c_mtp"],
+            "verify_over_main": {g: t / seconds["main"] for g, t in verify.items()}}
 
 
-def decoder_runs(main, draft, prompt, n_chars, mode, temperature, device):
+def decoder_runs(main, draft, prompt, n_chars, mode, temperature, device, engine="eager"):
     """{name: fn(seed) -> Result} for every method of the ledger."""
     def gen(seed):
         return torch.Generator(device=device).manual_seed(seed)
-    runs = {"plain": lambda seed: plain_decode(main, prompt, n_chars, temperature, mode, gen(seed))}
+    common = dict(temperature=temperature, mode=mode, engine=engine)
+    runs = {"plain": lambda seed: plain_decode(main, prompt, n_chars, generator=gen(seed), **common)}
     for g in LEDGER_GAMMAS:
         runs[f"draft_{g}"] = (lambda g: lambda seed: speculative_decode(
-            main, draft, prompt, n_chars, g, temperature, mode, gen(seed)))(g)
-    runs["mtp"] = lambda seed: mtp_decode(main, prompt, n_chars, temperature, mode, gen(seed))
+            main, draft, prompt, n_chars, g, generator=gen(seed), **common))(g)
+    runs["mtp"] = lambda seed: mtp_decode(main, prompt, n_chars, generator=gen(seed), **common)
     return runs
 
 
@@ -89,9 +66,9 @@ def time_parts(result, wall_s):
     return parts
 
 
-def ledger_row(name, mode, run, plain_wall, costs, n_chars):
-    """One method in one mode: counters pooled over the repeats, wall time, speedups, and the
-    median run taken apart."""
+def ledger_row(name, mode, run, plain_wall, costs, n_chars, engine="eager"):
+    """One method in one mode and engine: counters pooled over the repeats, wall time, speedups
+    against plain decoding in the same mode and engine, and the median run taken apart."""
     method, gamma = method_of(name)
     results, wall = run["results"], run["wall_s"]
     total = lambda key: sum(getattr(r, key) for r in results)
@@ -101,7 +78,7 @@ def ledger_row(name, mode, run, plain_wall, costs, n_chars):
     alpha = total("accepted") / checked if checked else None
     k = median_repeat(wall)
     parts = time_parts(results[k], wall[k])
-    row = {"method": method, "mode": mode, "gamma": gamma, "repeats": len(results),
+    row = {"method": method, "mode": mode, "engine": engine, "gamma": gamma, "repeats": len(results),
            "main_forwards": main_forwards, "draft_forwards": draft_forwards,
            "draft_forwards_per_main": draft_forwards / main_forwards,
            "tokens_per_main": n_chars / main_forwards, "alpha": alpha,
@@ -124,26 +101,30 @@ def ledger_row(name, mode, run, plain_wall, costs, n_chars):
 
 
 @torch.no_grad()
-def greedy_checks(main, draft, prompt, n_chars, device):
-    """T = 0: does every speculative decoder reproduce plain greedy decoding? kv-cache mode over
-    all n_chars; recompute mode within the window (prompt + output + γ <= block_size), and, for
-    the record, past it too, where the two cropping rules differ."""
+def greedy_checks(main, draft, prompt, n_chars, device, modes=MODES, engine="eager"):
+    """T = 0: does every speculative decoder reproduce plain greedy decoding in the same engine?
+    kv-cache mode over all n_chars; recompute mode within the window (prompt + output + γ <=
+    block_size), and, for the record, past it too, where the two cropping rules differ."""
     checks = []
     window = main.cfg.block_size
-    for mode in MODES:
-        runs = decoder_runs(main, draft, prompt, n_chars, mode, 0.0, device)
+    for mode in modes:
+        runs = decoder_runs(main, draft, prompt, n_chars, mode, 0.0, device, engine)
         plain = runs.pop("plain")(0).tokens
         for name, run in runs.items():
             method, gamma = method_of(name)
             tokens = run(0).tokens
             n = n_chars if mode == "kvcache" else min(n_chars, window - len(prompt) - gamma)
-            mismatch = next((i for i, (a, b) in enumerate(zip(tokens, plain)) if a != b), None)
-            check = {"method": method, "mode": mode, "gamma": gamma,
+            mismatch = first_mismatch(tokens, plain)
+            check = {"method": method, "mode": mode, "engine": engine, "gamma": gamma,
                      "chars_compared": n, "equal": mismatch is None or mismatch >= n}
             if mode == "recompute":
                 check["first_mismatch_past_window"] = mismatch  # None: identical for all n_chars
             checks.append(check)
     return checks
+
+
+def first_mismatch(a, b):
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None)
 
 
 def pick(row):
@@ -200,34 +181,100 @@ def gamma_summary(rows, costs):
     }
 
 
+def engine_ladder(runs, rows):
+    """eager plain -> compiled plain -> the fastest compiled speculative row (and, beside it, the
+    fastest eager one), each as eager plain's median wall time over its own, and per repeat
+    (the runs were interleaved, repeat r of every method with sampling seed r)."""
+    eager_plain = runs["eager:plain"]["wall_s"]
+
+    def step(engine, row):
+        name = "plain" if row["method"] == "plain" else (f"draft_{row['gamma']}" if row["method"] == "draft" else "mtp")
+        wall = runs[f"{engine}:{name}"]["wall_s"]
+        return {**pick(row), "engine": engine,
+                "over_eager_plain": statistics.median(eager_plain) / statistics.median(wall),
+                "over_eager_plain_runs": summary([e / w for e, w in zip(eager_plain, wall)])}
+
+    of = lambda engine: [r for r in rows if r["engine"] == engine]
+    best = lambda engine: max((r for r in of(engine) if r["method"] != "plain"), key=lambda r: r["speedup"])
+    plain = lambda engine: next(r for r in of(engine) if r["method"] == "plain")
+    return {"steps": [step("eager", plain("eager")), step("compiled", plain("compiled")),
+                      step("compiled", best("compiled"))],
+            "eager_best": step("eager", best("eager"))}
+
+
+def engine_targets(rows, costs):
+    """The issue's three targets for the compiled engine, measured (never asserted in tests)."""
+    plain = {e: next(r for r in rows if r["engine"] == e and r["method"] == "plain") for e in ENGINES}
+    best_draft = max((r for r in rows if r["engine"] == "compiled" and r["method"] == "draft"),
+                     key=lambda r: r["speedup"])
+    return [
+        {"name": "compiled_plain_over_eager_plain", "target": 1.5, "at_least": True,
+         "value": plain["eager"]["wall_s"]["median"] / plain["compiled"]["wall_s"]["median"]},
+        {"name": "best_compiled_draft_over_compiled_plain", "target": 1.4, "at_least": True,
+         "value": best_draft["speedup"], "gamma": best_draft["gamma"]},
+        {"name": "compiled_verify4_over_main1", "target": 1.15, "at_least": False,
+         "value": costs["verify_over_main"][3]},
+    ]
+
+
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     main, draft = main_and_draft(args, seeds[0])
+    engines = engines_available(main, getattr(args, "engines", ENGINES))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
-    rows, costs = [], {}
+    lanes = [(mode, "eager") for mode in MODES] + [("kvcache", "compiled")] * ("compiled" in engines)
+    rows, costs, all_runs = [], {}, {}
     with torch.inference_mode():
-        for mode in MODES:
-            costs[mode] = forward_costs(main, draft, mode, args.device, sizes)
-            print(f"  {mode}: main {costs[mode]['seconds']['main'] * 1e3:.3f} ms, c = {costs[mode]['c']:.3f}, "
-                  f"c_mtp = {costs[mode]['c_mtp']:.3f}", flush=True)
-            runs = interleaved(decoder_runs(main, draft, prompt, n_chars, mode, TEMPERATURE, args.device),
-                               sizes.ledger_repeats, warmup=1, device=args.device)
-            plain_wall = runs["plain"]["wall_s"]
-            for name, run in runs.items():
-                rows.append(ledger_row(name, mode, run, plain_wall, costs[mode], n_chars))
-                print(f"  {mode} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
+        for mode, engine in lanes:
+            costs[mode, engine] = forward_costs(main, draft, mode, engine, args.device, sizes)
+            print(f"  {mode} {engine}: main {costs[mode, engine]['seconds']['main'] * 1e3:.3f} ms, "
+                  f"c = {costs[mode, engine]['c']:.3f}, c_mtp = {costs[mode, engine]['c_mtp']:.3f}", flush=True)
+        for mode in MODES:  # the engines of one mode are interleaved in one run, so they compare fairly
+            methods = {f"{engine}:{name}": fn for m, engine in lanes if m == mode
+                       for name, fn in decoder_runs(main, draft, prompt, n_chars, mode, TEMPERATURE,
+                                                    args.device, engine).items()}
+            runs = interleaved(methods, sizes.ledger_repeats, warmup=1, device=args.device)
+            all_runs.update({f"{mode}/{key}": run for key, run in runs.items()})
+            for key, run in runs.items():
+                engine, name = key.split(":")
+                rows.append(ledger_row(name, mode, run, runs[f"{engine}:plain"]["wall_s"], costs[mode, engine],
+                                       n_chars, engine))
+                print(f"  {mode} {engine} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
                       f"speedup {rows[-1]['speedup']:.2f}", flush=True)
         greedy = greedy_checks(main, draft, prompt, n_chars, args.device)
+        if "compiled" in engines:
+            greedy_compiled = greedy_checks(main, draft, prompt, n_chars, args.device, ("kvcache",), "compiled")
+            plain_tokens = {e: decoder_runs(main, draft, prompt, n_chars, "kvcache", 0.0, args.device, e)["plain"](0).tokens
+                            for e in ENGINES}
+    eager = [r for r in rows if r["engine"] == "eager"]
     setup = {"prompt": LEDGER_PROMPT, "n_chars": n_chars, "temperature": TEMPERATURE,
              "repeats": sizes.ledger_repeats, "warmup": 1, "threads": threads,
-             "seeds": list(range(sizes.ledger_repeats)), "gamma_max": GAMMA, "forward_costs": costs}
-    draft_rows = [r for r in rows if r["method"] == "draft"]
+             "seeds": list(range(sizes.ledger_repeats)), "gamma_max": GAMMA,
+             "forward_costs": {mode: costs[mode, "eager"] for mode in MODES}}
+    ledger = {**setup, "rows": eager, "greedy_check": greedy, "summary": ledger_summary(eager, greedy),
+              "engines": engines}
+    if "compiled" in engines:
+        kv_runs = {key.split("/")[1]: run for key, run in all_runs.items() if key.startswith("kvcache/")}
+        kv_rows = [r for r in rows if r["mode"] == "kvcache"]
+        compiled_rows = [r for r in rows if r["engine"] == "compiled"]
+        ledger["compiled"] = {
+            "mode": "kvcache", "rows": compiled_rows, "forward_costs": costs["kvcache", "compiled"],
+            "greedy_check": greedy_compiled,
+            # the compiled engine's plain greedy text against the eager one's (float32: a near-tie may flip)
+            "plain_greedy_first_mismatch": first_mismatch(plain_tokens["compiled"], plain_tokens["eager"]),
+            "fastest": {**pick(max((r for r in compiled_rows if r["method"] != "plain"), key=lambda r: r["speedup"])),
+                        "speedup": max(r["speedup"] for r in compiled_rows if r["method"] != "plain")},
+            "ladder": engine_ladder(kv_runs, kv_rows),
+            "targets": engine_targets(kv_rows, costs["kvcache", "compiled"]),
+            "compile_s": compile_seconds(("main", main), ("draft", draft))}
+    draft_rows = [r for r in eager if r["method"] == "draft"]
     sweep_rows = [{k: r[k] for k in ("gamma", "mode", "alpha", "tokens_per_main", "tokens_per_main_expected",
                                      "speedup", "speedup_runs", "speedup_theory", "run_lengths", "burst",
                                      "wall_s")}
                   for r in draft_rows]
-    return {"ledger": {**setup, "rows": rows, "greedy_check": greedy, "summary": ledger_summary(rows, greedy)},
+    costs_eager = setup["forward_costs"]
+    return {"ledger": ledger,
             "gamma_sweep": {**setup, "gammas": list(LEDGER_GAMMAS), "rows": sweep_rows,
-                            "c": {mode: costs[mode]["c"] for mode in MODES},
-                            "burst_pooled": {mode: pooled_burst_check(rows, mode) for mode in MODES},
-                            "summary": gamma_summary(draft_rows, costs)}}
+                            "c": {mode: costs_eager[mode]["c"] for mode in MODES},
+                            "burst_pooled": {mode: pooled_burst_check(eager, mode) for mode in MODES},
+                            "summary": gamma_summary(draft_rows, costs_eager)}}

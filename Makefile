@@ -49,8 +49,13 @@ train: $(STAMP)
 data: train
 	$(MAKE) measure
 
+PEER_STAMP := .venv/.peer-installed
+$(PEER_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[peer]'
+	touch $(PEER_STAMP)
+
 # measure every seed that has checkpoints, unless SEEDS is given on the command line
-measure: $(STAMP)
+measure: $(STAMP) $(PEER_STAMP)
 	$(PY) -m experiments.measure --device $(DEVICE) --engines $(ENGINE) $(if $(filter command line,$(origin SEEDS)),--seeds $(SEEDS))
 
 clean-venv:

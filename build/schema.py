@@ -166,6 +166,20 @@ SCHEMA = {
         "compiled?.targets.*.name:str", "compiled?.targets.*.target:num", "compiled?.targets.*.value:num",
         "compiled?.targets.*.at_least:bool",  # true: value should be >= target; false: <=
         "compiled?.compile_s.main:obj", "compiled?.compile_s.draft:obj",  # seconds per graph, "kind/size"
+        # transformers on the same weights (ledger.py peer_runs / peer_row; absent without the [peer] extra)
+        "peer?.library:str", "peer?.version:str", "peer?.gamma:int",  # gamma: drafts per round
+        "peer?.check.chars:int",              # val chars fed to both (past the sliding window)
+        "peer?.check.max_abs_logit_diff:num", # converted Mistral vs our kv-cache forward, float32
+        "peer?.check.greedy_first_mismatch.plain?:int",  # vs our plain greedy; null: identical
+        "peer?.check.greedy_first_mismatch.assisted?:int", "peer?.check.greedy_first_mismatch.lookup?:int",
+        "peer?.rows.*.method:str",            # plain | assisted | lookup
+        "peer?.rows.*.gamma:int", "peer?.rows.*.main_forwards:num", "peer?.rows.*.draft_forwards:num",
+        "peer?.rows.*.tokens_per_main:num", *each("peer?.rows.*.wall_s", SPREAD),
+        "peer?.rows.*.speedup_own:num",       # its plain / it (median wall)
+        "peer?.rows.*.over_ours_eager:num",   # our eager kv-cache plain / it
+        "peer?.rows.*.over_ours_compiled?:num",  # our compiled plain / it
+        "peer?.rows.*.parts_s.main_forwards:num", "peer?.rows.*.parts_s.draft_forwards:num",
+        "peer?.rows.*.parts_s.other:num",
         # what the section's prose quotes (ledger.py ledger_summary)
         "summary.fewest_main_forwards.method:str", "summary.fewest_main_forwards.gamma:int",
         "summary.fewest_main_forwards.mode:str",
@@ -210,6 +224,8 @@ SCHEMA = {
         *each("engines.*.spread.positions.*", SPREAD),  # over the repeats
         "engines.*.c:num", "engines.*.c_mtp:num",
         "engines.*.over_main.*:num",          # n positions / 1 position
+        "summary.*.flat_until:int",           # most positions within flat_slack of one (costs.py flat_until)
+        "summary.*.flat_slack:num", "summary.*.over_main_last:num",  # the last: 64 positions / 1
     ],
     # mtp.json (mtp.py): the MTP head over seeds.
     "mtp.json": META + [

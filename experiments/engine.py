@@ -21,7 +21,7 @@ import weakref
 import torch
 
 from experiments.model import rope_tables
-from experiments.speculative import MTPRunner, Runner
+from experiments.speculative import MTPRunner, Runner, probs_from_logits
 
 ROPE_POSITIONS = 1 << 14  # RoPE table length of the engine: a longer sequence is refused
 
@@ -85,6 +85,23 @@ def mtp_step(model, cache, h, next_idx, pos):
     return model.head(model.mtp(h, model.tok_emb(next_idx), cos, sin, mask, cache))
 
 
+def draft_round(model, cache, idx, pos, u, gamma, temperature):
+    """γ draft steps and their sampling in one graph. idx [1, 2]: the last two confirmed tokens
+    at positions pos [2] (the older one may already be in the cache: rewriting it changes
+    nothing), u [γ] float64 uniforms. Each draft inverts its CDF at u exactly as
+    speculative.sample does, so with the same uniforms it draws the same token."""
+    q_rows, tokens = [], []
+    for i in range(gamma):
+        logits, _ = main_step(model, cache, idx, pos)
+        q = probs_from_logits(logits[0, -1], temperature)
+        cdf = q.cumsum(0).double()
+        token = (cdf <= u[i] * cdf[-1]).sum().clamp(max=q.shape[0] - 1)
+        q_rows.append(q)
+        tokens.append(token)
+        idx, pos = token.view(1, 1), pos[-1:] + 1
+    return torch.stack(q_rows), torch.stack(tokens)
+
+
 def compile_step(fn):
     return torch.compile(fn, fullgraph=True, dynamic=False, options={"cpp_wrapper": True})
 
@@ -97,7 +114,7 @@ def prepare_model(model, positions=ROPE_POSITIONS):
         model.engine_rope = (cos.to(weight), sin.to(weight))
 
 
-STEPS = {"main": main_step, "mtp": mtp_step}
+STEPS = {"main": main_step, "mtp": mtp_step, "round": draft_round}
 COMPILED = {}  # kind -> compiled step; dynamo keeps one graph per model and shape under it
 READY = weakref.WeakKeyDictionary()  # model -> {(kind, size): seconds its compilation took}
 
@@ -112,6 +129,10 @@ def compiled(kind):
 
 def scratch_inputs(model, kind, size, device):
     cfg = model.cfg
+    if kind == "round":  # size = (γ, temperature)
+        gamma, temperature = size
+        return (*scratch_inputs(model, "main", 2, device), torch.full((gamma,), 0.5, dtype=torch.float64,
+                                                                      device=device), gamma, temperature)
     cache = StaticCache(1 if kind == "mtp" else cfg.n_layer, cfg.n_head, cfg.head_dim, cfg.block_size,
                         model.tok_emb.weight.dtype, device)
     ids, pos = torch.zeros((1, size), dtype=torch.long, device=device), torch.arange(size, device=device)
@@ -155,13 +176,30 @@ class CompiledRunner(Runner):
     (fewer are padded up; a longer feed, such as the prompt, runs the same step eagerly in
     window-sized chunks). With sizes=() nothing is compiled: the static cache alone, eagerly."""
 
-    def __init__(self, model, sizes=(1,)):
+    def __init__(self, model, sizes=(1,), round=None):
         super().__init__(model, "kvcache", lookahead=0)
         cfg = model.cfg
         self.cache = StaticCache(cfg.n_layer, cfg.n_head, cfg.head_dim, cfg.block_size,
                                  model.tok_emb.weight.dtype, self.device)
-        self.sizes = tuple(sizes)
+        self.sizes, self.round = tuple(sizes), round
         self.compile_s = ensure_compiled(model, "main", self.sizes)
+        if round is not None:
+            self.compile_s += ensure_compiled(model, "round", [round])
+
+    def draft_round(self, seq, g, temperature, generator=None):
+        """One compiled graph for a full round (γ = g at the compiled temperature) when the
+        runner is 1 or 2 tokens behind seq; otherwise the step-by-step round of Runner."""
+        L = len(seq)
+        if self.round != (g, temperature) or L - self.length not in (1, 2) or L < 2:
+            return super().draft_round(seq, g, temperature, generator)
+        u = torch.rand(g, generator=generator, dtype=torch.float64, device=self.device)  # as g samples would
+        t0 = time.perf_counter()
+        q, tokens = compiled("round")(self.model, self.cache, *self.inputs(seq[L - 2:], L - 2), u, g, temperature)
+        drafts = tokens.tolist()
+        self.forward_s += time.perf_counter() - t0  # here the drafter's time includes its sampling
+        self.forwards += g
+        self.length = L + g - 1
+        return q, drafts
 
     def forward(self, tokens, start):
         if start + len(tokens) + max(self.sizes, default=0) > ROPE_POSITIONS:

@@ -99,14 +99,17 @@ def check_engine(engine, mode):
     return engine
 
 
-def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False):
-    """A Runner (an MTPRunner with mtp=True) in the given engine. `sizes`: the numbers of new
-    positions per call that the compiled engine compiles for (others are padded up to one)."""
+def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None):
+    """A Runner (an MTPRunner with mtp=True) in the given engine. For the compiled engine:
+    `sizes` are the numbers of new positions per call it compiles for (others are padded up to
+    one), and round = (γ, T) compiles a whole draft round of γ steps and their sampling."""
     check_engine(engine, mode)
     if engine == "eager":
         return MTPRunner(model, mode) if mtp else Runner(model, mode, lookahead)
     from experiments import engine as compiled  # it builds on the classes below: import late
-    return (compiled.CompiledMTPRunner if mtp else compiled.CompiledRunner)(model, sizes)
+    if mtp:
+        return compiled.CompiledMTPRunner(model, sizes)
+    return compiled.CompiledRunner(model, sizes, round)
 
 
 class Runner:
@@ -158,6 +161,16 @@ class Runner:
         self.length = n
         if self.cache is not None:
             self.cache.rollback(n)
+
+    def draft_round(self, seq, g, temperature, generator=None):
+        """Draft g tokens after seq, one forward and one sample each: returns (q [g, V], the
+        drafts). Afterwards the runner has processed all of seq and every draft but the last."""
+        q_rows, drafts = [], []
+        for _ in range(g):
+            logits, _, _ = self.extend(seq + drafts)
+            q_rows.append(probs_from_logits(logits[-1], temperature))
+            drafts.append(sample(q_rows[-1], generator))
+        return torch.stack(q_rows), drafts
 
 
 class MTPRunner:
@@ -257,22 +270,18 @@ def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mo
     check_temperature(temperature)
     # after the prompt, main sees the pending token + γ drafts; the draft 1 or 2 new tokens
     main = make_runner(model, mode, engine, sizes=(gamma + 1,), lookahead=gamma)
-    draft = make_runner(draft_model, mode, engine, sizes=(1, 2), lookahead=gamma)
+    draft = make_runner(draft_model, mode, engine, sizes=(1, 2), lookahead=gamma, round=(gamma, temperature))
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []
     while len(seq) < target:
         m = len(seq)
         g = min(gamma, target - m - 1)  # never draft a token that would not be emitted
-        q_rows = []
-        for _ in range(g):  # drafts go straight onto seq; the rejected ones are cut off below
-            logits, _, _ = draft.extend(seq)
-            q_rows.append(probs_from_logits(logits[-1], temperature))
-            seq.append(sample(q_rows[-1], generator))
+        q, drafts = draft.draft_round(seq, g, temperature, generator) if g else (None, [])
+        seq += drafts  # the rejected ones are cut off below
         logits, _, _ = main.extend(seq)
-        drafts = seq[m:]
         p = probs_from_logits(logits[-(g + 1):], temperature)
-        q = torch.stack(q_rows) if q_rows else p[:0]
+        q = p[:0] if q is None else q
         record = {} if trace else None
         n_acc, token = accept_reject(p, q, torch.tensor(drafts, dtype=torch.long), generator, record)
         del seq[m + n_acc:]

@@ -41,21 +41,40 @@ def price_calls(main, draft, mode, engine, positions):
     return calls
 
 
-def forward_prices(main, draft, mode, engine, positions, sizes, device):
-    """Median seconds per forward over sizes.cost_repeats interleaved repeats (each the median
-    of sizes.forward_calls calls), with min and max over the repeats, and the ratios the
-    theory uses: c = draft / main, c_mtp = MTP head / main, and n positions / 1 position."""
+def forward_prices(main, draft, mode, engines, positions, sizes, device):
+    """{engine: prices}. Median seconds per forward over sizes.cost_repeats repeats (each the
+    median of sizes.forward_calls calls; every call of every engine interleaved in each repeat),
+    with min and max over the repeats, and the ratios the theory uses: c = draft / main,
+    c_mtp = MTP head / main, and n positions / 1 position."""
     with torch.inference_mode():
-        calls = price_calls(main, draft, mode, engine, positions)
+        calls = {f"{engine}:{name}": fn for engine in engines
+                 for name, fn in price_calls(main, draft, mode, engine, positions).items()}
         spread = interleaved_calls(calls, sizes.cost_repeats, sizes.forward_calls, sizes.forward_warmup, device)
+    return {engine: prices_of({name.split(":", 1)[1]: s for name, s in spread.items()
+                               if name.startswith(f"{engine}:")}, positions) for engine in engines}
+
+
+def prices_of(spread, positions):
     seconds = {name: s["median"] for name, s in spread.items()}
-    per_n = {n: seconds["main"] if n == 1 else seconds[f"n={n}"] for n in positions}
+    key = lambda n: "main" if n == 1 else f"n={n}"
+    per_n = {n: seconds[key(n)] for n in positions}
     return {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
                         "positions": per_n},
             "spread": {"main": spread["main"], "draft": spread["draft"], "mtp_head": spread["mtp_head"],
-                       "positions": {n: spread["main"] if n == 1 else spread[f"n={n}"] for n in positions}},
+                       "positions": {n: spread[key(n)] for n in positions}},
             "c": seconds["draft"] / seconds["main"], "c_mtp": seconds["mtp_head"] / seconds["main"],
             "over_main": {n: t / seconds["main"] for n, t in per_n.items()}}
+
+
+def flat_until(over_main, slack=0.15):
+    """The most new positions whose forward costs at most `slack` more than a one-position one,
+    counting up from 1 and stopping at the first that costs more."""
+    last = 1
+    for n in sorted(over_main):
+        if over_main[n] > 1 + slack:
+            break
+        last = n
+    return last
 
 
 def engines_available(main, requested):
@@ -83,16 +102,19 @@ def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     main, draft = main_and_draft(args, seeds[0])
     engines = engines_available(main, getattr(args, "engines", ENGINES))
-    prices = {}
+    prices = forward_prices(main, draft, "kvcache", engines, sizes.cost_positions, sizes, args.device)
     for engine in engines:
-        prices[engine] = forward_prices(main, draft, "kvcache", engine, sizes.cost_positions, sizes, args.device)
         over = prices[engine]["over_main"]
         print(f"  {engine}: main {prices[engine]['seconds']['main'] * 1e3:.3f} ms, c = {prices[engine]['c']:.3f}, "
               f"c_mtp = {prices[engine]['c_mtp']:.3f}, "
               + ", ".join(f"{n} positions / 1 = {over[n]:.2f}" for n in sizes.cost_positions[1::3]), flush=True)
     return {"costs": {"positions": list(sizes.cost_positions), "mode": "kvcache", "threads": threads,
                       "repeats": sizes.cost_repeats, "calls_per_repeat": sizes.forward_calls,
-                      "engines": prices, "compile_s": compile_seconds(("main", main), ("draft", draft)),
+                      "engines": prices,
+                      "summary": {engine: {"flat_until": flat_until(p["over_main"]), "flat_slack": 0.15,
+                                           "over_main_last": p["over_main"][sizes.cost_positions[-1]]}
+                                  for engine, p in prices.items()},
+                      "compile_s": compile_seconds(("main", main), ("draft", draft)),
                       "how": ("one forward of the main model on n new positions after a cache that holds "
                               "a full 64-position window, through the decoders' runners (building the "
                               "input, the forward, the rollback); the draft and the MTP head on one")}}

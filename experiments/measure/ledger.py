@@ -6,9 +6,10 @@ import statistics
 import torch
 
 from experiments.measure.common import GAMMA, LEDGER_GAMMAS, LEDGER_PROMPT, main_and_draft
+from experiments import peer
 from experiments.measure.costs import compile_seconds, engines_available, forward_prices
 from experiments.measure.stats import burst_check, expected_tokens, pooled_burst_check, theorem_3_8
-from experiments.speculative import ENGINES, MODES, mtp_decode, plain_decode, speculative_decode
+from experiments.speculative import ENGINES, MODES, make_runner, mtp_decode, plain_decode, speculative_decode
 from experiments.timing import interleaved, set_threads, summary
 
 TEMPERATURE = 1.0
@@ -18,18 +19,21 @@ PARTS_HOW = ("the repeat whose wall time is the median, taken apart: seconds ins
              "time minus both (sampling, the acceptance rule, the Python loop)")
 
 
-def forward_costs(main, draft, mode, engine, device, sizes):
-    """Seconds per forward (costs.forward_prices, through the decoders' runners): main on 1 new
-    token, main verifying 1 + γ tokens, the draft on 1 token, the MTP head on 1 pair. kv-cache
-    mode: a warm cache holding a full window; recompute mode: every forward reruns the whole
-    64-token window (what that mode does for every token, and for every verify)."""
-    prices = forward_prices(main, draft, mode, engine, tuple(range(1, GAMMA + 2)), sizes, device)
-    seconds = prices["seconds"]
-    verify = {g: seconds["positions"][g + 1] for g in range(1, GAMMA + 1)}
-    return {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
-                        "verify": verify},
-            "c": prices["c"], "c_mtp": prices["c_mtp"],
-            "verify_over_main": {g: t / seconds["main"] for g, t in verify.items()}}
+def forward_costs(main, draft, mode, engines, device, sizes):
+    """{engine: seconds per forward} (costs.forward_prices, through the decoders' runners, the
+    engines interleaved): main on 1 new token, main verifying 1 + γ tokens, the draft on 1 token,
+    the MTP head on 1 pair. kv-cache mode: a warm cache holding a full window; recompute mode:
+    every forward reruns the whole 64-token window (what that mode does for every token, and for
+    every verify)."""
+    out = {}
+    for engine, prices in forward_prices(main, draft, mode, engines, tuple(range(1, GAMMA + 2)), sizes, device).items():
+        seconds = prices["seconds"]
+        verify = {g: seconds["positions"][g + 1] for g in range(1, GAMMA + 1)}
+        out[engine] = {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
+                                   "verify": verify},
+                       "c": prices["c"], "c_mtp": prices["c_mtp"],
+                       "verify_over_main": {g: t / seconds["main"] for g, t in verify.items()}}
+    return out
 
 
 def decoder_runs(main, draft, prompt, n_chars, mode, temperature, device, engine="eager"):
@@ -217,6 +221,48 @@ def engine_targets(rows, costs):
     ]
 
 
+PEER_GAMMA = 3  # drafts per round for transformers' assisted generation and prompt lookup
+
+
+def peer_runs(main, draft, prompt, n_chars, data):
+    """transformers on our weights (experiments/peer.py), or {} without the [peer] extra: the
+    methods to time beside ours, and the conversion check (logits and greedy text)."""
+    if peer.available() is None:
+        print("  note: transformers is not installed (pip install -e '.[peer]'): no peer rows", flush=True)
+        return {}, None
+    hf_main, hf_draft, counters = peer.peer_models(main, draft)
+    text = data.val[:2 * main.cfg.block_size + 22].tolist()  # past the sliding window
+    ours = decoder_runs(main, draft, prompt, n_chars, "kvcache", 0.0, "cpu")["plain"](0).tokens
+    ids = torch.tensor([text])
+    check = {"chars": len(text),
+             "max_abs_logit_diff": (make_runner(main, "kvcache", "eager").extend(text)[0]
+                                    - hf_main(ids).logits[0]).abs().max().item(),
+             "greedy_first_mismatch": {}}
+    for method in peer.PEER_METHODS:
+        tokens = peer.peer_decode(method, hf_main, hf_draft, counters, prompt, n_chars, 0.0, PEER_GAMMA).tokens
+        check["greedy_first_mismatch"][method] = first_mismatch(tokens, ours)
+    runs = {f"peer:{method}": (lambda method: lambda seed: peer.peer_decode(
+        method, hf_main, hf_draft, counters, prompt, n_chars, TEMPERATURE, PEER_GAMMA, seed))(method)
+        for method in peer.PEER_METHODS}
+    return runs, check
+
+
+def peer_row(method, run, runs, n_chars):
+    """A transformers row: counts, wall time, and speedups against its own plain decoding and
+    against ours (eager and, when measured, compiled), all from the same interleaved run."""
+    results, wall = run["results"], run["wall_s"]
+    mean = lambda key: sum(getattr(r, key) for r in results) / len(results)
+    k = median_repeat(wall)
+    over = lambda key: statistics.median(runs[key]["wall_s"]) / statistics.median(wall) if key in runs else None
+    return {"method": method, "gamma": 0 if method == "plain" else PEER_GAMMA, "repeats": len(results),
+            "main_forwards": mean("main_forwards"), "draft_forwards": mean("draft_forwards"),
+            "tokens_per_main": n_chars / mean("main_forwards"),
+            "wall_s": summary(wall), "wall_s_runs": wall,
+            "speedup_own": over("peer:plain"), "over_ours_eager": over("eager:plain"),
+            "over_ours_compiled": over("compiled:plain"),
+            "parts_s": time_parts(results[k], wall[k]), "parts_repeat": k}
+
+
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     main, draft = main_and_draft(args, seeds[0])
@@ -225,18 +271,25 @@ def measure(args, data, seeds, sizes):
     lanes = [(mode, "eager") for mode in MODES] + [("kvcache", "compiled")] * ("compiled" in engines)
     rows, costs, all_runs = [], {}, {}
     with torch.inference_mode():
+        for mode in MODES:
+            costs.update({(mode, engine): c for engine, c in forward_costs(
+                main, draft, mode, [e for m, e in lanes if m == mode], args.device, sizes).items()})
         for mode, engine in lanes:
-            costs[mode, engine] = forward_costs(main, draft, mode, engine, args.device, sizes)
             print(f"  {mode} {engine}: main {costs[mode, engine]['seconds']['main'] * 1e3:.3f} ms, "
                   f"c = {costs[mode, engine]['c']:.3f}, c_mtp = {costs[mode, engine]['c_mtp']:.3f}", flush=True)
         for mode in MODES:  # the engines of one mode are interleaved in one run, so they compare fairly
             methods = {f"{engine}:{name}": fn for m, engine in lanes if m == mode
                        for name, fn in decoder_runs(main, draft, prompt, n_chars, mode, TEMPERATURE,
                                                     args.device, engine).items()}
+            if mode == "kvcache":  # the library a reader would use, timed in the same run
+                peers, peer_check = peer_runs(main, draft, prompt, n_chars, data) if args.device == "cpu" else ({}, None)
+                methods.update(peers)
             runs = interleaved(methods, sizes.ledger_repeats, warmup=1, device=args.device)
             all_runs.update({f"{mode}/{key}": run for key, run in runs.items()})
             for key, run in runs.items():
                 engine, name = key.split(":")
+                if engine == "peer":
+                    continue
                 rows.append(ledger_row(name, mode, run, runs[f"{engine}:plain"]["wall_s"], costs[mode, engine],
                                        n_chars, engine))
                 print(f"  {mode} {engine} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
@@ -267,6 +320,11 @@ def measure(args, data, seeds, sizes):
             "ladder": engine_ladder(kv_runs, kv_rows),
             "targets": engine_targets(kv_rows, costs["kvcache", "compiled"]),
             "compile_s": compile_seconds(("main", main), ("draft", draft))}
+    if peer_check is not None:
+        kv_runs = {key.split("/")[1]: run for key, run in all_runs.items() if key.startswith("kvcache/")}
+        ledger["peer"] = {"library": "transformers", "version": peer.available(), "gamma": PEER_GAMMA,
+                          "check": peer_check,
+                          "rows": [peer_row(m, kv_runs[f"peer:{m}"], kv_runs, n_chars) for m in peer.PEER_METHODS]}
     draft_rows = [r for r in eager if r["method"] == "draft"]
     sweep_rows = [{k: r[k] for k in ("gamma", "mode", "alpha", "tokens_per_main", "tokens_per_main_expected",
                                      "speedup", "speedup_runs", "speedup_theory", "run_lengths", "burst",

@@ -8,6 +8,14 @@ import { DRAFTER_LABEL, joinZh, MODE_LABEL, modePhrase } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 
 const METHOD_ORDER = { plain: 0, draft: 1, mtp: 2 };
+
+// The table's lanes: the two modes of the eager engine, and the compiled engine (kv-cache only).
+// Every speedup divides plain decoding of the same lane.
+export const LANE_LABEL = {
+  ...MODE_LABEL,
+  compiled: { zh: "编译引擎（KV cache）", en: "compiled engine (kv-cache)" },
+};
+export const laneOf = (row) => (row.engine === "compiled" ? "compiled" : row.mode);
 const ms = (s) => fixed(1000 * s, 3);
 // Slower than plain decoding as the table shows it (to two decimals), so "1.00×" is never red.
 const slowerThanPlain = (row) => Math.round(100 * row.speedup) < 100;
@@ -167,10 +175,10 @@ export function ledgerVerdict(row, plain, st) {
   };
 }
 
-// The three readouts over the table for one mode: [{value, key: {zh, en}}].
-export function ledgerSummary(rows, mode) {
-  const inMode = rows.filter((r) => r.mode === mode && r.method !== "plain");
-  const plain = rows.find((r) => r.mode === mode && r.method === "plain");
+// The three readouts over the table for one lane: [{value, key: {zh, en}}].
+export function ledgerSummary(rows, lane) {
+  const inMode = rows.filter((r) => laneOf(r) === lane && r.method !== "plain");
+  const plain = rows.find((r) => laneOf(r) === lane && r.method === "plain");
   const fewest = inMode.reduce((a, b) => (b.main_forwards < a.main_forwards ? b : a));
   const fastest = inMode.reduce((a, b) => (b.speedup > a.speedup ? b : a));
   const name = (r) => methodLabel(r);
@@ -253,7 +261,7 @@ const TIME_BARS_HOW = {
 // The card under the table for one row, as nodes.
 function cardNodes(row, plain, costs, paramShare) {
   const st = ledgerSteps(row, plain);
-  const title = h("h3", {}, `${t(methodLabel(row))} · ${t(MODE_LABEL[row.mode])}`);
+  const title = h("h3", {}, `${t(methodLabel(row))} · ${t(LANE_LABEL[laneOf(row)])}`);
   if (row.method === "plain") return [title, h("p", {}, t(baselineText(row, costs))), timeBarsNode(timeBars(row, plain, st))];
   const spread = row.speedup_runs;
   const note = sizeNote(row, paramShare);
@@ -273,10 +281,11 @@ function cardNodes(row, plain, costs, paramShare) {
 
 export function initLedger(ledger, models) {
   const el = (id) => document.getElementById(id);
-  const rows = ledger.rows;
-  const modes = Object.keys(ledger.forward_costs).filter((m) => rows.some((r) => r.mode === m));
-  const plainOf = (mode) => rows.find((r) => r.mode === mode && r.method === "plain");
-  const fastestIn = (mode) => rows.filter((r) => r.mode === mode && r.method !== "plain")
+  const rows = [...ledger.rows, ...(ledger.compiled?.rows ?? [])];
+  const modes = Object.keys(LANE_LABEL).filter((m) => rows.some((r) => laneOf(r) === m));
+  const costsOf = (lane) => (lane === "compiled" ? ledger.compiled.forward_costs : ledger.forward_costs[lane]);
+  const plainOf = (mode) => rows.find((r) => laneOf(r) === mode && r.method === "plain");
+  const fastestIn = (mode) => rows.filter((r) => laneOf(r) === mode && r.method !== "plain")
     .reduce((a, b) => (b.speedup > a.speedup ? b : a));
   const seed = models.meta.seeds[0];
   const paramShare = models.runs[`draft_s${seed}`].params / models.runs[`main_s${seed}`].params;
@@ -290,7 +299,7 @@ export function initLedger(ledger, models) {
       mode,
       key: key in LEDGER_SORT ? key : "speedup",
       dir: dir === "asc" ? "asc" : "desc",
-      row: rows[row]?.mode === mode ? row : rows.indexOf(fastestIn(mode)),
+      row: rows[row] && laneOf(rows[row]) === mode ? row : rows.indexOf(fastestIn(mode)),
     });
   }
 
@@ -305,7 +314,7 @@ export function initLedger(ledger, models) {
       th.setAttribute("aria-sort", on ? (state.dir === "asc" ? "ascending" : "descending") : "none");
       th.querySelector(".arrow").textContent = on ? (state.dir === "asc" ? " ▲" : " ▼") : "";
     }
-    const shown = sortLedger(rows.filter((r) => r.mode === state.mode), state.key, state.dir);
+    const shown = sortLedger(rows.filter((r) => laneOf(r) === state.mode), state.key, state.dir);
     el("ledger-table").querySelector("tbody").innerHTML = shown.map((r) => {
       const i = rows.indexOf(r);
       return ledgerRowHTML(r, i, i === state.row, lang());
@@ -317,7 +326,7 @@ export function initLedger(ledger, models) {
     renderBody();
     el("ledger-readouts").replaceChildren(...ledgerSummary(rows, state.mode).map((r) => readoutBox(r.value, t(r.key))));
     const row = rows[state.row];
-    el("ledger-card").replaceChildren(...cardNodes(row, plainOf(row.mode), ledger.forward_costs[row.mode], paramShare));
+    el("ledger-card").replaceChildren(...cardNodes(row, plainOf(laneOf(row)), costsOf(laneOf(row)), paramShare));
   }
 
   function select(i, focus) {
@@ -345,7 +354,7 @@ export function initLedger(ledger, models) {
       if (m === state.mode) return;
       // keep the same method and γ when the other mode has it, so the two can be compared
       const current = rows[state.row];
-      const twin = rows.findIndex((r) => r.mode === m && r.method === current.method && r.gamma === current.gamma);
+      const twin = rows.findIndex((r) => laneOf(r) === m && r.method === current.method && r.gamma === current.gamma);
       state.mode = m;
       state.row = twin >= 0 ? twin : rows.indexOf(fastestIn(m));
       hashSet("lmode", m);

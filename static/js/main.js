@@ -6,6 +6,7 @@ import { initClosing } from "./closing.js";
 import { initGamma } from "./gamma.js";
 import { initGammaSteps } from "./gamma_steps.js";
 import { chooseLang, LANG_TOGGLE, LANGS, lang, onLangChange, readStored, setLang } from "./i18n.js";
+import { initLadder } from "./ladder.js";
 import { initLedger } from "./ledger.js";
 import { initMtpCompare } from "./mtp_compare.js";
 import { initMtpDiagram } from "./mtp_diagram.js";
@@ -13,6 +14,7 @@ import { initMtpTrace } from "./mtp_trace.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 import { initSweep } from "./sweep.js";
 import { initTheme } from "./theme.js";
+import { initVerifyCost } from "./verify_cost.js";
 import { initVerifyGrid } from "./verify_grid.js";
 
 function startWidget(id, start) {
@@ -44,6 +46,7 @@ langToggle.addEventListener("click", () => {
 onHashChange((hash) => { if (LANGS.includes(hash.lang) && hash.lang !== lang()) setLang(hash.lang); });
 initTheme(document.getElementById("theme-toggle"));
 startWidget("verify-widget", () => initVerifyGrid(data.causal));
+startWidget("roof-widget", () => initVerifyCost(data.costs, data.models));
 startWidget("accept-widget", () => initAcceptance(data.acceptance));
 startWidget("sweep-widget", () => initSweep(data.divergence_sweep));
 startWidget("gamma-widget", () => initGamma(data.gamma_sweep, data.ledger));
@@ -53,5 +56,6 @@ startWidget("mtp-arch-widget", () => initMtpDiagram(data.mtp, data.models));
 startWidget("mtp-trace-widget", () => initMtpTrace(data.mtp));
 startWidget("mtp-vs-widget", () => initMtpCompare(data.mtp, data.ledger, data.models));
 startWidget("ledger-widget", () => initLedger(data.ledger, data.models));
+if (data.ledger.compiled) startWidget("ladder-widget", () => initLadder(data.ledger));
 startWidget("closing-quiz", () => initClosing());
 performance.mark("chapter-ready"); // read by the browser test: interactive within 300 ms

@@ -1,0 +1,165 @@
+// Section ①, second part: why checking γ drafts costs about as much as making one. First the
+// accelerator argument as arithmetic from vendors' datasheets (a roofline at batch 1, labelled as
+// such), then this chapter's own measured price of a forward against its number of new positions.
+import { dataTable, h, s } from "./dom.js";
+import { fixed } from "./format.js";
+import { onLangChange, t } from "./i18n.js";
+
+// Peak memory bandwidth (bytes/s) and dense 16-bit tensor throughput (FLOP/s), as published.
+export const DEVICES = [
+  { id: "rtx4090", name: "RTX 4090", bandwidth: 1008e9, flops: 165.2e12,
+    source: { zh: "NVIDIA Ada GPU 架构白皮书：显存带宽 1008 GB/s；FP16 Tensor（FP32 累加，不计稀疏）165.2 TFLOPS",
+      en: "NVIDIA Ada GPU architecture whitepaper: 1008 GB/s memory bandwidth; 165.2 TFLOPS FP16 tensor (FP32 accumulate, dense)" },
+    url: "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf" },
+  { id: "a100", name: "A100 SXM 80GB", bandwidth: 2039e9, flops: 312e12,
+    source: { zh: "NVIDIA A100 数据手册：显存带宽 2039 GB/s；BF16/FP16 Tensor 312 TFLOPS（不计稀疏）",
+      en: "NVIDIA A100 datasheet: 2039 GB/s memory bandwidth; 312 TFLOPS BF16/FP16 tensor (dense)" },
+    url: "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf" },
+  { id: "h100", name: "H100 SXM", bandwidth: 3.35e12, flops: 989.4e12,
+    source: { zh: "NVIDIA H100 数据手册：显存带宽 3.35 TB/s；BF16/FP16 Tensor 1979 TFLOPS 是计入稀疏的数字，不计稀疏为一半，989.4",
+      en: "NVIDIA H100 datasheet: 3.35 TB/s memory bandwidth; its 1979 TFLOPS BF16/FP16 tensor figure counts sparsity, dense is half, 989.4" },
+    url: "https://www.nvidia.com/en-us/data-center/h100/" },
+];
+export const MODEL_SIZES = [1e9, 7e9, 70e9]; // plus this chapter's main model, read from models.json
+export const BYTES_PER_PARAM = 2; // 16-bit weights
+
+// One decode step at batch 1 over k new positions, ideal overlap of memory and arithmetic: every
+// weight is read once (k does not change that), and every position costs 2 FLOPs per weight.
+// The kv cache's traffic and every kernel's launch are left out, and peak figures are never
+// reached in practice: this is the shape of the argument, not a prediction.
+export function roofline(device, params, k) {
+  const memory = (params * BYTES_PER_PARAM) / device.bandwidth;
+  const compute = (2 * params * k) / device.flops;
+  return { memory, compute, step: Math.max(memory, compute), overOne: Math.max(memory, compute) / Math.max(memory, (2 * params) / device.flops) };
+}
+
+// The k at which arithmetic takes as long as reading the weights: FLOP/s per byte/s, times bytes per FLOP.
+export function ridge(device) {
+  return (device.flops * BYTES_PER_PARAM) / (2 * device.bandwidth);
+}
+
+// The measured curve of one engine: [{n, ratio, lo, hi, ms}] (ratio to one position; lo/hi are
+// the fastest and slowest repeat at n over the median at one position).
+export function costCurve(engine, positions) {
+  const one = engine.seconds.main;
+  return positions.map((n) => {
+    const key = String(n);
+    const spread = engine.spread.positions[key];
+    return { n, ratio: engine.over_main[key], lo: spread.min / one, hi: spread.max / one, ms: 1000 * engine.seconds.positions[key] };
+  });
+}
+
+const ENGINE_LABEL = {
+  eager: { zh: "eager 引擎", en: "eager engine" },
+  compiled: { zh: "编译引擎", en: "compiled engine" },
+};
+
+const flatKey = (engine, slack) => ({
+  zh: `${ENGINE_LABEL[engine].zh}：一次 forward 最多喂几个新位置，耗时仍不超过 1 个位置的 ${fixed(1 + slack, 2)} 倍`,
+  en: `${ENGINE_LABEL[engine].en}: the most new positions one forward takes while costing at most ${fixed(1 + slack, 2)}× one position`,
+});
+const us = (seconds) => (seconds < 1e-3 ? `${fixed(seconds * 1e6, 2)} µs` : `${fixed(seconds * 1e3, 2)} ms`);
+const sizeLabel = (params) => (params >= 1e9 ? `${params / 1e9}B` : `${fixed(params / 1e6, 2)}M`);
+
+function rooflineNodes(state, sizes) {
+  const device = DEVICES.find((d) => d.id === state.device);
+  const params = sizes[state.size];
+  const r = roofline(device, params, state.k);
+  const top = Math.max(r.memory, r.compute);
+  const bar = (cls, value, label) => h("div", { class: "tbar" },
+    h("div", { class: "tname" }, t(label)),
+    h("div", { class: "ttrack" }, h("span", { class: cls, style: { width: `${(100 * value) / top}%` } })),
+    h("div", { class: "tval" }, us(value)));
+  const knee = ridge(device);
+  const tiny = r.memory < 1e-6;
+  return [
+    h("div", { class: "tbars" },
+      bar("t-verify", r.memory, { zh: "读一遍权重（字节 ÷ 带宽）", en: "reading the weights (bytes ÷ bandwidth)" }),
+      bar("t-draft", r.compute, { zh: `${state.k} 个位置的算术（FLOPs ÷ 峰值）`, en: `arithmetic for ${state.k} positions (FLOPs ÷ peak)` })),
+    h("div", { class: "readouts" },
+      h("div", { class: "readout" }, h("div", { class: "v" }, `${fixed(r.overOne, 2)}×`),
+        h("div", { class: "k" }, t({ zh: `${state.k} 个位置一步的时间 ÷ 1 个位置`, en: `a step over ${state.k} positions ÷ one position` }))),
+      h("div", { class: "readout" }, h("div", { class: "v" }, `≈ ${Math.round(knee)}`),
+        h("div", { class: "k" }, t({ zh: `${device.name} 上算术追上读权重之前能塞进的位置数（与模型大小无关）`, en: `positions that fit on the ${device.name} before arithmetic catches up with reading the weights (whatever the model size)` })))),
+    h("p", { class: "caption" }, t(tiny
+      ? { zh: `这是按规格书算的，不是测量。${sizeLabel(params)} 参数的模型读一遍权重只要 ${us(r.memory)}，比一次 forward 发起几十个 kernel 的开销还短，所以这套算术描述不了它：和本章的 CPU 一样，它卡在调度上。`,
+          en: `Arithmetic from the datasheet, not a measurement. Reading the weights of a ${sizeLabel(params)}-parameter model takes only ${us(r.memory)}, less than launching the dozens of kernels of one forward, so this arithmetic does not describe it: like this chapter's CPU, it is bound by dispatch.` }
+      : { zh: `这是按规格书算的，不是测量：batch 1、16 位权重、读写 KV cache 和启动 kernel 的时间都没算进去，峰值在实际中也达不到。`,
+          en: "Arithmetic from the datasheet, not a measurement: batch 1, 16-bit weights, no time for kv-cache traffic or kernel launches, and peaks that real kernels never reach." })),
+    h("p", { class: "caption" }, t({ zh: "来源：", en: "Source: " }), h("a", { href: device.url }, t(device.source)), "."),
+  ];
+}
+
+function curveSvg(curves, positions) {
+  const W = 460, H = 260, L = 52, R = 14, T = 14, B = 44;
+  const lx = (n) => Math.log2(n);
+  const x = (n) => L + ((W - L - R) * lx(n)) / lx(positions[positions.length - 1]);
+  const top = Math.max(...curves.flatMap((c) => c.points.map((p) => p.hi)), 1.5);
+  const y = (v) => T + (H - T - B) * (1 - v / top);
+  const ticksY = [0, 1, 2, 3, 4, 5, 6].filter((v) => v <= top);
+  return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
+    "aria-label": t({ zh: "一次 forward 的耗时（相对 1 个位置）与新位置数，两种引擎；数字见下表", en: "the time of one forward (relative to one position) against the number of new positions, both engines; the numbers are in the table below" }) },
+  s("line", { class: "axis", x1: L, y1: y(0), x2: W - R, y2: y(0) }),
+  s("line", { class: "axis", x1: L, y1: T, x2: L, y2: y(0) }),
+  s("line", { class: "axis dashed", x1: L, y1: y(1), x2: W - R, y2: y(1) }),
+  positions.map((n) => s("text", { x: x(n), y: H - B + 18, "text-anchor": "middle" }, String(n))),
+  ticksY.map((v) => s("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
+  s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" }, t({ zh: "一次 forward 的新位置数（对数刻度）", en: "new positions in one forward (log scale)" })),
+  s("text", { x: 14, y: (T + y(0)) / 2, transform: `rotate(-90 14 ${(T + y(0)) / 2})`, "text-anchor": "middle" }, t({ zh: "÷ 1 个位置的耗时", en: "÷ time of one position" })),
+  curves.map((c) => s("g", { class: `curve ${c.engine}` },
+    s("polyline", { points: c.points.map((p) => `${x(p.n)},${y(p.ratio)}`).join(" ") }),
+    c.points.map((p) => s("g", {},
+      s("line", { class: "whisker", x1: x(p.n), x2: x(p.n), y1: y(p.lo), y2: y(p.hi) }),
+      s("circle", { cx: x(p.n), cy: y(p.ratio), r: 3.5 }, s("title", {}, `${t(ENGINE_LABEL[c.engine])}, ${p.n}: ${fixed(p.ratio, 2)}×`)))))));
+}
+
+// The roofline's controls: device, model size (this chapter's main model first), positions.
+function rooflineControls(state, sizes, render) {
+  const seg = (label, items) => h("div", { class: "seg", role: "group", "aria-label": t(label) },
+    items.map((item) => h("button", { type: "button", "aria-pressed": String(item.on()), onclick: () => { item.pick(); render(); } }, item.text)));
+  const slider = h("input", { type: "range", id: "roof-k", min: 0, max: 10, step: 1, value: Math.log2(state.k),
+    "aria-label": t({ zh: "一步里的位置数（2 的幂）", en: "positions in one step (powers of 2)" }),
+    oninput: (e) => { state.k = 2 ** Number(e.target.value); render(); } });
+  return [
+    seg({ zh: "设备", en: "device" }, DEVICES.map((d) => ({ text: d.name, on: () => d.id === state.device, pick: () => { state.device = d.id; } }))),
+    seg({ zh: "模型大小", en: "model size" }, sizes.map((size, i) => ({
+      text: i === 0 ? t({ zh: `本章主模型 ${sizeLabel(size)}`, en: `this chapter's main model, ${sizeLabel(size)}` }) : sizeLabel(size),
+      on: () => i === state.size, pick: () => { state.size = i; } }))),
+    h("label", {}, t({ zh: "位置数", en: "positions" }), " ", slider, " ", h("output", { class: "mono" }, String(state.k))),
+  ];
+}
+
+export function initVerifyCost(costs, models) {
+  const seed = models.meta.seeds[0];
+  const sizes = [models.runs[`main_s${seed}`].params_total, ...MODEL_SIZES];
+  const state = { device: "h100", size: 2, k: 4 };
+  const engines = Object.keys(costs.engines);
+  const curves = engines.map((engine) => ({ engine, points: costCurve(costs.engines[engine], costs.positions) }));
+  const el = (id) => document.getElementById(id);
+
+  function renderRoofline() {
+    const focused = document.activeElement?.id === "roof-k";
+    el("roof-controls").replaceChildren(...rooflineControls(state, sizes, renderRoofline));
+    if (focused) el("roof-k").focus();
+    el("roof-out").replaceChildren(...rooflineNodes(state, sizes));
+  }
+
+  function renderCurve() {
+    const head = [t({ zh: "新位置数", en: "new positions" }),
+      ...engines.flatMap((e) => [`${t(ENGINE_LABEL[e])} ms`, `${t(ENGINE_LABEL[e])} ÷ 1`])];
+    const rows = costs.positions.map((n, i) => ({ label: String(n),
+      cells: curves.flatMap((c) => [fixed(c.points[i].ms, 3), `${fixed(c.points[i].ratio, 2)}×`]) }));
+    el("cost-curve").replaceChildren(
+      curveSvg(curves, costs.positions),
+      h("div", { class: "legend" }, curves.map((c) => h("span", {}, h("span", { class: `swatch line-${c.engine}` }), t(ENGINE_LABEL[c.engine])))),
+      h("div", { class: "readouts" }, curves.map((c) => h("div", { class: "readout" },
+        h("div", { class: "v" }, `${costs.summary[c.engine].flat_until}`),
+        h("div", { class: "k" }, t(flatKey(c.engine, costs.summary[c.engine].flat_slack)))))),
+      h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": t({ zh: "实测耗时的数字", en: "the measured times" }) },
+        dataTable({ caption: t({ zh: `每个数是 ${costs.repeats} 次交替重复的中位数，每次重复取 ${costs.calls_per_repeat} 次调用的中位数`, en: `each figure is the median of ${costs.repeats} interleaved repeats, each the median of ${costs.calls_per_repeat} calls` }), head, rows }, { class: "calc numbers" })));
+  }
+
+  onLangChange(() => { renderRoofline(); renderCurve(); });
+  renderRoofline();
+  renderCurve();
+}

@@ -153,6 +153,7 @@ SCHEMA = {
         # the compiled engine, kv-cache mode (absent when it could not compile or was not asked for)
         *each("compiled?.rows.*", LEDGER_ROW),
         *each("compiled?.forward_costs", [c.replace("forward_costs.*.", "") for c in COSTS]),
+        "compiled?.forward_costs.c_round.*:num",  # a compiled draft round / γ / main forward, keys γ
         "compiled?.greedy_check.*.method:str", "compiled?.greedy_check.*.gamma:int",
         "compiled?.greedy_check.*.chars_compared:int", "compiled?.greedy_check.*.equal:bool",
         "compiled?.plain_greedy_first_mismatch?:int",  # compiled vs eager plain greedy; null: identical

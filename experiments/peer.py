@@ -121,5 +121,7 @@ def peer_decode(method, hf_main, hf_draft, counters, prompt, n, temperature=1.0,
 
 def peer_models(main, draft):
     """(hf_main, hf_draft, counters) for peer_decode."""
+    from transformers.utils import logging
+    logging.set_verbosity_error()  # generate() warns about its own defaults on every call
     hf_main, hf_draft = to_transformers(main), to_transformers(draft)
     return hf_main, hf_draft, {"main": ForwardCounter(hf_main), "draft": ForwardCounter(hf_draft)}

@@ -167,6 +167,10 @@ def test_compiled_engine_rows_and_ladder(measured):
     for row in rows:  # every speedup is against compiled plain decoding
         assert row["speedup"] == pytest.approx(statistics.median(plain["wall_s_runs"]) / row["wall_s"]["median"])
     assert all(c["equal"] for c in compiled["greedy_check"]) and len(compiled["greedy_check"]) == 7
+    c_round = compiled["forward_costs"]["c_round"]
+    for row in rows:  # a compiled draft round is one call: the theorem prices a draft by its round
+        if row["method"] == "draft":
+            assert row["c_used"] == c_round[str(row["gamma"])]
     steps = compiled["ladder"]["steps"]
     assert [(s["engine"], s["method"]) for s in steps[:2]] == [("eager", "plain"), ("compiled", "plain")]
     assert steps[0]["over_eager_plain"] == 1 and steps[2]["engine"] == "compiled" and steps[2]["method"] != "plain"

@@ -9,10 +9,11 @@ from experiments.measure.common import main_and_draft
 from experiments.speculative import ENGINES, make_runner
 from experiments.timing import interleaved_calls, set_threads
 
-def price_calls(main, draft, mode, engine, positions):
+def price_calls(main, draft, mode, engine, positions, rounds=()):
     """{name: fn()}: one forward per call, then the rollback that undoes it (not timed apart:
-    a decoder pays it too). Names: "main" (1 new position), "draft", "mtp_head", and "n=<k>"
-    for the main model on k new positions."""
+    a decoder pays it too). Names: "main" (1 new position), "draft", "mtp_head", "n=<k>" for
+    the main model on k new positions, and "round=<γ>" for a draft round of γ drafts with their
+    sampling (Runner.draft_round) for each γ in rounds."""
     window = main.cfg.block_size
     tokens = [(7 * i) % main.cfg.vocab_size for i in range(window + max(positions))]
 
@@ -36,25 +37,37 @@ def price_calls(main, draft, mode, engine, positions):
             head.extend(tokens, window)
         return call
 
+    def round_of(gamma):  # a whole draft round at T = 1: one graph in the compiled engine
+        runner = make_runner(draft, mode, engine, sizes=(1, 2), lookahead=gamma, round=(gamma, 1.0))
+        runner.extend(tokens[:window])
+        generator = torch.Generator().manual_seed(0)
+
+        def call():
+            runner.draft_round(tokens[:window + 1], gamma, 1.0, generator)
+            runner.truncate(window)
+        return call
+
     calls = {"main": forward_of(main, 1), "draft": forward_of(draft, 1), "mtp_head": head_forward()}
     calls.update({f"n={n}": forward_of(main, n) for n in positions if n > 1})
+    calls.update({f"round={g}": round_of(g) for g in rounds})
     return calls
 
 
-def forward_prices(main, draft, mode, engines, positions, sizes, device):
+def forward_prices(main, draft, mode, engines, positions, sizes, device, rounds=()):
     """{engine: prices}. Median seconds per forward over sizes.cost_repeats repeats (each the
     median of sizes.forward_calls calls; every call of every engine interleaved in each repeat),
     with min and max over the repeats, and the ratios the theory uses: c = draft / main,
-    c_mtp = MTP head / main, and n positions / 1 position."""
+    c_mtp = MTP head / main, n positions / 1 position, and c_round[γ] = a draft round / γ / main
+    (the drafting cost per draft when a round is one call, as in the compiled engine)."""
     with torch.inference_mode():
         calls = {f"{engine}:{name}": fn for engine in engines
-                 for name, fn in price_calls(main, draft, mode, engine, positions).items()}
+                 for name, fn in price_calls(main, draft, mode, engine, positions, rounds).items()}
         spread = interleaved_calls(calls, sizes.cost_repeats, sizes.forward_calls, sizes.forward_warmup, device)
     return {engine: prices_of({name.split(":", 1)[1]: s for name, s in spread.items()
-                               if name.startswith(f"{engine}:")}, positions) for engine in engines}
+                               if name.startswith(f"{engine}:")}, positions, rounds) for engine in engines}
 
 
-def prices_of(spread, positions):
+def prices_of(spread, positions, rounds=()):
     seconds = {name: s["median"] for name, s in spread.items()}
     key = lambda n: "main" if n == 1 else f"n={n}"
     per_n = {n: seconds[key(n)] for n in positions}
@@ -63,7 +76,8 @@ def prices_of(spread, positions):
             "spread": {"main": spread["main"], "draft": spread["draft"], "mtp_head": spread["mtp_head"],
                        "positions": {n: spread[key(n)] for n in positions}},
             "c": seconds["draft"] / seconds["main"], "c_mtp": seconds["mtp_head"] / seconds["main"],
-            "over_main": {n: t / seconds["main"] for n, t in per_n.items()}}
+            "over_main": {n: t / seconds["main"] for n, t in per_n.items()},
+            "c_round": {g: seconds[f"round={g}"] / g / seconds["main"] for g in rounds}}
 
 
 def flat_until(over_main, slack=0.15):

@@ -26,13 +26,17 @@ def forward_costs(main, draft, mode, engines, device, sizes):
     every forward reruns the whole 64-token window (what that mode does for every token, and for
     every verify)."""
     out = {}
-    for engine, prices in forward_prices(main, draft, mode, engines, tuple(range(1, GAMMA + 2)), sizes, device).items():
+    rounds = LEDGER_GAMMAS if "compiled" in engines else ()
+    for engine, prices in forward_prices(main, draft, mode, engines, tuple(range(1, GAMMA + 2)), sizes, device,
+                                         rounds).items():
         seconds = prices["seconds"]
         verify = {g: seconds["positions"][g + 1] for g in range(1, GAMMA + 1)}
         out[engine] = {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
                                    "verify": verify},
                        "c": prices["c"], "c_mtp": prices["c_mtp"],
                        "verify_over_main": {g: t / seconds["main"] for g, t in verify.items()}}
+        if engine == "compiled":  # a draft round is one compiled call: its c is per draft of a round
+            out[engine]["c_round"] = prices["c_round"]
     return out
 
 
@@ -95,7 +99,7 @@ def ledger_row(name, mode, run, plain_wall, costs, n_chars, engine="eager"):
            "overhead_s": parts["other"],
            "overhead_per_main_forward_s": parts["other"] / results[k].main_forwards}
     if method != "plain":
-        c = costs["c_mtp"] if method == "mtp" else costs["c"]
+        c = costs["c_mtp"] if method == "mtp" else costs.get("c_round", {}).get(gamma, costs["c"])
         row.update(tokens_per_main_expected=expected_tokens(alpha, gamma),
                    speedup_theory=theorem_3_8(alpha, gamma, c), c_used=c,
                    verify_over_main=costs["verify_over_main"][gamma],

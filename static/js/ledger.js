@@ -80,9 +80,13 @@ export function baselineText(row, costs) {
 // another (each is the input of the next); γ = 1 drafts once per round; the MTP head runs once
 // after every main forward, on the hidden state that forward left behind.
 export function draftingText(row, costs, steps) {
-  const price = ms(row.method === "mtp" ? costs.seconds.mtp_head : costs.seconds.draft);
+  const round = row.method === "draft" ? costs.c_round?.[String(row.gamma)] : undefined; // compiled engine
+  const price = ms(row.method === "mtp" ? costs.seconds.mtp_head : round !== undefined ? round * costs.seconds.main : costs.seconds.draft);
   const c = fixed(row.c_used, 3);
-  const how = row.method === "mtp"
+  const how = round !== undefined
+    ? { zh: `编译引擎把一轮的 ${row.gamma} 个草稿连同它们的采样编成一次调用，折合每个草稿 ${price} ms（c = ${c}）`,
+        en: `the compiled engine runs a round's ${row.gamma} draft${row.gamma > 1 ? "s" : ""} and their sampling as one call, ${price} ms per draft (c = ${c})` }
+    : row.method === "mtp"
     ? { zh: `MTP 头每次 forward ${price} ms（c = ${c}），它读的是主模型这次 forward 刚留下的隐状态，所以每次主 forward 之后只跑一次，打 1 个草稿`,
         en: `each MTP-head forward takes ${price} ms (c = ${c}); it reads the hidden state the main forward has just left behind, so it runs once after every main forward and drafts one character` }
     : row.gamma === 1

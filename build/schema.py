@@ -224,7 +224,8 @@ SCHEMA = {
         "engines.*.seconds.positions.*:num",  # keys: the positions above
         *each("engines.*.spread.positions.*", SPREAD),  # over the repeats
         "engines.*.c:num", "engines.*.c_mtp:num",
-        "engines.*.over_main.*:num",          # n positions / 1 position
+        "engines.*.over_main.*:num",          # n positions / 1 position: median of the paired repeats
+        *each("engines.*.over_main_spread.*", SPREAD),  # the paired ratios over the repeats
         "summary.*.flat_until:int",           # most positions within flat_slack of one (costs.py flat_until)
         "summary.*.flat_slack:num", "summary.*.over_main_last:num",  # the last: 64 positions / 1
     ],

@@ -64,10 +64,12 @@ def per_call(fn, calls=200, warmup=30, device="cpu"):
 
 def interleaved_calls(calls, repeats, n_calls=50, warmup=10, device="cpu"):
     """calls: {name: fn()}. Each repeat times every call n_calls times (per_call, rotated order)
-    and keeps the median; returns {name: summary over the repeats}."""
+    and keeps the median; returns {name: [one median per repeat]}. Ratios between two calls are
+    best taken repeat by repeat (paired): the machine's speed drifts between repeats more than
+    within one."""
     names = list(calls)
     medians = {name: [] for name in names}
     for r in range(repeats):
         for name in names[r % len(names):] + names[:r % len(names)]:
             medians[name].append(per_call(calls[name], n_calls, warmup, device)["median"])
-    return {name: summary(values) for name, values in medians.items()}
+    return medians

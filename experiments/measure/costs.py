@@ -2,12 +2,14 @@
 model on n new positions with a kv cache that already holds a full window (n = 1 .. 64), the
 draft model on one, the MTP head on one pair. The curve says how many drafts can ride along
 with a verify for (nearly) free. `forward_prices` is also what the ledger uses for c."""
+import statistics
+
 import torch
 
 from experiments.engine import READY
 from experiments.measure.common import main_and_draft
 from experiments.speculative import ENGINES, make_runner
-from experiments.timing import interleaved_calls, set_threads
+from experiments.timing import interleaved_calls, set_threads, summary
 
 def price_calls(main, draft, mode, engine, positions, rounds=()):
     """{name: fn()}: one forward per call, then the rollback that undoes it (not timed apart:
@@ -54,30 +56,34 @@ def price_calls(main, draft, mode, engine, positions, rounds=()):
 
 
 def forward_prices(main, draft, mode, engines, positions, sizes, device, rounds=()):
-    """{engine: prices}. Median seconds per forward over sizes.cost_repeats repeats (each the
-    median of sizes.forward_calls calls; every call of every engine interleaved in each repeat),
-    with min and max over the repeats, and the ratios the theory uses: c = draft / main,
-    c_mtp = MTP head / main, n positions / 1 position, and c_round[γ] = a draft round / γ / main
-    (the drafting cost per draft when a round is one call, as in the compiled engine)."""
+    """{engine: prices}. Seconds per forward: the median over sizes.cost_repeats repeats (each
+    the median of sizes.forward_calls calls; every call of every engine interleaved in each
+    repeat), with min and max. Ratios are paired, repeat by repeat, then the median is taken:
+    c = draft / main, c_mtp = MTP head / main, over_main[n] = n positions / 1 position, and
+    c_round[γ] = a draft round / γ / main (the drafting cost per draft when a round is one call,
+    as in the compiled engine)."""
     with torch.inference_mode():
         calls = {f"{engine}:{name}": fn for engine in engines
                  for name, fn in price_calls(main, draft, mode, engine, positions, rounds).items()}
-        spread = interleaved_calls(calls, sizes.cost_repeats, sizes.forward_calls, sizes.forward_warmup, device)
-    return {engine: prices_of({name.split(":", 1)[1]: s for name, s in spread.items()
+        values = interleaved_calls(calls, sizes.cost_repeats, sizes.forward_calls, sizes.forward_warmup, device)
+    return {engine: prices_of({name.split(":", 1)[1]: v for name, v in values.items()
                                if name.startswith(f"{engine}:")}, positions, rounds) for engine in engines}
 
 
-def prices_of(spread, positions, rounds=()):
-    seconds = {name: s["median"] for name, s in spread.items()}
+def prices_of(values, positions, rounds=()):
     key = lambda n: "main" if n == 1 else f"n={n}"
-    per_n = {n: seconds[key(n)] for n in positions}
+    seconds = {name: statistics.median(v) for name, v in values.items()}
+    ratios = lambda name: [a / b for a, b in zip(values[name], values["main"])]  # paired by repeat
+    over_main = {n: summary(ratios(key(n))) for n in positions}
     return {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
-                        "positions": per_n},
-            "spread": {"main": spread["main"], "draft": spread["draft"], "mtp_head": spread["mtp_head"],
-                       "positions": {n: spread[key(n)] for n in positions}},
-            "c": seconds["draft"] / seconds["main"], "c_mtp": seconds["mtp_head"] / seconds["main"],
-            "over_main": {n: t / seconds["main"] for n, t in per_n.items()},
-            "c_round": {g: seconds[f"round={g}"] / g / seconds["main"] for g in rounds}}
+                        "positions": {n: seconds[key(n)] for n in positions}},
+            "spread": {"main": summary(values["main"]), "draft": summary(values["draft"]),
+                       "mtp_head": summary(values["mtp_head"]),
+                       "positions": {n: summary(values[key(n)]) for n in positions}},
+            "c": statistics.median(ratios("draft")), "c_mtp": statistics.median(ratios("mtp_head")),
+            "over_main": {n: r["median"] for n, r in over_main.items()},
+            "over_main_spread": over_main,
+            "c_round": {g: statistics.median(ratios(f"round={g}")) / g for g in rounds}}
 
 
 def flat_until(over_main, slack=0.15):

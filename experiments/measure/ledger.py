@@ -34,7 +34,7 @@ def forward_costs(main, draft, mode, engines, device, sizes):
         out[engine] = {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
                                    "verify": verify},
                        "c": prices["c"], "c_mtp": prices["c_mtp"],
-                       "verify_over_main": {g: t / seconds["main"] for g, t in verify.items()}}
+                       "verify_over_main": {g: prices["over_main"][g + 1] for g in range(1, GAMMA + 1)}}
         if engine == "compiled":  # a draft round is one compiled call: its c is per draft of a round
             out[engine]["c_round"] = prices["c_round"]
     return out

@@ -38,14 +38,14 @@ export function ridge(device) {
   return (device.flops * BYTES_PER_PARAM) / (2 * device.bandwidth);
 }
 
-// The measured curve of one engine: [{n, ratio, lo, hi, ms}] (ratio to one position; lo/hi are
-// the fastest and slowest repeat at n over the median at one position).
+// The measured curve of one engine: [{n, ratio, lo, hi, ms}]: ratio to one position (the median
+// of the repeats, each paired with the one-position forward of the same repeat), lo/hi the
+// smallest and largest of those paired ratios.
 export function costCurve(engine, positions) {
-  const one = engine.seconds.main;
   return positions.map((n) => {
     const key = String(n);
-    const spread = engine.spread.positions[key];
-    return { n, ratio: engine.over_main[key], lo: spread.min / one, hi: spread.max / one, ms: 1000 * engine.seconds.positions[key] };
+    const spread = engine.over_main_spread[key];
+    return { n, ratio: engine.over_main[key], lo: spread.min, hi: spread.max, ms: 1000 * engine.seconds.positions[key] };
   });
 }
 

@@ -163,9 +163,11 @@ SCHEMA = {
         "compiled?.ladder.steps.*.engine:str", "compiled?.ladder.steps.*.over_eager_plain:num",
         *each("compiled?.ladder.steps.*.over_eager_plain_runs", SPREAD),
         "compiled?.ladder.eager_best.method:str", "compiled?.ladder.eager_best.gamma:int",
-        "compiled?.ladder.eager_best.over_eager_plain:num",
+        "compiled?.ladder.eager_best.engine:str", "compiled?.ladder.eager_best.over_eager_plain:num",
+        *each("compiled?.ladder.eager_best.over_eager_plain_runs", SPREAD),
         "compiled?.targets.*.name:str", "compiled?.targets.*.target:num", "compiled?.targets.*.value:num",
         "compiled?.targets.*.at_least:bool",  # true: value should be >= target; false: <=
+        "compiled?.targets.*.gamma?:int",     # the row a draft-model target was measured on
         "compiled?.compile_s.main:obj", "compiled?.compile_s.draft:obj",  # seconds per graph, "kind/size"
         # transformers on the same weights (ledger.py peer_runs / peer_row; absent without the [peer] extra)
         "peer?.library:str", "peer?.version:str", "peer?.gamma:int",  # gamma: drafts per round

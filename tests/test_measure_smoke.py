@@ -28,7 +28,7 @@ LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the che
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
 SIZES = Sizes(n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
-              cost_positions=(1, 2, 4))
+              cost_positions=(1, 4, 16, 32))
 
 
 def tiny_model(seed, mtp, like=None, noise=0.0):
@@ -83,6 +83,23 @@ def measured(tmp_path_factory):
         mp.setattr(jsonio, "git_state", lambda: {"commit": "later", "dirty": True})
         assert measure(args, SIZES) == 0
     return results
+
+
+def test_eager_only_measure_renders_the_page(measured, tmp_path):
+    """`make measure ENGINE=eager` (or no C++ compiler): no compiled rows, no ladder, and the page
+    still builds from what was measured, saying the compiled engine was not measured."""
+    import shutil
+    from build import render
+    results = tmp_path / "results"
+    shutil.copytree(measured, results)
+    args = parse_args(["--checkpoints", str(measured.parent / "checkpoints"), "--results", str(results),
+                       "--only", "costs", "ledger", "--engines", "eager"])
+    assert measure(args, SIZES) == 0
+    assert "compiled" not in read_json(results / "ledger.json")
+    assert list(read_json(results / "costs.json")["engines"]) == ["eager"]
+    html = render(load_results(results))
+    assert 'id="ladder-widget"' not in html and 'id="ledger-mode-compiled"' not in html
+    assert "the compiled one was not measured this time" in html
 
 
 def test_every_file_matches_the_schema(measured):
@@ -183,7 +200,7 @@ def test_compiled_engine_rows_and_ladder(measured):
 
 def test_costs_per_engine(measured):
     costs = read_json(measured / "costs.json")
-    assert costs["positions"] == [1, 2, 4] and set(costs["engines"]) == {"eager", "compiled"}
+    assert costs["positions"] == [1, 4, 16, 32] and set(costs["engines"]) == {"eager", "compiled"}
     for engine in costs["engines"].values():
         assert engine["over_main"]["1"] == 1 and engine["c"] > 0 and engine["c_mtp"] > 0
         for n, spread in engine["spread"]["positions"].items():

@@ -53,7 +53,7 @@ def test_ledger_compiled_lane_and_ladder(open_page):
     page.locator("#ledger-table tbody tr").first.locator("button").click()
     assert "NaN" not in page.locator("#ledger-card").inner_text()
     assert page.locator("#ladder-widget .tbar").count() == 4
-    assert page.locator("#ladder-widget table.targets tbody tr").count() == 3
+    assert page.locator("#ladder-widget table.targets tbody tr:not(.blame)").count() == 3
     assert "NaN" not in page.locator("#ladder-widget").inner_text()
     page.click("#ledger-mode-kvcache")
     assert page.locator("#ledger-table tbody tr").count() == sum(r["mode"] == "kvcache" for r in LEDGER["rows"])

@@ -74,19 +74,20 @@ function ladderNodes(ledger) {
       h("div", { class: "readout" }, h("div", { class: "v" }, `${fixed(split.engineering, 2)}×`), h("div", { class: "k" }, t({ zh: "工程：编译引擎本身", en: "engineering: the compiled engine alone" }))),
       h("div", { class: "readout" }, h("div", { class: "v" }, `${fixed(split.speculation, 2)}×`), h("div", { class: "k" }, t({ zh: "投机：在编译引擎之上再加的", en: "speculation: what it adds on top of the compiled engine" }))),
       h("div", { class: "readout" }, h("div", { class: "v" }, `${fixed(split.total, 2)}×`), h("div", { class: "k" }, t({ zh: "两者相乘：对 eager 普通解码", en: "both together, over eager plain decoding" })))),
-    h("table", { class: "calc targets" },
+    h("div", { class: "table-scroll" }, h("table", { class: "calc targets" },
       h("caption", {}, t({ zh: "编译引擎的三个目标（只在这里测量，测试里不断言）", en: "The compiled engine's three targets (measured here, never asserted in a test)" })),
       h("thead", {}, h("tr", {}, [{ zh: "目标", en: "target" }, { zh: "要求", en: "aim" }, { zh: "实测", en: "measured" }, { zh: "结果", en: "result" }]
         .map((c) => h("th", { scope: "col" }, t(c))))),
-      h("tbody", {}, compiled.targets.map((target) => {
+      h("tbody", {}, compiled.targets.flatMap((target) => {
         const met = targetMet(target);
         const blame = targetBlame(target, compiled, eagerPlain);
-        return h("tr", {},
-          h("th", { scope: "row" }, t(TARGET_TEXT[target.name]), blame ? h("div", { class: "why" }, t(blame)) : null),
+        return [h("tr", {},
+          h("th", { scope: "row" }, t(TARGET_TEXT[target.name])),
           h("td", {}, `${target.at_least ? "≥" : "≤"} ${fixed(target.target, 2)}`),
           h("td", {}, `${fixed(target.value, 2)}`),
-          h("td", { class: met ? "good" : "warn" }, met ? t({ zh: "✓ 达到", en: "✓ met" }) : t({ zh: "✗ 未达到", en: "✗ missed" })));
-      }))),
+          h("td", { class: met ? "good" : "warn" }, met ? t({ zh: "✓ 达到", en: "✓ met" }) : t({ zh: "✗ 未达到", en: "✗ missed" }))),
+        blame ? h("tr", { class: "blame" }, h("td", { colspan: 4 }, t(blame))) : null];
+      })))),
   ];
 }
 

@@ -131,7 +131,7 @@ function rooflineControls(state, sizes, render) {
 
 export function initVerifyCost(costs, models) {
   const seed = models.meta.seeds[0];
-  const sizes = [models.runs[`main_s${seed}`].params_total, ...MODEL_SIZES];
+  const sizes = [models.runs[`main_s${seed}`].params, ...MODEL_SIZES];
   const state = { device: "h100", size: 2, k: 4 };
   const engines = Object.keys(costs.engines);
   const curves = engines.map((engine) => ({ engine, points: costCurve(costs.engines[engine], costs.positions) }));

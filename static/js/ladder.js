@@ -74,7 +74,7 @@ function ladderNodes(ledger) {
       h("div", { class: "readout" }, h("div", { class: "v" }, `${fixed(split.engineering, 2)}×`), h("div", { class: "k" }, t({ zh: "工程：编译引擎本身", en: "engineering: the compiled engine alone" }))),
       h("div", { class: "readout" }, h("div", { class: "v" }, `${fixed(split.speculation, 2)}×`), h("div", { class: "k" }, t({ zh: "投机：在编译引擎之上再加的", en: "speculation: what it adds on top of the compiled engine" }))),
       h("div", { class: "readout" }, h("div", { class: "v" }, `${fixed(split.total, 2)}×`), h("div", { class: "k" }, t({ zh: "两者相乘：对 eager 普通解码", en: "both together, over eager plain decoding" })))),
-    h("div", { class: "table-scroll" }, h("table", { class: "calc targets" },
+    h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": t({ zh: "编译引擎的三个目标", en: "the compiled engine's three targets" }) }, h("table", { class: "calc targets" },
       h("caption", {}, t({ zh: "编译引擎的三个目标（只在这里测量，测试里不断言）", en: "The compiled engine's three targets (measured here, never asserted in a test)" })),
       h("thead", {}, h("tr", {}, [{ zh: "目标", en: "target" }, { zh: "要求", en: "aim" }, { zh: "实测", en: "measured" }, { zh: "结果", en: "result" }]
         .map((c) => h("th", { scope: "col" }, t(c))))),

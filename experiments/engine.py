@@ -12,7 +12,10 @@ dispatch fewer things: each step is one compiled graph whose shape never changes
   one later than any query, which the mask hides.
 - `CompiledRunner` / `CompiledMTPRunner`: drop-in for `speculative.Runner` / `MTPRunner` in
   kv-cache mode. New positions are padded up to a compiled size (padding rows are written past
-  the real length and ignored), so a decoder needs only a few graphs: T = 1 and T = γ + 1.
+  the real length and ignored), so a decoder needs only a few graphs: the main model on 1 or
+  γ + 1 positions, the draft model and the MTP head on 1 or 2, and one graph per (γ, T) for a
+  whole draft round. Every new process compiles them again (inductor's disk cache under /tmp
+  makes a later process faster, not free).
 """
 import os
 import time
@@ -115,8 +118,10 @@ def prepare_model(model, positions=ROPE_POSITIONS):
 
 
 STEPS = {"main": main_step, "mtp": mtp_step, "round": draft_round}
-COMPILED = {}  # kind -> compiled step; dynamo keeps one graph per model and shape under it
-READY = weakref.WeakKeyDictionary()  # model -> {(kind, size): seconds its compilation took}
+COMPILED = {}  # kind -> compiled step; dynamo keeps one graph per input shape (and constants) under it
+# model -> {(kind, size): seconds the warm-up took}. A model whose shapes an earlier model already
+# compiled (another seed's checkpoint) reuses that graph: its entry then records ~0 s.
+READY = weakref.WeakKeyDictionary()
 
 
 def compiled(kind):
@@ -142,8 +147,8 @@ def scratch_inputs(model, kind, size, device):
 
 
 def ensure_compiled(model, kind, sizes):
-    """Compile the step for each size on a scratch cache (once per model, kind and size), so
-    that no timed forward includes compilation. Returns the seconds spent compiling now."""
+    """Run the compiled step once for each size on a scratch cache (once per model, kind and
+    size), so that no timed forward includes compilation. Returns the seconds that took now."""
     prepare_model(model)
     done = READY.setdefault(model, {})
     device = model.tok_emb.weight.device
@@ -163,6 +168,11 @@ def ensure_compiled(model, kind, sizes):
         done[(kind, size)] = time.perf_counter() - t0
         spent += done[(kind, size)]
     return spent
+
+
+def check_positions(end):
+    if end > ROPE_POSITIONS:
+        raise ValueError(f"the compiled engine holds RoPE tables for {ROPE_POSITIONS} positions, asked for {end}")
 
 
 def padded(tokens, sizes):
@@ -192,6 +202,7 @@ class CompiledRunner(Runner):
         L = len(seq)
         if self.round != (g, temperature) or L - self.length not in (1, 2) or L < 2:
             return super().draft_round(seq, g, temperature, generator)
+        check_positions(L + g)
         u = torch.rand(g, generator=generator, dtype=torch.float64, device=self.device)  # as g samples would
         t0 = time.perf_counter()
         q, tokens = compiled("round")(self.model, self.cache, *self.inputs(seq[L - 2:], L - 2), u, g, temperature)
@@ -202,8 +213,7 @@ class CompiledRunner(Runner):
         return q, drafts
 
     def forward(self, tokens, start):
-        if start + len(tokens) + max(self.sizes, default=0) > ROPE_POSITIONS:
-            raise ValueError(f"the compiled engine holds RoPE tables for {ROPE_POSITIONS} positions")
+        check_positions(start + len(tokens) + max(self.sizes, default=0))
         feed = padded(tokens, self.sizes)
         if feed is not None:
             logits, h = compiled("main")(self.model, self.cache, *self.inputs(feed, start))
@@ -233,6 +243,7 @@ class CompiledMTPRunner(MTPRunner):
         self.compile_s = ensure_compiled(model, "mtp", self.sizes)
 
     def forward(self, h, next_tokens, start):
+        check_positions(start + len(next_tokens) + max(self.sizes, default=0))
         T, feed = len(next_tokens), padded(next_tokens, self.sizes)
         if feed is None:  # the prompt: window-sized chunks, eagerly
             for i in range(0, T, self.window):

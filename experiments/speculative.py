@@ -95,7 +95,7 @@ def check_engine(engine, mode):
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     if engine == "compiled" and mode != "kvcache":
-        raise ValueError("engine compiled runs in kvcache mode only: it is a static kv cache")
+        raise ValueError("engine compiled runs in kvcache mode only (it is a static kv cache): use --mode kvcache")
     return engine
 
 

@@ -104,11 +104,11 @@ export function draftingText(row, costs, steps) {
 }
 
 // For the small draft only: its share of the parameters against its share of the time (c).
-export function sizeNote(row, paramShare) {
-  if (row.method !== "draft" || row.c_used < 2 * paramShare) return null;
+export function sizeNote(row, paramShare, c = row.c_used) {
+  if (row.method !== "draft" || c < 2 * paramShare) return null;
   return {
-    zh: `草稿模型的参数量是主模型的 ${percent(paramShare)}，一次 forward 的耗时却达到主模型单字 forward 的 ${percent(row.c_used, 0)}：调用一次的固定成本（调度、一层层的小矩阵运算）并不按参数量打折。`,
-    en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards takes ${percent(row.c_used, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model.`,
+    zh: `草稿模型的参数量是主模型的 ${percent(paramShare)}，一次 forward 的耗时却达到主模型单字 forward 的 ${percent(c, 0)}：调用一次的固定成本（调度、一层层的小矩阵运算）并不按参数量打折。`,
+    en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards takes ${percent(c, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model.`,
   };
 }
 
@@ -268,7 +268,7 @@ function cardNodes(row, plain, costs, paramShare) {
   const title = h("h3", {}, `${t(methodLabel(row))} · ${t(LANE_LABEL[laneOf(row)])}`);
   if (row.method === "plain") return [title, h("p", {}, t(baselineText(row, costs))), timeBarsNode(timeBars(row, plain, st))];
   const spread = row.speedup_runs;
-  const note = sizeNote(row, paramShare);
+  const note = sizeNote(row, paramShare, costs.c); // one draft forward on its own, in either engine
   const drafting = draftingText(row, costs, st);
   return [title,
     h("div", { class: "readouts" },

@@ -56,6 +56,6 @@ startWidget("mtp-arch-widget", () => initMtpDiagram(data.mtp, data.models));
 startWidget("mtp-trace-widget", () => initMtpTrace(data.mtp));
 startWidget("mtp-vs-widget", () => initMtpCompare(data.mtp, data.ledger, data.models));
 startWidget("ledger-widget", () => initLedger(data.ledger, data.models));
-if (data.ledger.compiled) startWidget("ladder-widget", () => initLadder(data.ledger));
+if (data.ledger.compiled) startWidget("ladder-widget", () => initLadder(data.ledger, data.costs));
 startWidget("closing-quiz", () => initClosing());
 performance.mark("chapter-ready"); // read by the browser test: interactive within 300 ms

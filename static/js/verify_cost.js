@@ -86,7 +86,7 @@ function rooflineNodes(state, sizes) {
           en: `Arithmetic from the datasheet, not a measurement. Reading the weights of a ${sizeLabel(params)}-parameter model takes only ${us(r.memory)}, less than launching the dozens of kernels of one forward, so this arithmetic does not describe it: like this chapter's CPU, it is bound by dispatch.` }
       : { zh: `这是按规格书算的，不是测量：batch 1、16 位权重、读写 KV cache 和启动 kernel 的时间都没算进去，峰值在实际中也达不到。`,
           en: "Arithmetic from the datasheet, not a measurement: batch 1, 16-bit weights, no time for kv-cache traffic or kernel launches, and peaks that real kernels never reach." })),
-    h("p", { class: "caption" }, t({ zh: "来源：", en: "Source: " }), h("a", { href: device.url }, t(device.source)), "."),
+    h("p", { class: "caption" }, t({ zh: "来源：", en: "Source: " }), h("a", { href: device.url }, t(device.source)), t({ zh: "。", en: "." })),
   ];
 }
 
@@ -96,7 +96,7 @@ function curveSvg(curves, positions) {
   const x = (n) => L + ((W - L - R) * lx(n)) / lx(positions[positions.length - 1]);
   const top = Math.max(...curves.flatMap((c) => c.points.map((p) => p.hi)), 1.5);
   const y = (v) => T + (H - T - B) * (1 - v / top);
-  const ticksY = [0, 1, 2, 3, 4, 5, 6].filter((v) => v <= top);
+  const ticksY = Array.from({ length: Math.floor(top) + 1 }, (_, v) => v);
   return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
     "aria-label": t({ zh: "一次 forward 的耗时（相对 1 个位置）与新位置数，两种引擎；数字见下表", en: "the time of one forward (relative to one position) against the number of new positions, both engines; the numbers are in the table below" }) },
   s("line", { class: "axis", x1: L, y1: y(0), x2: W - R, y2: y(0) }),
@@ -156,7 +156,9 @@ export function initVerifyCost(costs, models) {
         h("div", { class: "v" }, `${costs.summary[c.engine].flat_until}`),
         h("div", { class: "k" }, t(flatKey(c.engine, costs.summary[c.engine].flat_slack)))))),
       h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": t({ zh: "实测耗时的数字", en: "the measured times" }) },
-        dataTable({ caption: t({ zh: `每个数是 ${costs.repeats} 次交替重复的中位数，每次重复取 ${costs.calls_per_repeat} 次调用的中位数`, en: `each figure is the median of ${costs.repeats} interleaved repeats, each the median of ${costs.calls_per_repeat} calls` }), head, rows }, { class: "calc numbers" })));
+        dataTable({ caption: t({
+          zh: `ms 列是 ${costs.repeats} 次交替重复的中位数（每次重复取 ${costs.calls_per_repeat} 次调用的中位数）；“÷ 1”列先在每次重复里除以同一次重复的 1 个位置，再取中位数，所以不一定等于两个 ms 列相除：机器的速度在重复之间漂移得比在一次重复之内厉害`,
+          en: `the ms columns are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the "÷ 1" columns divide by one position within each repeat first and then take the median, so they need not equal one ms column over the other: the machine's speed drifts more between repeats than within one` }), head, rows }, { class: "calc numbers" })));
   }
 
   onLangChange(() => { renderRoofline(); renderCurve(); });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { ladderBars, ladderSplit, targetBlame, targetMet } from "../../static/js/ladder.js";
+import { ladderBars, ladderSplit, pageTargets, targetBlame, targetMet, targetNote } from "../../static/js/ladder.js";
 import { laneOf, ledgerSummary } from "../../static/js/ledger.js";
 import { BYTES_PER_PARAM, costCurve, DEVICES, ridge, roofline } from "../../static/js/verify_cost.js";
 
@@ -72,4 +72,17 @@ test("ledger lanes: compiled rows form their own lane with their own plain basel
   const summary = ledgerSummary(rows, "compiled");
   const fastest = ledger.compiled.rows.filter((r) => r.method !== "plain").reduce((a, b) => (b.speedup > a.speedup ? b : a));
   assert.equal(summary[1].value, `${fastest.speedup.toFixed(2)}×`);
+});
+
+test("the page's verify target comes from the curve in section ①, and says what the ledger's run measured", () => {
+  const ledger = results("ledger");
+  const costs = results("costs");
+  if (!ledger.compiled || !costs.engines.compiled) return;
+  const shown = pageTargets(ledger.compiled.targets, costs);
+  const verify = shown.find((x) => x.name === "compiled_verify4_over_main1");
+  assert.equal(verify.value, costs.engines.compiled.over_main["4"]);
+  assert.equal(verify.ledgerValue, ledger.compiled.targets.find((x) => x.name === verify.name).value);
+  assert.match(targetNote(verify).en, new RegExp(verify.ledgerValue.toFixed(2)));
+  for (const other of shown.filter((x) => x.name !== verify.name)) assert.equal(targetNote(other), null);
+  assert.deepEqual(pageTargets(ledger.compiled.targets, undefined), ledger.compiled.targets);
 });

@@ -77,6 +77,9 @@ export function targetNote(target) {
   };
 }
 
+// Sentences in both languages run together: no space between Chinese sentences.
+const joinPair = (pairs) => ({ zh: pairs.map((x) => x.zh).join(""), en: pairs.map((x) => x.en).join(" ") });
+
 function ladderNodes(ledger, costs) {
   const compiled = ledger.compiled;
   const bars = ladderBars(compiled.ladder);
@@ -106,7 +109,7 @@ function ladderNodes(ledger, costs) {
           h("td", {}, `${target.at_least ? "≥" : "≤"} ${fixed(target.target, 2)}`),
           h("td", {}, `${fixed(target.value, 2)}`),
           h("td", { class: met ? "good" : "warn" }, met ? t({ zh: "✓ 达到", en: "✓ met" }) : t({ zh: "✗ 未达到", en: "✗ missed" }))),
-        blame || note ? h("tr", { class: "blame" }, h("td", { colspan: 4 }, [blame, note].filter(Boolean).map(t).join(" "))) : null];
+        blame || note ? h("tr", { class: "blame" }, h("td", { colspan: 4 }, t(joinPair([blame, note].filter(Boolean))))) : null];
       })))),
   ];
 }

@@ -156,9 +156,10 @@ export function initVerifyCost(costs, models) {
         h("div", { class: "v" }, `${costs.summary[c.engine].flat_until}`),
         h("div", { class: "k" }, t(flatKey(c.engine, costs.summary[c.engine].flat_slack)))))),
       h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": t({ zh: "实测耗时的数字", en: "the measured times" }) },
-        dataTable({ caption: t({
-          zh: `ms 列是 ${costs.repeats} 次交替重复的中位数（每次重复取 ${costs.calls_per_repeat} 次调用的中位数）；“÷ 1”列先在每次重复里除以同一次重复的 1 个位置，再取中位数，所以不一定等于两个 ms 列相除：机器的速度在重复之间漂移得比在一次重复之内厉害`,
-          en: `the ms columns are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the "÷ 1" columns divide by one position within each repeat first and then take the median, so they need not equal one ms column over the other: the machine's speed drifts more between repeats than within one` }), head, rows }, { class: "calc numbers" })));
+        dataTable({ caption: t({ zh: "实测：一次 forward 的耗时", en: "measured: the time of one forward" }), head, rows }, { class: "calc numbers" })),
+      h("p", { class: "caption" }, t({
+        zh: `ms 列是 ${costs.repeats} 次交替重复的中位数（每次重复取 ${costs.calls_per_repeat} 次调用的中位数）；“÷ 1”列先在每次重复里除以同一次重复的 1 个位置，再取中位数，所以不一定等于两个 ms 列相除：机器的速度在重复之间漂移得比在一次重复之内厉害。`,
+        en: `The ms columns are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the "÷ 1" columns divide by one position within each repeat first and then take the median, so they need not equal one ms column over the other: the machine's speed drifts more between repeats than within one.` })));
   }
 
   onLangChange(() => { renderRoofline(); renderCurve(); });

@@ -265,12 +265,16 @@ def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mo
                        generator=None, trace=False, engine="eager"):
     """Draft-model speculative decoding: the draft proposes γ tokens autoregressively, the main
     model scores all of them (plus one more position) in one forward, accept_reject decides.
+    draft_model is a GPT, or anything with a drafter() (the n-gram table).
     Invariant between rounds: both models have processed all but the newest confirmed tokens."""
     check_gamma(gamma, model.cfg.block_size)
     check_temperature(temperature)
     # after the prompt, main sees the pending token + γ drafts; the draft 1 or 2 new tokens
     main = make_runner(model, mode, engine, sizes=(gamma + 1,), lookahead=gamma)
-    draft = make_runner(draft_model, mode, engine, sizes=(1, 2), lookahead=gamma, round=(gamma, temperature))
+    if hasattr(draft_model, "drafter"):  # a drafter without a model (experiments/ngram.py)
+        draft = draft_model.drafter()
+    else:
+        draft = make_runner(draft_model, mode, engine, sizes=(1, 2), lookahead=gamma, round=(gamma, temperature))
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []

@@ -1,0 +1,93 @@
+"""A character n-gram drafter: retrieval-based drafting (REST, arXiv 2311.08252, drafts from a
+datastore), here the simplest datastore there is — counts of every character after every context
+of up to order − 1 characters in the training split.
+
+q is a real distribution (the counts after the longest context that occurs, backing off to shorter
+ones), so the one acceptance rule min(1, p/q) applies unchanged and the output keeps the main
+model's law. A draft costs a dictionary lookup and a few small tensor ops: no forward at all.
+"""
+import time
+
+import numpy as np
+import torch
+
+from experiments.speculative import sample
+
+DEFAULT_ORDER = 5
+MAX_ORDER = 10  # a (context, next char) pair is coded in base 65 in an int64: 65^10 < 2^63
+
+
+class NgramTable:
+    """Counts of next characters per context, for every context length 0 .. order − 1."""
+
+    def __init__(self, tokens, order=DEFAULT_ORDER, vocab_size=65):
+        if not 1 <= order <= MAX_ORDER:
+            raise ValueError(f"order must be between 1 and {MAX_ORDER}, got {order}")
+        self.order, self.vocab_size = order, vocab_size
+        ids = np.asarray(tokens, dtype=np.int64)
+        self.counts = {}  # (context length, context code) -> next-char probabilities [V], float32
+        for length in range(order):
+            # a context of `length` chars before position i, coded in base V (first char most significant)
+            code = np.zeros(len(ids) - length, dtype=np.int64)
+            for j in range(length):
+                code = code * vocab_size + ids[j:len(ids) - length + j]
+            pairs, n = np.unique(code * vocab_size + ids[length:], return_counts=True)
+            for context, nxt, count in zip((pairs // vocab_size).tolist(), (pairs % vocab_size).tolist(), n.tolist()):
+                row = self.counts.setdefault((length, context), np.zeros(vocab_size, dtype=np.float32))
+                row[nxt] = count
+        for row in self.counts.values():
+            row /= row.sum()  # each row becomes the distribution after its context
+
+    def entries(self):
+        """Contexts stored, and (context, next char) pairs with a nonzero probability."""
+        return len(self.counts), int(sum(np.count_nonzero(row) for row in self.counts.values()))
+
+    def drafter(self):
+        return NgramDrafter(self)
+
+    def context_probs(self, seq):
+        """The next-char distribution after seq: the longest context of seq's tail that occurs."""
+        for length in range(min(self.order - 1, len(seq)), -1, -1):
+            code = 0
+            for c in seq[len(seq) - length:]:
+                code = code * self.vocab_size + c
+            row = self.counts.get((length, code))
+            if row is not None:
+                return torch.from_numpy(row)  # shares the table's memory: never written to
+        raise AssertionError("the empty context always occurs")
+
+    def q(self, seq, temperature):
+        """q at temperature T: counts^(1/T), normalized; T = 0 is a one-hot at the most frequent."""
+        probs = self.context_probs(seq)
+        if temperature == 0:
+            return torch.nn.functional.one_hot(probs.argmax(), self.vocab_size).float()
+        if temperature == 1:
+            return probs
+        weights = probs ** (1.0 / temperature)
+        return weights / weights.sum()
+
+
+class NgramDrafter:
+    """The table behind the draft side of speculative_decode (Runner's draft interface): each
+    draft is a lookup, counted in `forwards` and timed in `forward_s` like a model's forward."""
+
+    def __init__(self, table):
+        self.table = table
+        self.length = 0
+        self.forwards = 0
+        self.forward_s = 0.0
+        self.compile_s = 0.0
+
+    def draft_round(self, seq, g, temperature, generator=None):
+        t0 = time.perf_counter()
+        q_rows, drafts = [], []
+        for _ in range(g):
+            q_rows.append(self.table.q(seq + drafts, temperature))
+            drafts.append(sample(q_rows[-1], generator))
+        self.forward_s += time.perf_counter() - t0
+        self.forwards += g
+        self.length = len(seq) + g - 1
+        return torch.stack(q_rows), drafts
+
+    def truncate(self, n):
+        self.length = n

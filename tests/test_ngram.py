@@ -1,0 +1,75 @@
+"""The character n-gram drafter (experiments/ngram.py): its table is the counts it claims, it
+backs off to shorter contexts, and speculative decoding with it keeps the main model's law."""
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+
+from experiments.data import CharData
+from experiments.ngram import NgramTable
+from experiments.speculative import plain_decode, speculative_decode
+from tests.test_cli import generate
+from tests.test_decoding import chi_square_pvalue, exact_law_of_three
+
+TEXT = [0, 1, 2, 0, 1, 3, 0, 1, 2, 4, 2, 0, 1]
+
+
+def test_table_holds_the_counts_after_every_context():
+    table = NgramTable(TEXT, order=3, vocab_size=5)
+    for length in range(3):
+        after = {}
+        for i in range(length, len(TEXT)):
+            after.setdefault(tuple(TEXT[i - length:i]), Counter())[TEXT[i]] += 1
+        for context, counts in after.items():
+            q = table.context_probs(list(context)).numpy()
+            expected = np.array([counts[c] for c in range(5)], dtype=float) / sum(counts.values())
+            np.testing.assert_allclose(q, expected, rtol=1e-6)
+    assert table.entries()[0] == sum(len({tuple(TEXT[i - n:i]) for i in range(n, len(TEXT))}) for n in range(3))
+
+
+def test_backs_off_to_the_longest_context_that_occurs():
+    table = NgramTable(TEXT, order=3, vocab_size=5)
+    # (4, 2) never occurs; (2,) does: after "2" came 0, 4 and 0
+    np.testing.assert_allclose(table.context_probs([3, 3, 2]).numpy(), [2 / 3, 0, 0, 0, 1 / 3], rtol=1e-6)
+    np.testing.assert_allclose(table.context_probs([3, 3]).numpy(), [1, 0, 0, 0, 0])  # (3, 3) no; (3,) yes
+    wider = NgramTable(TEXT, order=3, vocab_size=6)  # char 5 never occurs: back off to the empty context
+    np.testing.assert_allclose(wider.context_probs([5, 5]).numpy(), np.bincount(TEXT, minlength=6) / len(TEXT), rtol=1e-6)
+    assert table.q([0, 1], 0).tolist() == [0, 0, 1, 0, 0]  # after "0 1": 2, 3, 2, 2... most often 2
+    cooled = table.q([2], 0.5).numpy()
+    np.testing.assert_allclose(cooled, np.array([4, 0, 0, 0, 1]) / 5, rtol=1e-6)  # (2/3)² : (1/3)²
+
+
+@pytest.fixture(scope="module")
+def table():
+    data = CharData()
+    return NgramTable(data.train.tolist(), 5, data.vocab_size)
+
+
+def test_ngram_greedy_equals_plain_greedy(models64, table):
+    prompt = CharData().encode("ROMEO:\n")
+    with torch.inference_mode():
+        plain = plain_decode(models64[0], prompt, 300, temperature=0).tokens
+        for engine in ("eager", "compiled"):
+            result = speculative_decode(models64[0], table, prompt, 300, 4, temperature=0, engine=engine)
+            assert result.tokens == plain, engine
+            assert result.main_forwards + result.accepted == 300
+
+
+def test_ngram_sampled_output_follows_the_main_model(models64, table):
+    prompt, draws = CharData().encode("ROMEO:\nI "), 1200
+    laws = exact_law_of_three(models64[0], prompt)
+    gen = torch.Generator().manual_seed(5)
+    with torch.inference_mode():
+        samples = np.array([speculative_decode(models64[0], table, prompt, 3, 2, temperature=1.0, generator=gen).tokens
+                            for _ in range(draws)])
+    for position, law in enumerate(laws):
+        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
+
+
+def test_generate_ngram_prints_its_counters():
+    out = generate("--method", "ngram", "--gamma", "6", "--n", "80", "--temperature", "0")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert len(result["text"]) == 80 and result["draft_forwards"] == result["proposed"] > 0

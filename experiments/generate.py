@@ -18,7 +18,7 @@ import torch
 from experiments.cli import UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
 from experiments.data import CharData
 from experiments.engine import ROPE_POSITIONS, CompileUnavailable
-from experiments.ngram import DEFAULT_ORDER, MAX_ORDER, NgramTable
+from experiments.ngram import DEFAULT_ORDER, MAX_ORDER, NgramTable, PromptLookup
 from experiments.speculative import (ENGINES, MODES, check_engine, check_gamma, check_temperature, mtp_decode,
                                      plain_decode, speculative_decode)
 
@@ -60,7 +60,7 @@ def run(args):
     if args.method == "mtp" and model.mtp is None:
         raise UsageError(f"--checkpoint {args.checkpoint} has no MTP head (it was trained with "
                          f"--mtp 0): use a main checkpoint for --method mtp")
-    if args.method in ("draft", "ngram"):
+    if args.method in ("draft", "ngram", "lookup"):
         try:
             check_gamma(args.gamma, model.cfg.block_size)
         except ValueError as err:
@@ -71,6 +71,10 @@ def run(args):
         if not 1 <= args.order <= MAX_ORDER:
             raise UsageError(f"--order must be between 1 and {MAX_ORDER}, got {args.order}")
         draft = NgramTable(data.train.tolist(), args.order, data.vocab_size)
+    if args.method == "lookup":  # the last --order - 1 characters are looked up in the text so far
+        if not 2 <= args.order <= MAX_ORDER:
+            raise UsageError(f"--order must be between 2 and {MAX_ORDER} for lookup, got {args.order}")
+        draft = PromptLookup(args.order - 1, data.vocab_size)
     if args.engine == "compiled" and len(prompt) + args.n + args.gamma + 1 > ROPE_POSITIONS:
         raise UsageError(f"--engine compiled holds {ROPE_POSITIONS} positions: prompt + --n is too long")
 
@@ -79,7 +83,7 @@ def run(args):
         common = dict(temperature=args.temperature, mode=args.mode, generator=generator, engine=engine)
         if args.method == "plain":
             return plain_decode(model, prompt, args.n, **common)
-        if args.method in ("draft", "ngram"):
+        if args.method in ("draft", "ngram", "lookup"):
             return speculative_decode(model, draft, prompt, args.n, args.gamma, **common)
         return mtp_decode(model, prompt, args.n, **common)
 
@@ -99,9 +103,10 @@ def run(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--method", choices=["plain", "draft", "ngram", "mtp"], default="plain")
+    parser.add_argument("--method", choices=["plain", "draft", "ngram", "lookup", "mtp"], default="plain")
     parser.add_argument("--order", type=int, default=DEFAULT_ORDER,
-                        help="ngram: the table's order (contexts of up to order - 1 characters)")
+                        help="ngram: the table's order (contexts of up to order - 1 characters); "
+                             "lookup: match the last order - 1 characters")
     parser.add_argument("--gamma", type=int, default=1, help="drafts per main forward")
     parser.add_argument("--mode", choices=MODES, default="kvcache")
     parser.add_argument("--engine", choices=ENGINES, default="eager",

@@ -1,10 +1,14 @@
-"""A character n-gram drafter: retrieval-based drafting (REST, arXiv 2311.08252, drafts from a
+"""Two drafters without a model. A character n-gram drafter: retrieval-based drafting (REST, arXiv 2311.08252, drafts from a
 datastore), here the simplest datastore there is — counts of every character after every context
 of up to order − 1 characters in the training split.
 
 q is a real distribution (the counts after the longest context that occurs, backing off to shorter
 ones), so the one acceptance rule min(1, p/q) applies unchanged and the output keeps the main
 model's law. A draft costs a dictionary lookup and a few small tensor ops: no forward at all.
+
+And prompt lookup decoding: copy what followed the latest earlier occurrence of the last k
+characters of prompt + output. Its drafts are deterministic (one-hot q), and where the text has
+no earlier match it drafts nothing that round.
 """
 import time
 
@@ -91,3 +95,40 @@ class NgramDrafter:
 
     def truncate(self, n):
         self.length = n
+
+
+class PromptLookup:
+    """Prompt lookup: drafts copied from the text itself (the prompt and what was written)."""
+
+    def __init__(self, ngram=3, vocab_size=65):
+        if ngram < 1:
+            raise ValueError(f"the lookup n-gram must be at least 1 character, got {ngram}")
+        self.ngram, self.vocab_size = ngram, vocab_size
+
+    def continuation(self, seq, g):
+        """Up to g characters that followed the latest earlier occurrence of seq's last ngram."""
+        k = self.ngram
+        if len(seq) <= k:
+            return []
+        tail = seq[-k:]
+        for start in range(len(seq) - k - 1, -1, -1):
+            if seq[start:start + k] == tail:
+                return seq[start + k:start + k + g]
+        return []
+
+    def drafter(self):
+        return LookupDrafter(self)
+
+
+class LookupDrafter(NgramDrafter):
+    """Proposes the continuation (possibly fewer than g drafts, or none), each with a one-hot q:
+    the acceptance rule then keeps a draft exactly when p's own sample would have been it."""
+
+    def draft_round(self, seq, g, temperature, generator=None):
+        t0 = time.perf_counter()
+        drafts = self.table.continuation(seq, g)
+        q = torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.table.vocab_size).float() if drafts else None
+        self.forward_s += time.perf_counter() - t0
+        self.forwards += len(drafts)
+        self.length = len(seq) + max(len(drafts) - 1, 0)
+        return q, drafts

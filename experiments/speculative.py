@@ -282,6 +282,7 @@ def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mo
         m = len(seq)
         g = min(gamma, target - m - 1)  # never draft a token that would not be emitted
         q, drafts = draft.draft_round(seq, g, temperature, generator) if g else (None, [])
+        g = len(drafts)  # a drafter may propose fewer (prompt lookup, where the text has no match)
         seq += drafts  # the rejected ones are cut off below
         logits, _, _ = main.extend(seq)
         p = probs_from_logits(logits[-(g + 1):], temperature)

@@ -84,6 +84,7 @@ def assert_one_line_error(out, message):
     ("generate", ["--engine", "compiled", "--mode", "recompute"], "--engine compiled runs in kvcache mode only"),
     ("generate", ["--engine", "compiled", "--n", "20000"], "--engine compiled holds 16384 positions"),
     ("generate", ["--method", "ngram", "--order", "11"], "--order must be between 1 and 10"),
+    ("generate", ["--method", "lookup", "--order", "1"], "--order must be between 2 and 10 for lookup"),
     ("generate", ["--method", "draft", "--draft-checkpoint", "README.md"],
      "--draft-checkpoint README.md is not a checkpoint"),
     ("train", ["--device", NO_SUCH_CUDA], "--device cuda"),

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from experiments.data import CharData
-from experiments.ngram import NgramTable
+from experiments.ngram import NgramTable, PromptLookup
 from experiments.speculative import plain_decode, speculative_decode
 from tests.test_cli import generate
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
@@ -73,3 +73,30 @@ def test_generate_ngram_prints_its_counters():
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert len(result["text"]) == 80 and result["draft_forwards"] == result["proposed"] > 0
+
+
+def test_prompt_lookup_copies_the_latest_earlier_match():
+    lookup = PromptLookup(ngram=2, vocab_size=5)
+    seq = [0, 1, 2, 3, 0, 1, 4, 4, 0, 1]
+    assert lookup.continuation(seq, 3) == [4, 4, 0]  # the latest earlier "0 1" is at 4, not at 0
+    assert lookup.continuation(seq, 9) == [4, 4, 0, 1]  # no further than the text goes
+    assert lookup.continuation([0, 1, 2, 3], 3) == []  # "2 3" never occurred before
+    q, drafts = lookup.drafter().draft_round(seq, 2, 1.0)
+    assert drafts == [4, 4] and q.tolist() == [[0, 0, 0, 0, 1], [0, 0, 0, 0, 1]]
+
+
+def test_prompt_lookup_is_lossless(models64):
+    main = models64[0]
+    lookup = PromptLookup(ngram=2)
+    repetitive = CharData().encode("the the the t")  # " t" occurred before: the first round drafts
+    with torch.inference_mode():
+        plain = plain_decode(main, repetitive, 200, temperature=0).tokens
+        greedy = speculative_decode(main, lookup, repetitive, 200, 4, temperature=0)
+        assert greedy.tokens == plain and greedy.proposed > 0
+        laws = exact_law_of_three(main, repetitive)
+        gen = torch.Generator().manual_seed(9)
+        runs = [speculative_decode(main, lookup, repetitive, 3, 2, temperature=1.0, generator=gen) for _ in range(1200)]
+    assert sum(r.proposed for r in runs) > 0
+    samples = np.array([r.tokens for r in runs])
+    for position, law in enumerate(laws):
+        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"

@@ -132,14 +132,19 @@ def compiled(kind):
     return COMPILED[kind]
 
 
+def static_cache(model, mtp=False):
+    """A StaticCache for the model (its MTP head's one layer with mtp=True), on its device."""
+    cfg, weight = model.cfg, model.tok_emb.weight
+    return StaticCache(1 if mtp else cfg.n_layer, cfg.n_head, cfg.head_dim, cfg.block_size, weight.dtype, weight.device)
+
+
 def scratch_inputs(model, kind, size, device):
     cfg = model.cfg
     if kind == "round":  # size = (γ, temperature)
         gamma, temperature = size
         return (*scratch_inputs(model, "main", 2, device), torch.full((gamma,), 0.5, dtype=torch.float64,
                                                                       device=device), gamma, temperature)
-    cache = StaticCache(1 if kind == "mtp" else cfg.n_layer, cfg.n_head, cfg.head_dim, cfg.block_size,
-                        model.tok_emb.weight.dtype, device)
+    cache = static_cache(model, mtp=kind == "mtp")
     ids, pos = torch.zeros((1, size), dtype=torch.long, device=device), torch.arange(size, device=device)
     if kind == "main":
         return cache, ids, pos
@@ -188,13 +193,13 @@ class CompiledRunner(Runner):
 
     def __init__(self, model, sizes=(1,), round=None):
         super().__init__(model, "kvcache", lookahead=0)
-        cfg = model.cfg
-        self.cache = StaticCache(cfg.n_layer, cfg.n_head, cfg.head_dim, cfg.block_size,
-                                 model.tok_emb.weight.dtype, self.device)
         self.sizes, self.round = tuple(sizes), round
         self.compile_s = ensure_compiled(model, "main", self.sizes)
         if round is not None:
             self.compile_s += ensure_compiled(model, "round", [round])
+
+    def new_cache(self, margin):
+        return static_cache(self.model)  # rollback needs no margin: nothing is moved
 
     def draft_round(self, seq, g, temperature, generator=None):
         """One compiled graph for a full round (γ = g at the compiled temperature) when the
@@ -235,10 +240,6 @@ class CompiledMTPRunner(MTPRunner):
 
     def __init__(self, model, sizes=(1,)):
         super().__init__(model, "kvcache")
-        cfg = model.cfg
-        self.device = model.tok_emb.weight.device
-        self.cache = StaticCache(1, cfg.n_head, cfg.head_dim, cfg.block_size, model.tok_emb.weight.dtype,
-                                 self.device)
         self.sizes = tuple(sizes)
         self.compile_s = ensure_compiled(model, "mtp", self.sizes)
 
@@ -256,3 +257,6 @@ class CompiledMTPRunner(MTPRunner):
 
     inputs = CompiledRunner.inputs
     truncate = CompiledRunner.truncate
+
+    def new_cache(self):
+        return static_cache(self.model, mtp=True)

@@ -85,8 +85,9 @@ class NgramDrafter:
     def draft_round(self, seq, g, temperature, generator=None):
         t0 = time.perf_counter()
         q_rows, drafts = [], []
+        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
         for _ in range(g):
-            q_rows.append(self.table.q(seq + drafts, temperature))
+            q_rows.append(self.table.q(context + drafts, temperature))
             drafts.append(sample(q_rows[-1], generator))
         self.forward_s += time.perf_counter() - t0
         self.forwards += g

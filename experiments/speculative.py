@@ -129,13 +129,16 @@ class Runner:
         # started at m + γ - 2 (the draft's last) or m - 1 (main). KVCache rolls back to
         # n >= that start - margin, so margin γ - 2 is the least that works; γ is used.
         margin = ROLLBACK_MARGIN if lookahead is None else lookahead
-        self.cache = model.new_cache(margin=margin) if mode == "kvcache" else None
         self.device = model.tok_emb.weight.device
+        self.cache = self.new_cache(margin) if mode == "kvcache" else None
         self.sync = self.device.type == "cuda"  # time the kernels, not their launch
         self.length = 0
         self.forwards = 0
         self.forward_s = 0.0
         self.compile_s = 0.0  # the compiled engine's compilation, kept out of forward_s
+
+    def new_cache(self, margin):
+        return self.model.new_cache(margin=margin)
 
     def extend(self, seq):
         if self.mode == "kvcache":
@@ -182,12 +185,16 @@ class MTPRunner:
             raise ValueError("this checkpoint has no MTP head (it was trained with --mtp 0)")
         self.model, self.mode = model, mode
         self.window = model.cfg.block_size
-        self.cache = model.new_cache(mtp=True) if mode == "kvcache" else None
-        self.sync = model.tok_emb.weight.device.type == "cuda"
+        self.device = model.tok_emb.weight.device
+        self.cache = self.new_cache() if mode == "kvcache" else None
+        self.sync = self.device.type == "cuda"
         self.length = 0
         self.forwards = 0
         self.forward_s = 0.0
         self.compile_s = 0.0  # the compiled engine's compilation, kept out of forward_s
+
+    def new_cache(self):
+        return self.model.new_cache(mtp=True)
 
     def observe(self, h, start):
         self.h, self.h_start = h, start

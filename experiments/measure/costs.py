@@ -75,15 +75,17 @@ def prices_of(values, positions, rounds=()):
     seconds = {name: statistics.median(v) for name, v in values.items()}
     ratios = lambda name: [a / b for a, b in zip(values[name], values["main"])]  # paired by repeat
     over_main = {n: summary(ratios(key(n))) for n in positions}
-    return {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
+    prices = {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
                         "positions": {n: seconds[key(n)] for n in positions}},
             "spread": {"main": summary(values["main"]), "draft": summary(values["draft"]),
                        "mtp_head": summary(values["mtp_head"]),
                        "positions": {n: summary(values[key(n)]) for n in positions}},
             "c": statistics.median(ratios("draft")), "c_mtp": statistics.median(ratios("mtp_head")),
             "over_main": {n: r["median"] for n, r in over_main.items()},
-            "over_main_spread": over_main,
-            "c_round": {g: statistics.median(ratios(f"round={g}")) / g for g in rounds}}
+            "over_main_spread": over_main}
+    if rounds:
+        prices["c_round"] = {g: statistics.median(ratios(f"round={g}")) / g for g in rounds}
+    return prices
 
 
 def flat_until(over_main, slack=0.15):

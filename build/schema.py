@@ -37,6 +37,19 @@ COSTS = [  # ledger.forward_costs: seconds per forward, per mode (*: recompute |
     "forward_costs.*.verify_over_main.*:num",
 ]
 
+FAMILY_ROW = [  # families.py timed_row: one family in one configuration, engine and temperature
+    "family:str",                  # plain | draft | mtp | ngram | lookup | medusa | eagle | lookahead
+    "shape:str", "size:int",       # chain (size γ) | tree (size = nodes)
+    "engine:str", "temperature:num", "repeats:int",
+    "tokens_per_main:num", "accepted_per_proposed?:num", "accepted_per_main:num", "main_forwards:num",
+    *each("wall_s", SPREAD), "speedup:num", *each("speedup_runs", SPREAD),
+    "parts_s.main_forwards:num", "parts_s.draft_forwards:num", "parts_s.other:num",
+    "verify_over_main:num",        # main seconds per verify / plain's seconds per forward, same run
+    "drafter_per_round:num",       # drafter seconds per round / plain's seconds per forward
+    "c?:num",                      # drafter seconds per draft / plain's seconds per forward
+    "speedup_theory?:num",         # Theorem 3.8 at the row's α and c (chains)
+]
+
 LEDGER_SETUP = [
     "prompt:str", "n_chars:int", "temperature:num", "repeats:int", "warmup:int", "threads:int",
     "seeds:list",                             # the sampling seeds of the repeats (not model seeds)
@@ -217,6 +230,33 @@ SCHEMA = {
         "summary.fastest.*.gain_of_last_draft:num",  # α^γmax: what γmax − 1 → γmax adds at that α
         "summary.kvcache_forward_gain.main:num",     # recompute / kv-cache seconds per forward
         "summary.kvcache_forward_gain.draft:num",
+    ],
+    # families.json (families.py): every drafter family, swept and timed, both engines, T = 1 and 0.
+    "families.json": META + [
+        "prompt:str", "n_chars:int", "threads:int", "engines:list", "temperatures:list",
+        "families:list",                      # draft | mtp | ngram | lookup | medusa | eagle | lookahead
+        "chain_gammas:list", "tree_sizes:list", "sweep_repeats:int", "repeats:int", "seeds:list",
+        "alpha_seeds:list",                   # sampling seeds of the texts α is measured on (T = 1)
+        # teacher-forced first-draft Σ min(p, q) on text the main model wrote; keys T1 | T0, then the drafter
+        "alpha.*.*.alpha?:num", "alpha.*.*.positions:int",  # null: no position drafted
+        "alpha.*.lookup.coverage:num",        # share of positions where prompt lookup drafts at all
+        "costs.main_params:int", "costs.draft.params:int", "costs.mtp.params:int",
+        "costs.medusa.params:int", "costs.medusa.steps:int", "costs.medusa.train_wall_s:num",
+        "costs.eagle.params:int", "costs.eagle.steps:int", "costs.eagle.train_wall_s:num",
+        "costs.ngram.order:int", "costs.ngram.contexts:int", "costs.ngram.entries:int", "costs.ngram.bytes:int",
+        "costs.lookup.match_chars:int", "costs.lookahead.ngram:int",
+        *each("sweep.*", FAMILY_ROW), *each("rows.*", FAMILY_ROW),
+        "targets.*.name:str", "targets.*.target:num", "targets.*.value:num", "targets.*.at_least:bool",
+        "targets.*.family:str", "targets.*.shape:str", "targets.*.size:int",
+        # one real round of n-gram tree decoding per tree size (families.py recorded_trees)
+        "tree_rounds.*.nodes:int", "tree_rounds.*.context:str", "tree_rounds.*.root_position:int",
+        "tree_rounds.*.tokens:str",           # one char per node, the root first
+        "tree_rounds.*.parents:list", "tree_rounds.*.depths:list",
+        "tree_rounds.*.path:list",            # accepted nodes, top down
+        "tree_rounds.*.emitted:str",          # the accepted chars and the main model's next one
+        "tree_rounds.*.p_top.*.chars:str", "tree_rounds.*.p_top.*.p:list",  # p at each node, top chars
+        "tree_rounds.*.p_at_parent:list",     # p of each node's char at its parent
+        "tree_rounds.*.tokens_per_main:num",  # over that whole decode
     ],
     # costs.json (costs.py): one forward's price per engine, kv-cache mode, vs new positions.
     "costs.json": META + [

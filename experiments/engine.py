@@ -59,6 +59,30 @@ class StaticCache:
         held = self.slot_pos[None, :]
         return (held <= pos[:, None]) & (held > pos[:, None] - self.window)
 
+    def prepare_tree(self, pos, ancestors):
+        """Claim slots for the T nodes of a token tree (root first, pos [T] = the root's position
+        + each node's depth): node i goes to the slot of position root + i, as if the nodes were
+        a chain. Returns the mask: the positions before the root within node i's window, and
+        node i's ancestors and itself."""
+        chain = pos[0] + torch.arange(pos.shape[0], device=pos.device)
+        self.slots = chain % self.capacity
+        self.slot_pos.index_copy_(0, self.slots, chain)
+        held = self.slot_pos[None, :]
+        seen = (held < pos[0]) & (held > pos[:, None] - self.window)
+        in_tree = torch.zeros_like(seen).index_copy(1, self.slots, ancestors)
+        return seen | in_tree
+
+    def keep_path(self, root, path):
+        """After a tree from position root: the accepted nodes `path` (top down) move to the
+        slots of positions root + 1, root + 2, ... (the root already sits at its own)."""
+        if not path:
+            return
+        device = self.slot_pos.device
+        src = (root + torch.tensor(path, device=device)) % self.capacity
+        dst = (root + 1 + torch.arange(len(path), device=device)) % self.capacity
+        for buffer in self.k + self.v:
+            buffer.index_copy_(2, dst, buffer.index_select(2, src))
+
     def update(self, layer, kv):
         """Write this step's keys and values ([2, B, H, T, D]); return every slot of the layer."""
         self.k[layer].index_copy_(2, self.slots, kv[0])
@@ -73,7 +97,16 @@ def rope_at(model, pos):
 
 def main_step(model, cache, idx, pos):
     """Logits and hidden states of the main (or draft) model for ids idx [1, T] at positions pos."""
-    mask = cache.prepare(pos)
+    return run_blocks(model, cache, idx, pos, cache.prepare(pos))
+
+
+def tree_step(model, cache, idx, pos, ancestors):
+    """main_step for the nodes of a token tree: pos [T] the root's position + each node's depth,
+    ancestors [T, T] the tree mask (StaticCache.prepare_tree)."""
+    return run_blocks(model, cache, idx, pos, cache.prepare_tree(pos, ancestors))
+
+
+def run_blocks(model, cache, idx, pos, mask):
     cos, sin = rope_at(model, pos)
     x = model.tok_emb(idx)
     for layer, block in enumerate(model.blocks):
@@ -81,11 +114,13 @@ def main_step(model, cache, idx, pos):
     return model.head(x), x
 
 
-def mtp_step(model, cache, h, next_idx, pos):
-    """MTP logits for x_{t+2} from h_t [1, T, C] and the ids of x_{t+1} [1, T] at positions pos."""
+def mtp_step(model, head, cache, h, next_idx, pos):
+    """Logits for x_{t+2} and the head's output features from h_t [1, T, C] and the ids of
+    x_{t+1} [1, T] at positions pos. head: the MTP head, or an EAGLE drafter of the same shape."""
     mask = cache.prepare(pos)
     cos, sin = rope_at(model, pos)
-    return model.head(model.mtp(h, model.tok_emb(next_idx), cos, sin, mask, cache))
+    x = head(h, model.tok_emb(next_idx), cos, sin, mask, cache)
+    return model.head(x), x
 
 
 def draft_round(model, cache, idx, pos, u, gamma, temperature):
@@ -117,7 +152,7 @@ def prepare_model(model, positions=ROPE_POSITIONS):
         model.engine_rope = (cos.to(weight), sin.to(weight))
 
 
-STEPS = {"main": main_step, "mtp": mtp_step, "round": draft_round}
+STEPS = {"main": main_step, "mtp": mtp_step, "round": draft_round, "tree": tree_step}
 COMPILED = {}  # kind -> compiled step; dynamo keeps one graph per input shape (and constants) under it
 # model -> {(kind, size): seconds the warm-up took}. A model whose shapes an earlier model already
 # compiled (another seed's checkpoint) reuses that graph: its entry then records ~0 s.
@@ -138,7 +173,7 @@ def static_cache(model, mtp=False):
     return StaticCache(1 if mtp else cfg.n_layer, cfg.n_head, cfg.head_dim, cfg.block_size, weight.dtype, weight.device)
 
 
-def scratch_inputs(model, kind, size, device):
+def scratch_inputs(model, kind, size, device, head=None):
     cfg = model.cfg
     if kind == "round":  # size = (γ, temperature)
         gamma, temperature = size
@@ -148,14 +183,18 @@ def scratch_inputs(model, kind, size, device):
     ids, pos = torch.zeros((1, size), dtype=torch.long, device=device), torch.arange(size, device=device)
     if kind == "main":
         return cache, ids, pos
-    return cache, torch.zeros((1, size, cfg.n_embd), dtype=model.tok_emb.weight.dtype, device=device), ids, pos
+    if kind == "tree":  # a chain of `size` nodes
+        return cache, ids, pos, torch.ones((size, size), dtype=torch.bool, device=device).tril()
+    h = torch.zeros((1, size, cfg.n_embd), dtype=model.tok_emb.weight.dtype, device=device)
+    return head or model.mtp, cache, h, ids, pos
 
 
-def ensure_compiled(model, kind, sizes):
+def ensure_compiled(model, kind, sizes, head=None):
     """Run the compiled step once for each size on a scratch cache (once per model, kind and
-    size), so that no timed forward includes compilation. Returns the seconds that took now."""
+    size; per head for kind mtp with another head), so that no timed forward includes
+    compilation. Returns the seconds that took now."""
     prepare_model(model)
-    done = READY.setdefault(model, {})
+    done = READY.setdefault(model if head is None else head, {})
     device = model.tok_emb.weight.device
     spent = 0.0
     for size in sizes:
@@ -164,7 +203,7 @@ def ensure_compiled(model, kind, sizes):
         t0 = time.perf_counter()
         try:
             check_compiler()
-            compiled(kind)(model, *scratch_inputs(model, kind, size, device))
+            compiled(kind)(model, *scratch_inputs(model, kind, size, device, head))
         except CompileUnavailable:
             raise
         except Exception as err:  # inductor failed (compiler, headers, ...): one line, not a trace
@@ -191,12 +230,14 @@ class CompiledRunner(Runner):
     (fewer are padded up; a longer feed, such as the prompt, runs the same step eagerly in
     window-sized chunks). With sizes=() nothing is compiled: the static cache alone, eagerly."""
 
-    def __init__(self, model, sizes=(1,), round=None):
+    def __init__(self, model, sizes=(1,), round=None, tree_size=None):
         super().__init__(model, "kvcache", lookahead=0)
-        self.sizes, self.round = tuple(sizes), round
+        self.sizes, self.round, self.tree_size = tuple(sizes), round, tree_size
         self.compile_s = ensure_compiled(model, "main", self.sizes)
         if round is not None:
             self.compile_s += ensure_compiled(model, "round", [round])
+        if tree_size is not None:
+            self.compile_s += ensure_compiled(model, "tree", [tree_size])
 
     def new_cache(self, margin):
         return static_cache(self.model)  # rollback needs no margin: nothing is moved
@@ -227,6 +268,20 @@ class CompiledRunner(Runner):
                  for i in range(0, len(tokens), self.window)]
         return torch.cat([logits[0] for logits, _ in parts]), torch.cat([h[0] for _, h in parts])
 
+    def forward_tree(self, tree):
+        """The tree padded to the compiled size with lone nodes (they see only themselves, and
+        no real node sees them), or eagerly when it is larger."""
+        T = len(tree.tokens)
+        N = T if self.tree_size is None or T > self.tree_size else self.tree_size
+        check_positions(self.length + N)
+        ancestors = torch.eye(N, dtype=torch.bool)
+        ancestors[:T, :T] = tree.ancestors()
+        idx = torch.tensor([tree.tokens + [0] * (N - T)], device=self.device)
+        pos = self.length + torch.tensor(tree.depths + [0] * (N - T), device=self.device)
+        step = compiled("tree") if N == self.tree_size else tree_step
+        logits, h = step(self.model, self.cache, idx, pos, ancestors.to(self.device))
+        return logits[0, :T], h[0, :T]
+
     def inputs(self, tokens, start):
         return (torch.tensor([tokens], device=self.device),
                 torch.arange(start, start + len(tokens), device=self.device))
@@ -238,25 +293,27 @@ class CompiledRunner(Runner):
 class CompiledMTPRunner(MTPRunner):
     """`MTPRunner` in kv-cache mode on a StaticCache, compiled for `sizes` new pairs."""
 
-    def __init__(self, model, sizes=(1,)):
-        super().__init__(model, "kvcache")
+    def __init__(self, model, sizes=(1,), head=None):
+        super().__init__(model, "kvcache", head)
         self.sizes = tuple(sizes)
-        self.compile_s = ensure_compiled(model, "mtp", self.sizes)
+        self.compile_s = ensure_compiled(model, "mtp", self.sizes, head)
 
     def forward(self, h, next_tokens, start):
         check_positions(start + len(next_tokens) + max(self.sizes, default=0))
         T, feed = len(next_tokens), padded(next_tokens, self.sizes)
         if feed is None:  # the prompt: window-sized chunks, eagerly
             for i in range(0, T, self.window):
-                logits = mtp_step(self.model, self.cache, h[None, i:i + self.window],
-                                  *self.inputs(next_tokens[i:i + self.window], start + i))
-            return logits[0, -1]
+                logits, x = mtp_step(self.model, self.head, self.cache, h[None, i:i + self.window],
+                                     *self.inputs(next_tokens[i:i + self.window], start + i))
+            return logits[0, -1], x[0, -1]
         h = torch.cat((h, h.new_zeros(len(feed) - T, h.shape[1])))
-        logits = compiled("mtp")(self.model, self.cache, h[None], *self.inputs(feed, start))
-        return logits[0, T - 1]
+        logits, x = compiled("mtp")(self.model, self.head, self.cache, h[None], *self.inputs(feed, start))
+        return logits[0, T - 1], x[0, T - 1]
 
     inputs = CompiledRunner.inputs
-    truncate = CompiledRunner.truncate
+
+    def truncate(self, n):
+        self.length = min(n, self.length)  # the mask hides what lies past it (see StaticCache)
 
     def new_cache(self):
         return static_cache(self.model, mtp=True)

@@ -1,4 +1,4 @@
-"""Generate text with plain, draft-model speculative, n-gram speculative or MTP self-speculative decoding.
+"""Generate text with plain decoding or speculative decoding with any drafter family.
 
     python -m experiments.generate --method draft --gamma 4 --mode kvcache --n 200 --prompt 'ROMEO:\\n'
 
@@ -19,10 +19,14 @@ from experiments.cli import UsageError, check_device, check_seed, check_threads,
 from experiments.data import CharData
 from experiments.engine import ROPE_POSITIONS, CompileUnavailable
 from experiments.ngram import DEFAULT_ORDER, MAX_ORDER, NgramTable, PromptLookup
-from experiments.speculative import (ENGINES, MODES, check_engine, check_gamma, check_temperature, mtp_decode,
-                                     plain_decode, speculative_decode)
+from experiments.heads import KINDS, load_drafter
+from experiments.lookahead import Lookahead
+from experiments.speculative import (ENGINES, MODES, check_engine, check_gamma, check_temperature, feature_decode,
+                                     mtp_decode, plain_decode, speculative_decode)
+from experiments.trees import tree_decode
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+TREE_METHODS = ("ngram", "lookup", "medusa", "eagle", "lookahead")
 
 
 def load_model(path, device, flag="--checkpoint"):
@@ -40,6 +44,15 @@ def run(args):
         raise UsageError(f"--{err}") from None  # the message starts with the parameter's name
     if args.method == "mtp" and args.gamma != 1:
         raise UsageError("the MTP head has depth 1: it drafts one token, so --gamma must be 1")
+    if args.tree is not None:
+        if args.method not in TREE_METHODS:
+            raise UsageError(f"--tree applies to {', '.join(TREE_METHODS)}, not --method {args.method}")
+        if args.mode != "kvcache":
+            raise UsageError("--tree verifies a token tree against the kv cache: use --mode kvcache")
+        if not 2 <= args.tree <= 64:
+            raise UsageError(f"--tree must be between 2 and 64 nodes (one verify window), got {args.tree}")
+    if args.method == "lookahead" and args.mode != "kvcache":
+        raise UsageError("lookahead verifies a token tree against the kv cache: use --mode kvcache")
     try:
         check_engine(args.engine, args.mode)
     except ValueError as err:
@@ -60,11 +73,24 @@ def run(args):
     if args.method == "mtp" and model.mtp is None:
         raise UsageError(f"--checkpoint {args.checkpoint} has no MTP head (it was trained with "
                          f"--mtp 0): use a main checkpoint for --method mtp")
-    if args.method in ("draft", "ngram", "lookup"):
+    if args.method in ("draft", "ngram", "lookup", *KINDS):
         try:
             check_gamma(args.gamma, model.cfg.block_size)
         except ValueError as err:
             raise UsageError(f"--{err}") from None
+    if args.method in KINDS:
+        path = Path(args.heads_checkpoint or CHECKPOINTS / f"{args.method}_s0.pt")
+        if not path.is_file():
+            raise UsageError(f"--heads-checkpoint {path} not found: run `make data` (or python -m "
+                             f"experiments.train --model {args.method}) to train it")
+        try:
+            draft = load_drafter(path, device, main=model)[0]
+        except ValueError as err:
+            raise UsageError(f"--heads-checkpoint: {err}") from None
+        if draft.cfg.kind != args.method:
+            raise UsageError(f"--heads-checkpoint {path} holds {draft.cfg.kind} drafters, not {args.method}")
+        if args.method == "medusa" and args.gamma > draft.cfg.n_heads:
+            raise UsageError(f"--gamma must be at most {draft.cfg.n_heads} for medusa: one draft per head")
     if args.method == "draft":
         draft = load_model(args.draft_checkpoint, device, "--draft-checkpoint")
     if args.method == "ngram":
@@ -75,16 +101,32 @@ def run(args):
         if not 2 <= args.order <= MAX_ORDER:
             raise UsageError(f"--order must be between 2 and {MAX_ORDER} for lookup, got {args.order}")
         draft = PromptLookup(args.order - 1, data.vocab_size)
+    if args.method == "lookahead":  # window --gamma, n-grams of --order, candidates to fill --tree
+        if not 2 <= args.order <= MAX_ORDER:
+            raise UsageError(f"--order must be between 2 and {MAX_ORDER} for lookahead, got {args.order}")
+        candidates = args.gamma if args.tree is None else (args.tree - 1 - args.gamma) // (args.order - 1)
+        if candidates < 0:
+            raise UsageError(f"--tree {args.tree} leaves no room for a window of --gamma {args.gamma}")
+        draft = Lookahead(args.gamma, args.order, candidates)
+        args.tree = args.tree or draft.nodes()
     if args.engine == "compiled" and len(prompt) + args.n + args.gamma + 1 > ROPE_POSITIONS:
         raise UsageError(f"--engine compiled holds {ROPE_POSITIONS} positions: prompt + --n is too long")
 
     def decode(engine):
         generator = torch.Generator(device=device).manual_seed(args.seed)
         common = dict(temperature=args.temperature, mode=args.mode, generator=generator, engine=engine)
+        if args.tree is not None:
+            # the EAGLE drafter grows its tree eagerly (its tree forwards are not compiled)
+            tree_drafter = draft.runner("kvcache", "eager", 1) if args.method in KINDS else \
+                draft if args.method == "lookahead" else draft.drafter()
+            del common["mode"]
+            return tree_decode(model, tree_drafter, prompt, args.n, args.tree, **common)
         if args.method == "plain":
             return plain_decode(model, prompt, args.n, **common)
         if args.method in ("draft", "ngram", "lookup"):
             return speculative_decode(model, draft, prompt, args.n, args.gamma, **common)
+        if args.method in KINDS:
+            return feature_decode(model, draft, prompt, args.n, args.gamma, **common)
         return mtp_decode(model, prompt, args.n, **common)
 
     with torch.inference_mode():
@@ -103,11 +145,15 @@ def run(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--method", choices=["plain", "draft", "ngram", "lookup", "mtp"], default="plain")
+    parser.add_argument("--method", choices=["plain", "draft", "ngram", "lookup", "mtp", *KINDS, "lookahead"],
+                        default="plain")
     parser.add_argument("--order", type=int, default=DEFAULT_ORDER,
                         help="ngram: the table's order (contexts of up to order - 1 characters); "
-                             "lookup: match the last order - 1 characters")
-    parser.add_argument("--gamma", type=int, default=1, help="drafts per main forward")
+                             "lookup: match the last order - 1 characters; lookahead: the n-gram size")
+    parser.add_argument("--gamma", type=int, default=1,
+                        help="drafts per main forward (a chain); lookahead: its Jacobi window")
+    parser.add_argument("--tree", type=int, default=None,
+                        help=f"verify a token tree of this many nodes per main forward ({', '.join(TREE_METHODS)})")
     parser.add_argument("--mode", choices=MODES, default="kvcache")
     parser.add_argument("--engine", choices=ENGINES, default="eager",
                         help="compiled: static kv cache + torch.compile steps (kvcache mode only)")
@@ -117,6 +163,9 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--checkpoint", default=str(CHECKPOINTS / "main_s0.pt"))
     parser.add_argument("--draft-checkpoint", default=str(CHECKPOINTS / "draft_s0.pt"))
+    parser.add_argument("--heads-checkpoint", default=None,
+                        help="medusa / eagle: the trained drafter (default experiments/checkpoints/<method>_s0.pt); "
+                             "its main model is --checkpoint")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)

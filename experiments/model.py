@@ -148,41 +148,60 @@ class GPT(nn.Module):
         """Final norm and the output head tied to the embedding."""
         return F.linear(self.norm(h), self.tok_emb.weight)
 
-    def trunk(self, idx, cache=None):
-        """Hidden states h (before the final norm) of the main model for token ids idx [B, T]."""
-        T = idx.shape[1]
-        if cache is None:
-            if T > self.cfg.block_size:
-                raise ValueError(f"sequence of {T} tokens exceeds block_size {self.cfg.block_size}")
-            start, mask = 0, None
-        else:
-            start, mask = cache.prepare(T)
-        cos, sin = self._rope(start, T)
+    def trunk(self, idx, cache=None, tree=None):
+        """Hidden states h (before the final norm) of the main model for token ids idx [B, T].
+        With `tree` (a trees.Tree of T nodes, root first) the positions are the nodes: each one
+        sits at its depth after the cache's length and sees the window before the root and its
+        own ancestors (the tree mask)."""
+        cos, sin, mask = self._place(idx.shape[1], cache, tree)
         x = self.tok_emb(idx)
         for layer, block in enumerate(self.blocks):
             x = block(x, cos, sin, mask, cache, layer)
         return x
 
-    def forward(self, idx, cache=None):
-        """Returns (logits, h) for every position of idx [B, T]."""
+    def _place(self, T, cache, tree):
+        """RoPE tables and attention mask for T new positions: 0.. without a cache, the cache's
+        next positions with one, each node's position with a tree (KVCache.prepare_tree)."""
+        if cache is None:
+            if T > self.cfg.block_size:
+                raise ValueError(f"sequence of {T} tokens exceeds block_size {self.cfg.block_size}")
+            start, mask = 0, None
+        elif tree is None:
+            start, mask = cache.prepare(T)
+        else:
+            start, mask = cache.prepare_tree(tree)
+        if tree is None:
+            return (*self._rope(start, T), mask)
+        depth = torch.tensor(tree.depths, device=self.rope_cos.device)
+        cos, sin = self._rope(start, max(tree.depths) + 1)
+        return cos[depth], sin[depth], mask
+
+    def forward(self, idx, cache=None, tree=None):
+        """Returns (logits, h) for every position of idx [B, T] (every node of `tree`)."""
         if cache is not None and idx.shape[1] > cache.window:  # a long prefill: window-sized chunks
+            if tree is not None:
+                raise ValueError(f"a tree of {idx.shape[1]} nodes exceeds the window of {cache.window}")
             outs = [self(chunk, cache) for chunk in idx.split(cache.window, dim=1)]
             return tuple(torch.cat(parts, dim=1) for parts in zip(*outs))
-        h = self.trunk(idx, cache)
+        h = self.trunk(idx, cache, tree)
         return self.head(h), h
 
-    def mtp_forward(self, h, next_idx, cache=None):
+    def mtp_forward(self, h, next_idx, cache=None, head=None):
         """MTP logits for x_{t+2} from h_t [B, T, C] and the ids of x_{t+1} [B, T]."""
+        return self.head(self.mtp_features(h, next_idx, cache, head))
+
+    def mtp_features(self, h, next_idx, cache=None, head=None, tree=None):
+        """The head's output features (before the final norm) for pairs (h_t, x_{t+1}). `head` is
+        any module shaped like MTPHead: the model's own by default, or an EAGLE drafter, whose
+        output is a prediction of h_{t+1} (experiments/heads.py). With `tree`, the pairs are
+        the nodes of a token tree (as in trunk)."""
+        head = head or self.mtp
         T = next_idx.shape[1]
         if cache is not None and T > cache.window:  # a long prefill: window-sized chunks, as forward
-            return torch.cat([self.mtp_forward(h_part, idx_part, cache) for h_part, idx_part in
+            return torch.cat([self.mtp_features(h_part, idx_part, cache, head) for h_part, idx_part in
                               zip(h.split(cache.window, dim=1), next_idx.split(cache.window, dim=1))], dim=1)
-        if cache is None:
-            start, mask = 0, None
-        else:
-            start, mask = cache.prepare(T)
-        cos, sin = self._rope(start, T)
-        return self.head(self.mtp(h, self.tok_emb(next_idx), cos, sin, mask, cache))
+        cos, sin, mask = self._place(T, cache, tree)
+        return head(h, self.tok_emb(next_idx), cos, sin, mask, cache)
 
     def losses(self, idx, targets):
         """Cross-entropy of the next char and, with the MTP head, of the char after it."""
@@ -192,6 +211,11 @@ class GPT(nn.Module):
             mtp_logits = self.mtp_forward(h[:, :-1], idx[:, 1:])
             out["mtp"] = F.cross_entropy(mtp_logits.flatten(0, 1), targets[:, 1:].flatten())
         return out
+
+    @staticmethod
+    def objective(losses, mtp_weight=0.0):
+        """The loss training minimizes: L_main + λ·L_mtp (λ = mtp_weight)."""
+        return losses["main"] + mtp_weight * losses["mtp"] if "mtp" in losses else losses["main"]
 
     def new_cache(self, window=None, mtp=False, margin=ROLLBACK_MARGIN):
         cfg = self.cfg
@@ -245,6 +269,25 @@ class KVCache:
         if key not in self.masks:
             self.masks[key] = self.band[self.first:self.hi, self.lo:self.hi].contiguous()
         return start, self.masks[key]
+
+    def prepare_tree(self, tree):
+        """prepare() for the nodes of a tree, root first: node i sits at position start + its
+        depth and sees the positions before the root that are within the window of its own
+        position, and its ancestors and itself."""
+        start, _ = self.prepare(len(tree.tokens))
+        depth = torch.tensor(tree.depths, device=self.kv.device)
+        cached = torch.arange(self.offset + self.lo, self.offset + self.first, device=self.kv.device)
+        seen = cached[None, :] > start + depth[:, None] - self.window
+        return start, torch.cat((seen, tree.ancestors().to(self.kv.device)), dim=1)
+
+    def keep_path(self, start, path):
+        """After a tree forward from `start`: keep the root and the nodes `path` (its accepted
+        branch, top down) as positions start, start + 1, ...; forget every other node."""
+        root = self.first
+        if path:
+            src = torch.tensor([root + node for node in path], device=self.kv.device)
+            self.kv[..., root + 1:root + 1 + len(path), :] = self.kv.index_select(4, src)
+        self.rollback(start + 1 + len(path))
 
     def update(self, layer, kv):
         """Store this step's keys and values ([2, B, H, T, D]); return all the visible ones."""

@@ -15,7 +15,8 @@ import time
 import numpy as np
 import torch
 
-from experiments.speculative import sample
+from experiments.speculative import Drafter, sample
+from experiments.trees import Tree, best_first, top_choices
 
 DEFAULT_ORDER = 5
 MAX_ORDER = 10  # a (context, next char) pair is coded in base 65 in an int64: 65^10 < 2^63
@@ -71,16 +72,13 @@ class NgramTable:
         return weights / weights.sum()
 
 
-class NgramDrafter:
+class NgramDrafter(Drafter):
     """The table behind the draft side of speculative_decode (Runner's draft interface): each
     draft is a lookup, counted in `forwards` and timed in `forward_s` like a model's forward."""
 
     def __init__(self, table):
+        super().__init__()
         self.table = table
-        self.length = 0
-        self.forwards = 0
-        self.forward_s = 0.0
-        self.compile_s = 0.0
 
     def draft_round(self, seq, g, temperature, generator=None):
         t0 = time.perf_counter()
@@ -94,8 +92,17 @@ class NgramDrafter:
         self.length = len(seq) + g - 1
         return torch.stack(q_rows), drafts
 
-    def truncate(self, n):
-        self.length = n
+    def tree(self, seq, n_nodes, max_depth):
+        """The most likely continuations under the table's own frequencies (whatever the
+        temperature: a tree's candidates are checked by sampling p, so q only ranks them)."""
+        t0 = time.perf_counter()
+        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
+        propose = lambda branch: (top_choices(self.table.context_probs(context + branch), n_nodes)
+                                  if len(branch) < max_depth else [])
+        tree = best_first(seq[-1], n_nodes, propose)
+        self.forward_s += time.perf_counter() - t0
+        self.forwards += 1
+        return tree
 
 
 class PromptLookup:
@@ -108,14 +115,17 @@ class PromptLookup:
 
     def continuation(self, seq, g):
         """Up to g characters that followed the latest earlier occurrence of seq's last ngram."""
+        return next(self.continuations(seq, g), [])
+
+    def continuations(self, seq, g):
+        """What followed each earlier occurrence of seq's last ngram (up to g characters), latest first."""
         k = self.ngram
         if len(seq) <= k:
-            return []
+            return
         tail = seq[-k:]
         for start in range(len(seq) - k - 1, -1, -1):
             if seq[start:start + k] == tail:
-                return seq[start + k:start + k + g]
-        return []
+                yield seq[start + k:start + k + g]
 
     def drafter(self):
         return LookupDrafter(self)
@@ -133,3 +143,15 @@ class LookupDrafter(NgramDrafter):
         self.forwards += len(drafts)
         self.length = len(seq) + max(len(drafts) - 1, 0)
         return q, drafts
+
+    def tree(self, seq, n_nodes, max_depth):
+        """The continuations of every earlier match, latest first, merged into one tree."""
+        t0 = time.perf_counter()
+        tree = Tree.root(seq[-1])
+        for path in self.table.continuations(seq, min(max_depth, n_nodes - 1)):
+            if len(tree.tokens) + len(path) > n_nodes:
+                break
+            tree.add_path(path)
+        self.forward_s += time.perf_counter() - t0
+        self.forwards += 1
+        return tree

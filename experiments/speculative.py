@@ -99,17 +99,18 @@ def check_engine(engine, mode):
     return engine
 
 
-def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None):
-    """A Runner (an MTPRunner with mtp=True) in the given engine. For the compiled engine:
+def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None, head=None, tree_size=None):
+    """A Runner (an MTPRunner with mtp=True, over `head` if given) in the given engine. For the compiled engine:
     `sizes` are the numbers of new positions per call it compiles for (others are padded up to
-    one), and round = (γ, T) compiles a whole draft round of γ steps and their sampling."""
+    one), round = (γ, T) compiles a whole draft round of γ steps and their sampling, and
+    tree_size a verify of a token tree of that many nodes (smaller trees are padded up)."""
     check_engine(engine, mode)
     if engine == "eager":
-        return MTPRunner(model, mode) if mtp else Runner(model, mode, lookahead)
+        return MTPRunner(model, mode, head) if mtp else Runner(model, mode, lookahead)
     from experiments import engine as compiled  # it builds on the classes below: import late
     if mtp:
-        return compiled.CompiledMTPRunner(model, sizes)
-    return compiled.CompiledRunner(model, sizes, round)
+        return compiled.CompiledMTPRunner(model, sizes, head)
+    return compiled.CompiledRunner(model, sizes, round, tree_size)
 
 
 class Runner:
@@ -146,14 +147,38 @@ class Runner:
         else:
             start = max(0, len(seq) - self.window)
             tokens = seq[start:]
+        logits, h = self.timed(self.forward, tokens, start)
+        self.length = len(seq)
+        return logits, h, start
+
+    def timed(self, forward, *args):
         t0 = time.perf_counter()
-        logits, h = self.forward(tokens, start)
+        out = forward(*args)
         if self.sync:
             torch.cuda.synchronize(self.device)
         self.forward_s += time.perf_counter() - t0
-        self.length = len(seq)
         self.forwards += 1
-        return logits, h, start
+        return out
+
+    def extend_tree(self, tree):
+        """Logits [T, V] and features of every node of a token tree (experiments/trees.py) whose root is the
+        token at position self.length; kv-cache mode only. keep_path follows."""
+        self.tree_start = self.length
+        if len(tree.tokens) == 1:  # no candidates: an ordinary one-token forward
+            logits, h = self.timed(self.forward, tree.tokens, self.length)
+        else:
+            logits, h = self.timed(self.forward_tree, tree)
+        self.length += len(tree.tokens)
+        return logits, h
+
+    def forward_tree(self, tree):
+        logits, h = self.model(torch.tensor([tree.tokens], device=self.device), cache=self.cache, tree=tree)
+        return logits[0], h[0]
+
+    def keep_path(self, path):
+        """Keep the root and the accepted nodes of the last tree as the next positions."""
+        self.cache.keep_path(self.tree_start, path)
+        self.length = self.tree_start + 1 + len(path)
 
     def forward(self, tokens, start):
         """Logits and hidden states [T, ...] of tokens at absolute positions start, start+1, ..."""
@@ -178,12 +203,14 @@ class Runner:
 
 class MTPRunner:
     """The MTP head over confirmed pairs (h_j, x_{j+1}); its last row drafts the token after
-    the pending one. Hidden states come from the main model's latest forward (`observe`)."""
+    the pending one. Hidden states come from the main model's latest forward (`observe`).
+    `head` is any module shaped like the MTP head (default: the model's own); an EAGLE drafter
+    is one (experiments/heads.py)."""
 
-    def __init__(self, model, mode):
-        if model.mtp is None:
+    def __init__(self, model, mode, head=None):
+        if head is None and model.mtp is None:
             raise ValueError("this checkpoint has no MTP head (it was trained with --mtp 0)")
-        self.model, self.mode = model, mode
+        self.model, self.mode, self.head = model, mode, head or model.mtp
         self.window = model.cfg.block_size
         self.device = model.tok_emb.weight.device
         self.cache = self.new_cache() if mode == "kvcache" else None
@@ -200,30 +227,122 @@ class MTPRunner:
         self.h, self.h_start = h, start
 
     def extend(self, seq, main_length):
-        """Draft logits for position main_length + 1 from pairs j < main_length."""
+        """Draft logits and the head's output feature for position main_length + 1, from pairs
+        j < main_length."""
         if self.mode == "kvcache":
             first = self.length
         else:
             first = max(self.h_start, main_length - self.window)
         h = self.h[first - self.h_start:main_length - self.h_start]
         t0 = time.perf_counter()
-        logits = self.forward(h, seq[first + 1:main_length + 1], first)
+        logits, feature = self.forward(h, seq[first + 1:main_length + 1], first)
         if self.sync:
             torch.cuda.synchronize(h.device)
         self.forward_s += time.perf_counter() - t0
         self.length = main_length
         self.forwards += 1
-        return logits
+        return logits, feature
+
+    def draft_round(self, seq, main_length, g, temperature, generator=None):
+        """g drafts after seq (main_length + 1 tokens long): the first from the main model's real
+        features, each next one from the feature the head predicted the step before (EAGLE's
+        chain). The chained positions are forgotten at the end of the round: the next round
+        recomputes them from the main model's real features."""
+        real_h = self.h
+        q_rows, drafts = [], []
+        logits, feature = self.extend(seq, main_length)
+        for i in range(g):
+            q_rows.append(probs_from_logits(logits, temperature))
+            drafts.append(sample(q_rows[-1], generator))
+            if i + 1 < g:  # the predicted feature of position main_length + i joins the pairs
+                self.h = torch.cat((self.h, feature[None]))
+                logits, feature = self.extend(seq + drafts, main_length + i + 1)
+        self.h = real_h
+        self.truncate(main_length)
+        return torch.stack(q_rows), drafts
+
+    def truncate(self, n):
+        self.length = min(n, self.length)
+        if self.cache is not None:
+            self.cache.rollback(self.length)
+
+    def tree(self, seq, n_nodes, max_depth, top_k=4, depth_limit=6):
+        """EAGLE-2's dynamic draft tree (arXiv 2406.16858), kv-cache mode: expand depth by depth,
+        each time the top_k most likely nodes (the product of the head's probabilities along the
+        branch) get top_k children each; then keep the n_nodes − 1 most likely nodes. One head
+        forward per depth: the pairs of the expanded branches go in as a token tree rooted at the
+        last real pair (h of the newest processed position, the pending token)."""
+        from experiments.trees import Tree, top_choices  # trees builds on this module: import late
+        L = len(seq) - 1  # the pending token's position
+        logits, feature = self.extend(seq, L)
+        t0 = time.perf_counter()
+        cand, score, features = Tree.root(seq[-1]), [1.0], {0: feature}
+        frontier, probs = [0], {0: torch.softmax(logits, -1)}
+        depths = min(max_depth, depth_limit, n_nodes - 1)
+        for depth in range(depths):
+            added = []
+            for node in frontier:
+                for token, p in top_choices(probs[node], top_k):
+                    added.append(cand.add(node, token))
+                    score.append(score[node] * p)
+            frontier = sorted(added, key=lambda i: -score[i])[:top_k]
+            if depth + 1 == depths or not frontier:
+                break
+            for node, feature in self.tree_step(cand, frontier, L, features).items():
+                features[node] = feature
+                probs[node] = torch.softmax(self.model.head(feature), -1)
+        kept = sorted(sorted(range(1, len(cand.tokens)), key=lambda i: (-score[i], i))[:n_nodes - 1])
+        tree, index = Tree.root(seq[-1]), {0: 0}
+        for i in kept:  # a child is never likelier than its parent: the kept set is closed under parents
+            index[i] = tree.add(index[cand.parents[i]], cand.tokens[i])
+        self.forward_s += time.perf_counter() - t0
+        return tree
+
+    def verified(self, tree, logits, path):
+        """Nothing to learn from a verify: the next round re-reads the main model's features."""
+
+    def tree_step(self, cand, frontier, L, features):
+        """Features of the frontier nodes of `cand`: their branches' pairs as one token tree whose
+        root is the real pair at position L − 1 (already cached: re-fed, then kept)."""
+        from experiments.trees import Tree
+        nodes = sorted({a for node in frontier for a in cand.path_to(node)})
+        batch, index = Tree.root(cand.tokens[0]), {0: 0}
+        for node in nodes[1:]:
+            index[node] = batch.add(index[cand.parents[node]], cand.tokens[node])
+        h = torch.stack([self.h[L - 1 - self.h_start]] + [features[cand.parents[n]] for n in nodes[1:]])
+        self.cache.rollback(L - 1)
+        out = self.model.mtp_features(h[None], torch.tensor([batch.tokens], device=h.device), self.cache,
+                                      self.head, tree=batch)[0]
+        self.cache.rollback(L)
+        self.forwards += 1
+        return {node: out[index[node]] for node in frontier}
+
+    def forward(self, h, next_tokens, start):
+        """The head's logits and output feature for its last pair: h [T, C] at positions start..,
+        next_tokens [T]."""
+        next_idx = torch.tensor([next_tokens], device=h.device)
+        feature = self.model.mtp_features(h[None], next_idx, cache=self.cache, head=self.head)[0, -1]
+        return self.model.head(feature), feature
+
+
+class Drafter:
+    """What a drafter without a model of its own shares (n-gram table, prompt lookup, Medusa,
+    lookahead): counters like a runner's, and hooks a decoder calls that most ignore."""
+
+    def __init__(self):
+        self.length = 0
+        self.forwards = 0   # draft rounds or lookups, each counted like a forward
+        self.forward_s = 0.0
+        self.compile_s = 0.0
 
     def truncate(self, n):
         self.length = n
-        if self.cache is not None:
-            self.cache.rollback(n)
 
-    def forward(self, h, next_tokens, start):
-        """The head's logits for its last pair: h [T, C] at positions start.., next_tokens [T]."""
-        next_idx = torch.tensor([next_tokens], device=h.device)
-        return self.model.mtp_forward(h[None], next_idx, cache=self.cache)[0, -1]
+    def observe(self, h, start):
+        """The main model's features h [T, C] for positions start, start + 1, ..."""
+
+    def verified(self, tree, logits, path):
+        """The outcome of a tree verify: every node's logits and the accepted nodes."""
 
 
 @dataclass
@@ -276,8 +395,9 @@ def speculative_decode(model, draft_model, prompt, n, gamma, temperature=1.0, mo
     Invariant between rounds: both models have processed all but the newest confirmed tokens."""
     check_gamma(gamma, model.cfg.block_size)
     check_temperature(temperature)
-    # after the prompt, main sees the pending token + γ drafts; the draft 1 or 2 new tokens
-    main = make_runner(model, mode, engine, sizes=(gamma + 1,), lookahead=gamma)
+    # after the prompt, main sees the pending token + γ drafts (or the pending token alone, when a
+    # drafter proposes nothing); the draft 1 or 2 new tokens
+    main = make_runner(model, mode, engine, sizes=(1, gamma + 1), lookahead=gamma)
     if hasattr(draft_model, "drafter"):  # a drafter without a model (experiments/ngram.py)
         draft = draft_model.drafter()
     else:
@@ -317,10 +437,24 @@ def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None
     """MTP self-speculative decoding (γ = 1): each main forward verifies the head's draft and
     samples one more token; the head then drafts the token after that from the main model's
     hidden state and the embedding of the token just emitted."""
+    return feature_decode(model, None, prompt, n, 1, temperature, mode, generator, trace, engine)
+
+
+def feature_decode(model, drafter, prompt, n, gamma, temperature=1.0, mode="kvcache", generator=None,
+                   trace=False, engine="eager"):
+    """Speculative decoding with a drafter that reads the main model's hidden states: the MTP head
+    (drafter None), or a FeatureDrafter (Medusa heads, EAGLE; experiments/heads.py). Each round
+    the drafter proposes γ tokens from the features of the latest main forward, the main model
+    verifies them in one forward, accept_reject decides. Between rounds the main model has
+    processed all but the newest confirmed token; the first token is a plain main sample."""
+    check_gamma(gamma, model.cfg.block_size)
     check_temperature(temperature)
-    # after the prompt, both see 1 or 2 new positions per round
-    main = make_runner(model, mode, engine, sizes=(1, 2))
-    head = make_runner(model, mode, engine, sizes=(1, 2), mtp=True)
+    # after the prompt, both see at most γ + 1 new positions per round
+    main = make_runner(model, mode, engine, sizes=(1, gamma + 1), lookahead=gamma)
+    if drafter is None:
+        head = make_runner(model, mode, engine, sizes=(1, gamma + 1), mtp=True)
+    else:
+        head = drafter.runner(mode, engine, gamma)
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []
@@ -331,21 +465,19 @@ def mtp_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None
         steps.append({"drafts": [], "n_accepted": 0, "emitted": [seq[-1]], "kinds": ["main"]})
     while len(seq) < target:
         m = len(seq)
-        drafts, q = [], None
-        if target - m > 1:
-            q = probs_from_logits(head.extend(seq, main.length), temperature)[None]
-            drafts = [sample(q[0], generator)]
+        g = min(gamma, target - m - 1)  # never draft a token that would not be emitted
+        q, drafts = head.draft_round(seq, main.length, g, temperature, generator) if g else (None, [])
         logits, h, start = main.extend(seq + drafts)
         head.observe(h, start)
-        p = probs_from_logits(logits[-(len(drafts) + 1):], temperature)
+        p = probs_from_logits(logits[-(g + 1):], temperature)
         record = {} if trace else None
-        n_acc, token = accept_reject(p, q if drafts else p[:0], torch.tensor(drafts, dtype=torch.long),
+        n_acc, token = accept_reject(p, p[:0] if q is None else q, torch.tensor(drafts, dtype=torch.long),
                                      generator, record)
         seq += drafts[:n_acc] + [token]
         main.truncate(m + n_acc)
-        result.count_round(len(drafts), n_acc, 1)
+        result.count_round(g, n_acc, gamma)
         if trace:
-            kind = "resample" if n_acc < len(drafts) else "main"
+            kind = "resample" if n_acc < g else ("bonus" if g > 1 else "main")
             steps.append({"drafts": drafts, "n_accepted": n_acc, "emitted": drafts[:n_acc] + [token],
                           "kinds": ["draft"] * n_acc + [kind], **record})
     result.tokens = seq[len(prompt):]

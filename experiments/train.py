@@ -19,8 +19,9 @@ import torch
 
 from experiments.cli import UsageError, check_device, check_seed, check_threads, run_cli
 from experiments.data import CharData, find_data
+from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import RESULTS, meta, write_json
-from experiments.model import DRAFT, GPT, MAIN, save_atomic, save_checkpoint
+from experiments.model import DRAFT, GPT, MAIN, load_checkpoint, save_atomic, save_checkpoint
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 DRAFT_SNAPSHOTS = (0, 100, 250, 500, 1000, 2500, 5000)
@@ -28,8 +29,8 @@ EVAL_SEED = 1234  # the fixed val batches every run is evaluated on
 
 
 def run_name(model, mtp, seed):
-    if model == "draft":
-        return f"draft_s{seed}"
+    if model in ("draft", *KINDS):
+        return f"{model}_s{seed}"
     return f"{'main' if mtp > 0 else 'control'}_s{seed}"
 
 
@@ -66,23 +67,29 @@ def make_optimizer(model, lr, weight_decay):
 
 def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight_decay=0.1,
           eval_interval=250, eval_batches=20, snapshots=(), device="cpu", data=None,
-          checkpoint_dir=CHECKPOINTS, results_dir=RESULTS, log_every=100, command=None):
-    """Train one model; resumable; returns the training log (also written as JSON)."""
+          checkpoint_dir=CHECKPOINTS, results_dir=RESULTS, log_every=100, command=None, build=None):
+    """Train one model (a GPT of cfg, or what build() returns); resumable; returns the training
+    log (also written as JSON)."""
     checkpoint_dir, results_dir = Path(checkpoint_dir), Path(results_dir)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     weights_path = checkpoint_dir / f"{name}.pt"
     state_path = checkpoint_dir / f"{name}.opt.pt"
     data = data or CharData()
-    cfg = replace(cfg, vocab_size=data.vocab_size)
 
     torch.manual_seed(seed)
-    model = GPT(cfg).to(device)
+    if build is None:
+        cfg = replace(cfg, vocab_size=data.vocab_size)
+        model = GPT(cfg).to(device)
+    else:  # drafters trained on a frozen main model (experiments/heads.py)
+        model = build().to(device)
+        cfg = model.cfg
     optimizer = make_optimizer(model, lr, weight_decay)
     batch_gen = torch.Generator().manual_seed(seed + 1)
     eval_gen = torch.Generator().manual_seed(EVAL_SEED)
     val_batches = [tuple(t.to(device) for t in data.batch("val", batch_size, cfg.block_size, eval_gen))
                    for _ in range(eval_batches)]
-    config = {"model": asdict(cfg), "n_params": model.n_params(), "n_params_main": model.n_params_main(),
+    config = {"model": asdict(cfg), "n_params": model.n_params(),
+              **({"n_params_main": model.n_params_main()} if build is None else {}),
               "mtp_weight": mtp_weight, "steps": steps, "batch_size": batch_size, "lr": lr,
               "warmup": warmup, "weight_decay": weight_decay, "eval_interval": eval_interval,
               "eval_batches": eval_batches, "eval_seed": EVAL_SEED, "data": data.path.name,
@@ -135,7 +142,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, steps, lr, warmup)
         losses = model.losses(x, y)
-        loss = losses["main"] + mtp_weight * losses["mtp"] if "mtp" in losses else losses["main"]
+        loss = model.objective(losses, mtp_weight)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -175,6 +182,8 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
 
 
 RUNS = (("main", 0.3), ("main", 0.0), ("draft", 0.0))  # main + MTP, the control, the draft
+HEAD_RUNS = (("medusa", 0.0), ("eagle", 0.0))  # trained on the frozen main + MTP model of their seed
+HEAD_STEPS, HEAD_LR = 2000, 2e-3
 
 
 def is_complete(name, steps, snapshots):
@@ -184,25 +193,47 @@ def is_complete(name, steps, snapshots):
     return torch.load(paths[0], map_location="cpu", weights_only=True).get("step") == steps
 
 
+def head_builder(kind, seed, device):
+    """build() for train(): a FeatureDrafter on the frozen main + MTP model of the same seed."""
+    main_name = run_name(*RUNS[0], seed)
+    main_path = CHECKPOINTS / f"{main_name}.pt"
+    if not main_path.exists():
+        raise UsageError(f"{main_path} not found: train the main model of seed {seed} first "
+                         f"(python -m experiments.train --model main --seed {seed})")
+    main = load_checkpoint(main_path, device)[0]
+    return lambda: FeatureDrafter(main, HeadsConfig(kind, main=main_name))
+
+
+def default_steps(model):
+    return HEAD_STEPS if model in KINDS else 5000
+
+
 def train_one(model, mtp, seed, steps, batch, lr, device, fresh):
     name = run_name(model, mtp, seed)
     if fresh:
         (CHECKPOINTS / f"{name}.opt.pt").unlink(missing_ok=True)
-    cfg = replace(MAIN, mtp=mtp > 0) if model == "main" else DRAFT
-    lr = lr or (2e-3 if model == "main" else 3e-3)
-    snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
-    result = train(cfg, name, mtp, steps, batch, seed, lr, snapshots=snapshots, device=device)
+    steps = steps or default_steps(model)
+    if model in KINDS:
+        result = train(None, name, 0.0, steps, batch, seed, lr or HEAD_LR, device=device,
+                       build=head_builder(model, seed, device))
+    else:
+        cfg = replace(MAIN, mtp=mtp > 0) if model == "main" else DRAFT
+        lr = lr or (2e-3 if model == "main" else 3e-3)
+        snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
+        result = train(cfg, name, mtp, steps, batch, seed, lr, snapshots=snapshots, device=device)
     print(f"[{name}] done in {result['wall_time_s'] / 60:.1f} min: val " +
           " ".join(f"{k} {v:.4f}" for k, v in result["final_val"].items()), flush=True)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", choices=["main", "draft", "all"], default="main",
-                        help="all: main + MTP, the control and the draft, for every --seeds")
+    parser.add_argument("--model", choices=["main", "draft", *KINDS, "all"], default="main",
+                        help="medusa / eagle: drafters trained on the frozen main + MTP model of --seed; "
+                             "all: main + MTP, the control, the draft, Medusa and EAGLE, for every --seeds")
     parser.add_argument("--mtp", type=float, default=None,
                         help="MTP loss weight lambda (main only; default 0.3, 0 = control run)")
-    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--steps", type=int, default=None,
+                        help=f"default 5000 ({HEAD_STEPS} for medusa and eagle)")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, nargs="+", help="seeds for --model all")
@@ -216,13 +247,13 @@ def main(argv=None):
 
 def check_args(args):
     """Everything the user can get wrong, before any file is written."""
-    if args.model == "draft" and args.mtp:
-        raise UsageError("the draft model has no MTP head: --mtp must be 0 for --model draft")
+    if args.model not in ("main", "all") and args.mtp:
+        raise UsageError(f"--model {args.model} has no MTP head: --mtp must be 0 for --model {args.model}")
     if args.mtp is not None and not 0 <= args.mtp < math.inf:
         raise UsageError(f"--mtp must be a finite weight >= 0, got {args.mtp}")
     if args.lr is not None and not 0 < args.lr < math.inf:
         raise UsageError(f"--lr must be a finite number > 0, got {args.lr}")
-    if args.steps < 1:
+    if args.steps is not None and args.steps < 1:
         raise UsageError(f"--steps must be at least 1, got {args.steps}")
     if args.batch < 1:
         raise UsageError(f"--batch must be at least 1, got {args.batch}")
@@ -238,14 +269,14 @@ def run(args):
     check_args(args)
     torch.set_num_threads(args.threads)
     if args.model != "all":
-        mtp = 0.0 if args.model == "draft" else (0.3 if args.mtp is None else args.mtp)
+        mtp = (0.3 if args.mtp is None else args.mtp) if args.model == "main" else 0.0
         train_one(args.model, mtp, args.seed, args.steps, args.batch, args.lr, args.device, args.fresh)
         return 0
-    jobs = [(model, mtp, seed) for seed in (args.seeds or [args.seed]) for model, mtp in RUNS]
+    jobs = [(model, mtp, seed) for seed in (args.seeds or [args.seed]) for model, mtp in RUNS + HEAD_RUNS]
     for i, (model, mtp, seed) in enumerate(jobs, 1):
         name = run_name(model, mtp, seed)
         snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
-        if not args.fresh and is_complete(name, args.steps, snapshots):
+        if not args.fresh and is_complete(name, args.steps or default_steps(model), snapshots):
             print(f"[{i}/{len(jobs)}] {name}: checkpoint complete, skipped (FORCE=1 retrains)", flush=True)
             continue
         print(f"[{i}/{len(jobs)}] training {name}", flush=True)

@@ -11,6 +11,7 @@ import torch
 from scipy import stats
 
 from experiments import jsonio
+from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import meta, read_json, write_json
 from experiments.measure import MEASUREMENTS
 from experiments.measure import __main__ as measure_cli
@@ -28,7 +29,7 @@ LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the che
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
 SIZES = Sizes(n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
-              cost_positions=(1, 4, 16, 32))
+              cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1)
 
 
 def tiny_model(seed, mtp, like=None, noise=0.0):
@@ -71,6 +72,14 @@ def measured(tmp_path_factory):
         write_run(checkpoints, results, run_name(*CONTROL, seed), tiny_model(100 + seed, mtp=False), seed, 0.0)
         draft = tiny_model(200 + seed, mtp=False, like=main, noise=1.0)
         write_run(checkpoints, results, run_name(*DRAFT, seed), draft, seed, 0.0)
+        if seed == SEEDS[0]:  # Medusa heads and the EAGLE layer, random, on the first seed's main model
+            for kind in KINDS:
+                torch.manual_seed(400 + seed)
+                heads = FeatureDrafter(main, HeadsConfig(kind, main=run_name(*MAIN_MTP, seed)))
+                with torch.no_grad():
+                    for param in heads.parameters():
+                        param.add_(0.1 * torch.randn_like(param))
+                write_run(checkpoints, results, run_name(kind, 0.0, seed), heads, seed, 0.0)
         for i, step in enumerate(DRAFT_SNAPSHOTS):  # later snapshots sit closer to the main model
             snapshot = tiny_model(300 + i, mtp=False, like=main, noise=2.0 / (i + 1))
             save_checkpoint(checkpoints / f"{run_name(*DRAFT, seed)}_step{step}.pt", snapshot,

@@ -33,6 +33,9 @@ class Sizes:
     cost_positions: tuple = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)  # new positions per main forward
     alpha_runs: int = 5             # sampling seeds per model seed for the MTP-vs-draft acceptance
     sample_chars: int = 240         # the traced MTP sample
+    family_gammas: tuple = tuple(range(1, 9))  # chain lengths every drafter family is swept over (families.py)
+    family_trees: tuple = (4, 8, 16, 32)       # token-tree sizes, in nodes
+    family_sweep_repeats: int = 1   # timed runs per configuration of the families' sweep (it only chooses)
 
 
 def require(path):

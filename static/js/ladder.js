@@ -1,4 +1,4 @@
-// Section ⑤, the engine ladder: eager plain → compiled plain → the fastest compiled speculative
+// Section ⑥, the engine ladder: eager plain → compiled plain → the fastest compiled speculative
 // row (and the fastest eager one beside it), each as eager plain decoding's time over its own, so
 // a reader sees how much of the gain is engineering and how much is speculation. Then the
 // engine's three targets, each measured, and for a missed one the cost to blame.

@@ -1,4 +1,4 @@
-// Section ⑤: the ledger. Every method in one table (sortable, by mouse or keyboard), a mode switch,
+// Section ⑥: the ledger. Every method in one table (sortable, by mouse or keyboard), a mode switch,
 // and a card that walks from the row's Theorem-3.8 prediction to its measured speedup, one
 // measured cost at a time. The card's sentences are built by pure functions below.
 import { h, readoutBox } from "./dom.js";

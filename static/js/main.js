@@ -3,6 +3,7 @@
 import { initAcceptance } from "./acceptance.js";
 import { initBursts } from "./bursts.js";
 import { initClosing } from "./closing.js";
+import { initFamilyLedger } from "./family_ledger.js";
 import { initGamma } from "./gamma.js";
 import { initGammaSteps } from "./gamma_steps.js";
 import { chooseLang, LANG_TOGGLE, LANGS, lang, onLangChange, readStored, setLang } from "./i18n.js";
@@ -14,6 +15,7 @@ import { initMtpTrace } from "./mtp_trace.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 import { initSweep } from "./sweep.js";
 import { initTheme } from "./theme.js";
+import { initTokenTree } from "./token_tree.js";
 import { initVerifyCost } from "./verify_cost.js";
 import { initVerifyGrid } from "./verify_grid.js";
 
@@ -55,7 +57,9 @@ startWidget("bursts-widget", () => initBursts(data.gamma_sweep));
 startWidget("mtp-arch-widget", () => initMtpDiagram(data.mtp, data.models));
 startWidget("mtp-trace-widget", () => initMtpTrace(data.mtp));
 startWidget("mtp-vs-widget", () => initMtpCompare(data.mtp, data.ledger, data.models));
+startWidget("tree-widget", () => initTokenTree(data.families));
 startWidget("ledger-widget", () => initLedger(data.ledger, data.models));
+startWidget("family-ledger-widget", () => initFamilyLedger(data.families));
 if (data.ledger.compiled) startWidget("ladder-widget", () => initLadder(data.ledger, data.costs));
 startWidget("closing-quiz", () => initClosing());
 performance.mark("chapter-ready"); // read by the browser test: interactive within 300 ms

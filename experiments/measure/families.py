@@ -1,0 +1,297 @@
+"""families.json (section "Where drafts come from", and every family's rows in section ⑤): each
+drafter family decoded from "ROMEO:\n" on the first seed's models.
+
+- alpha: teacher-forced first-draft acceptance Σ min(p, q) on text the main model writes (several
+  sampling seeds at T = 1, the greedy text at T = 0);
+- sweep: every chain length γ = 1..8 and tree size of every family, both engines, T = 1 and 0,
+  timed (interleaved repeats) and counted (tokens per main forward, drafts accepted);
+- rows: the best configuration of each family per engine and temperature (by the sweep's median
+  speedup), timed again with the ledger's repeats, against plain decoding in the same run;
+- what each family costs: parameters and training time, the n-gram table's size, c in the run.
+"""
+import statistics
+
+import torch
+
+from experiments.heads import load_drafter
+from experiments.jsonio import read_json
+from experiments.lookahead import Lookahead
+from experiments.measure.common import LEDGER_PROMPT, main_and_draft, require
+from experiments.measure.costs import engines_available
+from experiments.measure.ledger import median_repeat, time_parts
+from experiments.measure.stats import alpha as overlap
+from experiments.measure.stats import theorem_3_8
+from experiments.ngram import DEFAULT_ORDER, NgramTable, PromptLookup
+from experiments.speculative import (ENGINES, feature_decode, mtp_decode, plain_decode, probs_from_logits,
+                                     speculative_decode)
+from experiments.timing import interleaved, set_threads, summary
+from experiments.train import run_name
+from experiments.trees import tree_decode
+
+FAMILIES = ("draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead")
+TEMPERATURES = (1.0, 0.0)
+LOOKUP_NGRAM = 3     # prompt lookup matches the last 3 characters
+LOOKAHEAD_NGRAM = 3  # lookahead harvests 3-grams
+TARGET = 2.0         # the issue's target: best lossless row over compiled plain, at T = 1 and at T = 0
+
+
+def lookahead_shape(nodes):
+    """(window W, candidates G) of a lookahead tree of at most `nodes` nodes: W about a third of
+    them, the rest G candidate 3-grams (two nodes each below the root)."""
+    window = max(1, (nodes - 1) // 3)
+    return window, (nodes - 1 - window) // (LOOKAHEAD_NGRAM - 1)
+
+
+def configs(family, medusa_heads, sizes):
+    """[(shape, size)]: ("chain", γ) or ("tree", nodes) that the family decodes with."""
+    if family == "mtp":
+        return [("chain", 1)]
+    if family == "lookahead":
+        return [("tree", n) for n in sizes.family_trees]
+    gammas = [g for g in sizes.family_gammas if family != "medusa" or g <= medusa_heads]
+    trees = sizes.family_trees if family in ("ngram", "lookup", "medusa", "eagle") else ()
+    return [("chain", g) for g in gammas] + [("tree", n) for n in trees]
+
+
+def lookahead_of(nodes):
+    window, candidates = lookahead_shape(nodes)
+    return Lookahead(window, LOOKAHEAD_NGRAM, candidates)
+
+
+class Drafters:
+    """The first seed's main model and every drafter, loaded once."""
+
+    def __init__(self, args, data, seed):
+        self.main, self.draft = main_and_draft(args, seed)
+        self.table = NgramTable(data.train.tolist(), DEFAULT_ORDER, data.vocab_size)
+        self.lookup = PromptLookup(LOOKUP_NGRAM, data.vocab_size)
+        self.heads = {kind: load_drafter(require(args.checkpoints / f"{run_name(kind, 0, seed)}.pt"), args.device,
+                                         main=self.main)[0] for kind in ("medusa", "eagle")}
+        self.payloads = {kind: torch.load(args.checkpoints / f"{run_name(kind, 0, seed)}.pt", map_location="cpu",
+                                          weights_only=True) for kind in ("medusa", "eagle")}
+
+    def decoder(self, family, shape, size, prompt, n, temperature, engine, device):
+        """fn(seed) -> Result for one family and configuration."""
+        gen = lambda seed: torch.Generator(device=device).manual_seed(seed)
+        common = dict(temperature=temperature, engine=engine)
+        if shape == "tree":
+            make = {"ngram": self.table.drafter, "lookup": self.lookup.drafter,
+                    "medusa": lambda: self.heads["medusa"].runner("kvcache", engine, 1),
+                    # EAGLE grows its tree eagerly whatever the engine (its tree forwards are not compiled)
+                    "eagle": lambda: self.heads["eagle"].runner("kvcache", "eager", 1),
+                    "lookahead": lambda: lookahead_of(size)}[family]
+            return lambda seed: tree_decode(self.main, make(), prompt, n, size, generator=gen(seed), **common)
+        if family == "plain":
+            return lambda seed: plain_decode(self.main, prompt, n, generator=gen(seed), **common)
+        if family == "mtp":
+            return lambda seed: mtp_decode(self.main, prompt, n, generator=gen(seed), **common)
+        if family in ("medusa", "eagle"):
+            return lambda seed: feature_decode(self.main, self.heads[family], prompt, n, size, generator=gen(seed),
+                                               **common)
+        drafter = {"draft": self.draft, "ngram": self.table, "lookup": self.lookup}[family]
+        return lambda seed: speculative_decode(self.main, drafter, prompt, n, size, generator=gen(seed), **common)
+
+
+def name_of(family, shape, size):
+    return family if family == "plain" else f"{family}:{shape}:{size}"
+
+
+def counted(results, n_chars):
+    """What the counters say, pooled over runs: tokens per main forward, drafts accepted."""
+    main = sum(r.main_forwards for r in results)
+    proposed, accepted = sum(r.proposed for r in results), sum(r.accepted for r in results)
+    return {"tokens_per_main": n_chars * len(results) / main,
+            "accepted_per_proposed": accepted / proposed if proposed else None,
+            "accepted_per_main": accepted / main}
+
+
+def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature):
+    """One timed configuration against plain decoding of the same run: counts, speedup, where the
+    median run's time went, c as measured in it, and Theorem 3.8 at the measured α and c."""
+    results, wall = run["results"], run["wall_s"]
+    plain_results, plain_wall = plain_run["results"], plain_run["wall_s"]
+    k = median_repeat(wall)
+    parts = time_parts(results[k], wall[k])
+    plain_forward = statistics.median(r.main_forward_s / r.main_forwards for r in plain_results)
+    drafted = sum(r.proposed for r in results)
+    draft_s = sum(r.draft_forward_s for r in results)
+    rounds = sum(r.main_forwards for r in results)
+    row = {"family": family, "shape": shape, "size": size, "engine": engine, "temperature": temperature,
+           "repeats": len(results), **counted(results, n_chars),
+           "main_forwards": rounds / len(results),
+           "wall_s": summary(wall), "wall_s_runs": wall,
+           "speedup": statistics.median(plain_wall) / statistics.median(wall),
+           "speedup_runs": summary([p / w for p, w in zip(plain_wall, wall)]),
+           "parts_s": parts, "parts_repeat": k,
+           # seconds of the main model per verify, and of the drafter per round and per draft,
+           # each over plain decoding's seconds per main forward in the same run
+           "verify_over_main": sum(r.main_forward_s for r in results) / rounds / plain_forward,
+           "drafter_per_round": draft_s / rounds / plain_forward,
+           "c": draft_s / drafted / plain_forward if drafted else None}
+    alpha = row["accepted_per_proposed"]
+    if shape == "chain" and family != "plain" and alpha is not None and alpha < 1:
+        row["speedup_theory"] = theorem_3_8(alpha, size, row["c"])
+    return row
+
+
+def sweep(drafters, prompt, n_chars, engines, device, sizes):
+    """Every configuration of every family, per engine and temperature, interleaved with plain."""
+    rows = []
+    medusa_heads = drafters.heads["medusa"].cfg.n_heads
+    for engine in engines:
+        for temperature in TEMPERATURES:
+            methods = {"plain": drafters.decoder("plain", "chain", 0, prompt, n_chars, temperature, engine, device)}
+            for family in FAMILIES:
+                for shape, size in configs(family, medusa_heads, sizes):
+                    methods[name_of(family, shape, size)] = drafters.decoder(family, shape, size, prompt, n_chars,
+                                                                             temperature, engine, device)
+            runs = interleaved(methods, sizes.family_sweep_repeats, warmup=1, device=device)
+            for name, run in runs.items():
+                if name == "plain":
+                    continue
+                family, shape, size = name.split(":")
+                rows.append(timed_row(family, shape, int(size), run, runs["plain"], n_chars, engine, temperature))
+            print(f"  sweep {engine} T={temperature}: {len(runs) - 1} configurations", flush=True)
+    return rows
+
+
+def best_rows(drafters, sweep_rows, prompt, n_chars, engines, device, repeats):
+    """The fastest configuration of each family per engine and temperature, timed again with
+    every other family's best and plain decoding, interleaved."""
+    rows = []
+    for engine in engines:
+        for temperature in TEMPERATURES:
+            best = {}
+            for row in sweep_rows:
+                if row["engine"] == engine and row["temperature"] == temperature:
+                    if row["family"] not in best or row["speedup"] > best[row["family"]]["speedup"]:
+                        best[row["family"]] = row
+            methods = {"plain": drafters.decoder("plain", "chain", 0, prompt, n_chars, temperature, engine, device)}
+            for family, row in best.items():
+                methods[name_of(family, row["shape"], row["size"])] = drafters.decoder(
+                    family, row["shape"], row["size"], prompt, n_chars, temperature, engine, device)
+            runs = interleaved(methods, repeats, warmup=1, device=device)
+            for name, run in runs.items():
+                family, shape, size = name.split(":") if name != "plain" else ("plain", "chain", 0)
+                rows.append(timed_row(family, shape, int(size), run, runs["plain"], n_chars, engine, temperature))
+                print(f"  {engine} T={temperature} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
+                      f"speedup {rows[-1]['speedup']:.2f}", flush=True)
+    return rows
+
+
+@torch.no_grad()
+def teacher_forced_alpha(drafters, data, prompt, n_chars, temperature, seeds, device):
+    """First-draft acceptance Σ min(p, q) of each drafter at every position of text the main
+    model wrote (plain decoding at this temperature, one text per seed), with the true text as
+    context. Prompt lookup drafts one-hot where the text repeats: its α is over the positions
+    where it drafts, and `coverage` says how many those are."""
+    main = drafters.main
+    window = main.cfg.block_size
+    per = {name: [] for name in ("draft", "ngram", "lookup", "mtp", "medusa", "eagle")}
+    covered = []
+    for seed in seeds:
+        gen = torch.Generator(device=device).manual_seed(seed)
+        text = prompt + plain_decode(main, prompt, n_chars, temperature, generator=gen).tokens
+        for t in range(len(prompt) + 2, len(text)):  # predict text[t]: p from the prefix text[:t]
+            context = torch.tensor([text[max(0, t - window):t]], device=device)
+            logits, h = main(context)
+            p = probs_from_logits(logits[0, -1].double(), temperature)
+            q = {"draft": drafters.draft(context)[0][0, -1],
+                 "mtp": main.mtp_forward(h[:, :-1], context[:, 1:])[0, -1],
+                 "eagle": main.head(main.mtp_features(h[:, :-1], context[:, 1:], head=drafters.heads["eagle"].net))[0, -1],
+                 "medusa": drafters.heads["medusa"].medusa_logits(h[0, -2])[0]}
+            for name, logits_q in q.items():
+                per[name].append(overlap(p, probs_from_logits(logits_q.double(), temperature)).item())
+            per["ngram"].append(overlap(p, drafters.table.q(text[:t], temperature).double()).item())
+            draft = drafters.lookup.continuation(text[:t], 1)
+            covered.append(bool(draft))
+            if draft:
+                per["lookup"].append(p[draft[0]].item())
+    out = {name: {"alpha": statistics.mean(values) if values else None, "positions": len(values)}
+           for name, values in per.items()}
+    out["lookup"]["coverage"] = sum(covered) / len(covered)
+    return out
+
+
+TREE_ROUND_AT = 100  # the recorded tree round is the first one whose root is at or past this char
+TOP_P = 8            # the recorded p of each node: its most likely chars
+
+
+@torch.no_grad()
+def recorded_trees(drafters, data, prompt, n_chars, tree_sizes, device):
+    """For each tree size: one real round of n-gram tree decoding at T = 1 (seed 0): the tree,
+    the main model's p at every node (its TOP_P chars), the accepted branch and what it emitted."""
+    out = []
+    for size in tree_sizes:
+        result = tree_decode(drafters.main, drafters.table.drafter(), prompt, n_chars, size,
+                             generator=torch.Generator(device=device).manual_seed(0), trace=True)
+        step = next((s for s in result.trace if s["start"] >= TREE_ROUND_AT), result.trace[-1])
+        text = prompt + result.tokens
+        top = [torch.topk(row, min(TOP_P, row.shape[0])) for row in step["p"].double()]
+        out.append({"nodes": size, "context": data.decode(text[max(0, step["start"] - 23):step["start"]]),
+                    "root_position": step["start"], "tokens": data.decode(step["tokens"]),
+                    "parents": step["parents"], "depths": step["depths"], "path": step["path"],
+                    "emitted": data.decode(step["emitted"]),
+                    "p_top": [{"chars": data.decode(t.indices.tolist()), "p": [round(v, 5) for v in t.values.tolist()]}
+                              for t in top],
+                    # p at the parent of the char each node holds (the root: 1)
+                    "p_at_parent": [1.0] + [round(float(step["p"][parent, token]), 5) for parent, token in
+                                            zip(step["parents"][1:], step["tokens"][1:])],
+                    "tokens_per_main": n_chars / result.main_forwards})
+    return out
+
+
+def family_costs(drafters, args, seed):
+    """Parameters, training time and size of each drafter (the table: its entries and bytes)."""
+    main = drafters.main
+    contexts, pairs = drafters.table.entries()
+
+    def trained(kind):
+        payload = drafters.payloads[kind]
+        log = read_json(require(args.results / f"train_{run_name(kind, 0, seed)}.json"))
+        return {"params": sum(v.numel() for v in payload["model"].values()), "steps": payload["step"],
+                "train_wall_s": log["wall_time_s"], "final_val": log["final_val"], "config": payload["config"]}
+
+    return {"draft": {"params": drafters.draft.n_params()},
+            "mtp": {"params": main.n_params(main.mtp)},
+            "medusa": trained("medusa"), "eagle": trained("eagle"),
+            "ngram": {"order": drafters.table.order, "contexts": contexts, "entries": pairs,
+                      "bytes": contexts * drafters.table.vocab_size * 4, "built_from": "train split"},
+            "lookup": {"match_chars": LOOKUP_NGRAM, "params": 0},
+            "lookahead": {"ngram": LOOKAHEAD_NGRAM, "params": 0},
+            "main_params": main.n_params_main()}
+
+
+def targets(rows):
+    out = []
+    for temperature in TEMPERATURES:
+        spec = [r for r in rows if r["engine"] == "compiled" and r["temperature"] == temperature
+                and r["family"] != "plain"]
+        if spec:
+            best = max(spec, key=lambda r: r["speedup"])
+            out.append({"name": f"best_lossless_over_compiled_plain_T{temperature:g}", "target": TARGET,
+                        "at_least": True, "value": best["speedup"], "family": best["family"],
+                        "shape": best["shape"], "size": best["size"]})
+    return out
+
+
+def measure(args, data, seeds, sizes):
+    threads = set_threads(1)
+    drafters = Drafters(args, data, seeds[0])
+    engines = engines_available(drafters.main, getattr(args, "engines", ENGINES))
+    prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
+    alpha_seeds = list(range(sizes.alpha_runs))
+    with torch.inference_mode():
+        alpha = {f"T{t:g}": teacher_forced_alpha(drafters, data, prompt, n_chars, t,
+                                                 alpha_seeds if t else [0], args.device) for t in TEMPERATURES}
+        print("  alpha: " + ", ".join(f"{k} {v['alpha']}" for k, v in alpha["T1"].items()), flush=True)
+        sweep_rows = sweep(drafters, prompt, n_chars, engines, args.device, sizes)
+        rows = best_rows(drafters, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
+        trees = recorded_trees(drafters, data, prompt, n_chars, sizes.family_trees, args.device)
+    return {"families": {
+        "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines,
+        "temperatures": list(TEMPERATURES), "families": list(FAMILIES), "chain_gammas": list(sizes.family_gammas),
+        "tree_sizes": list(sizes.family_trees), "sweep_repeats": sizes.family_sweep_repeats,
+        "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)),
+        "alpha_seeds": alpha_seeds, "alpha": alpha, "costs": family_costs(drafters, args, seeds[0]),
+        "sweep": sweep_rows, "rows": rows, "targets": targets(rows), "tree_rounds": trees}}

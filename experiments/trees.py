@@ -1,0 +1,144 @@
+"""Token trees, written once: a tree of candidate continuations checked in one main forward.
+
+The root is the pending token (sampled by the main model, not yet processed); every other node is
+a candidate token whose parent comes before it. One forward processes all nodes at once: node i
+sits at position root + depth(i) and its mask row lets it see the context and its own ancestors
+only (SpecInfer, arXiv 2305.09781; Medusa, arXiv 2401.10774). So each node's logits are exactly
+those of decoding its branch alone.
+
+Verification keeps the main model's law for candidates that are a function of the context (not
+sampled): walk down from the root; at node v draw x from p at v; if x is one of v's children,
+descend to it, otherwise emit x and stop. Each emitted token is a sample from p given the tokens
+before it; the tree only decides how many come out of one forward. At T = 0 (p one-hot) this is
+greedy decoding.
+"""
+import heapq
+from dataclasses import dataclass, field
+
+import torch
+
+from experiments.speculative import Result, check_temperature, make_runner, probs_from_logits, sample
+
+
+@dataclass
+class Tree:
+    tokens: list                                  # node tokens; node 0 is the root
+    parents: list = field(default_factory=list)   # parent of each node (-1 for the root), parents[i] < i
+    depths: list = field(default_factory=list)
+
+    @classmethod
+    def root(cls, token):
+        return cls([token], [-1], [0])
+
+    def add(self, parent, token):
+        self.tokens.append(token)
+        self.parents.append(parent)
+        self.depths.append(self.depths[parent] + 1)
+        return len(self.tokens) - 1
+
+    def add_path(self, tokens, parent=0):
+        """Merge a chain of tokens below `parent` (a trie: shared prefixes share nodes)."""
+        for token in tokens:
+            parent = self.child(parent, token) or self.add(parent, token)
+        return parent
+
+    def child(self, node, token):
+        return next((i for i in range(node + 1, len(self.tokens))
+                     if self.parents[i] == node and self.tokens[i] == token), None)
+
+    def ancestors(self):
+        """[T, T] bool: row i is true at i and at every ancestor of i (the tree mask)."""
+        T = len(self.tokens)
+        mask = torch.eye(T, dtype=torch.bool)
+        for i in range(1, T):
+            mask[i] |= mask[self.parents[i]]
+        return mask
+
+    def path_to(self, node):
+        """The nodes from the root down to node."""
+        out = []
+        while node >= 0:
+            out.append(node)
+            node = self.parents[node]
+        return out[::-1]
+
+    def branch(self, node):
+        """Tokens from the root's first child down to node."""
+        out = []
+        while node > 0:
+            out.append(self.tokens[node])
+            node = self.parents[node]
+        return out[::-1]
+
+
+def best_first(root, n_nodes, propose):
+    """The tree of at most n_nodes nodes (root included) whose branches are the most likely under
+    the drafter: propose(branch tokens) -> [(token, probability)] for the node after a branch;
+    nodes are added in order of the product of probabilities along their branch (EAGLE-2's
+    dynamic tree, arXiv 2406.16858; with a drafter blind to the branch, Medusa's)."""
+    tree = Tree.root(root)
+    frontier = [(-1.0, 0, 0)]  # (−score, tie-break, node): expand the most likely node first
+    order = 1
+    while frontier and len(tree.tokens) < n_nodes:
+        neg_score, _, node = heapq.heappop(frontier)
+        for token, prob in propose(tree.branch(node)):
+            if len(tree.tokens) >= n_nodes or prob <= 0:
+                break
+            child = tree.add(node, token)
+            heapq.heappush(frontier, (neg_score * prob, order, child))
+            order += 1
+    return tree
+
+
+def tree_accept(p, tree, generator=None):
+    """Walk the tree under p [T, V] (one row per node). Returns (the accepted nodes top down,
+    the next token)."""
+    node, path = 0, []
+    while True:
+        x = sample(p[node], generator)
+        child = tree.child(node, x)
+        if child is None:
+            return path, x
+        path.append(child)
+        node = child
+
+
+def top_choices(probs, k):
+    """The k most likely tokens of probs [V] with their probabilities (zeros left out)."""
+    values, tokens = torch.topk(probs, min(k, probs.shape[0]))
+    return [(t, v) for t, v in zip(tokens.tolist(), values.tolist()) if v > 0]
+
+
+def tree_decode(model, drafter, prompt, n, n_nodes, temperature=1.0, generator=None, engine="eager", trace=False):
+    """Speculative decoding with a token tree per main forward (kv-cache mode). The drafter (a
+    speculative.Drafter) has tree(seq, n_nodes, max_depth) -> a Tree rooted at seq[-1], and
+    hears the main model's features (observe) and each verify's outcome (verified)."""
+    check_temperature(temperature)
+    if not 1 <= n_nodes <= model.cfg.block_size:
+        raise ValueError(f"a tree has between 1 and {model.cfg.block_size} nodes (one verify window), got {n_nodes}")
+    main = make_runner(model, "kvcache", engine, sizes=(1,), tree_size=n_nodes)
+    seq = list(prompt)
+    target = len(prompt) + n
+    result, steps = Result([]), []
+    logits, h, start = main.extend(seq)
+    drafter.observe(h, start)
+    seq.append(sample(probs_from_logits(logits[-1], temperature), generator))
+    while len(seq) < target:
+        tree = drafter.tree(seq, n_nodes, max_depth=target - len(seq) - 1)
+        logits, h = main.extend_tree(tree)
+        p = probs_from_logits(logits, temperature)
+        path, token = tree_accept(p, tree, generator)
+        main.keep_path(path)
+        drafter.observe(h[[0] + path], main.tree_start)  # the root and the accepted branch
+        drafter.verified(tree, logits, path)
+        accepted = [tree.tokens[i] for i in path]
+        seq += accepted + [token]
+        result.count_round(len(tree.tokens) - 1, len(path), n_nodes - 1)
+        if trace:
+            steps.append({"tokens": tree.tokens, "parents": tree.parents, "depths": tree.depths, "path": path,
+                          "emitted": accepted + [token], "p": p, "start": len(seq) - len(accepted) - 2})
+    result.tokens = seq[len(prompt):]
+    result.main_forwards, result.draft_forwards, result.trace = main.forwards, drafter.forwards, steps
+    result.main_forward_s, result.draft_forward_s = main.forward_s, drafter.forward_s
+    result.compile_s = main.compile_s + drafter.compile_s
+    return result

@@ -1,0 +1,71 @@
+// Section ⑥, every family: the best configuration of each drafter family (families.json rows) per
+// engine and temperature, fastest first, with where its time went.
+import { h } from "./dom.js";
+import { fixed } from "./format.js";
+import { onLangChange, t } from "./i18n.js";
+import { hashGet, hashSet } from "./state.js";
+
+export const FAMILY_LABEL = {
+  plain: { zh: "普通解码", en: "plain" }, draft: { zh: "草稿模型", en: "draft model" },
+  mtp: { zh: "MTP 头", en: "MTP head" }, ngram: { zh: "n-gram 表", en: "n-gram table" },
+  lookup: { zh: "提示查找", en: "prompt lookup" }, medusa: { zh: "Medusa 头", en: "Medusa heads" },
+  eagle: { zh: "EAGLE 草稿层", en: "EAGLE drafter" }, lookahead: { zh: "前瞻解码", en: "lookahead" },
+};
+
+export function configLabel(row) {
+  if (row.family === "plain") return { zh: "—", en: "—" };
+  return row.shape === "tree" ? { zh: `树 ${row.size} 节点`, en: `tree, ${row.size} nodes` }
+    : { zh: `链 γ = ${row.size}`, en: `chain γ = ${row.size}` };
+}
+
+// The rows of one engine and temperature, plain first, then fastest first.
+export function laneRows(rows, engine, temperature) {
+  const lane = rows.filter((r) => r.engine === engine && r.temperature === temperature);
+  return [...lane.filter((r) => r.family === "plain"), ...lane.filter((r) => r.family !== "plain").sort((a, b) => b.speedup - a.speedup)];
+}
+
+const COLUMNS = [
+  { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
+  { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
+  { label: { zh: "每次 forward 得字", en: "Chars per forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
+  { label: { zh: "候选被接受的比例", en: "Candidates accepted" }, cell: (r) => (r.accepted_per_proposed === null ? "—" : fixed(r.accepted_per_proposed, 3)) },
+  { label: { zh: "验收价钱（普通 forward）", en: "Verify price (plain forwards)" }, cell: (r) => fixed(r.verify_over_main, 2) },
+  { label: { zh: "起草 / 轮（普通 forward）", en: "Drafting / round (plain forwards)" }, cell: (r) => fixed(r.drafter_per_round, 3) },
+  { label: { zh: "墙钟中位 (s)", en: "Wall median (s)" }, cell: (r) => fixed(r.wall_s.median, 3) },
+  { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
+    cell: (r) => `${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
+  { label: { zh: "Theorem 3.8", en: "Theorem 3.8" }, cell: (r) => (r.speedup_theory ? `${fixed(r.speedup_theory, 2)}×` : "—") },
+];
+
+export function initFamilyLedger(families) {
+  const state = {
+    engine: families.engines.includes(hashGet("feng")) ? hashGet("feng") : families.engines[families.engines.length - 1],
+    temperature: hashGet("ftemp") === "0" ? 0 : 1,
+  };
+  const table = document.getElementById("family-ledger");
+  const buttons = [...document.querySelectorAll("#family-ledger-widget [data-feng], #family-ledger-widget [data-ftemp]")];
+
+  function draw() {
+    for (const b of buttons) {
+      const on = b.dataset.feng ? b.dataset.feng === state.engine : Number(b.dataset.ftemp) === state.temperature;
+      b.setAttribute("aria-pressed", String(on));
+    }
+    const rows = laneRows(families.rows, state.engine, state.temperature);
+    table.replaceChildren(
+      h("caption", {}, t({ zh: `每类草稿员扫描中最快的配置，${state.engine === "compiled" ? "编译引擎" : "eager 引擎"}，T = ${state.temperature}；各重复 ${families.repeats} 次，与普通解码交错计时`,
+        en: `The fastest configuration of each family in the sweep, ${state.engine} engine, T = ${state.temperature}; ${families.repeats} repeats each, interleaved with plain decoding` })),
+      h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
+      h("tbody", {}, rows.map((r) => h("tr", { class: r.speedup < 1 && r.family !== "plain" ? "warn" : "" },
+        COLUMNS.map((c, k) => (k === 0 ? h("th", { scope: "row" }, c.cell(r)) : h("td", {}, c.cell(r))))))));
+  }
+
+  for (const b of buttons) {
+    b.addEventListener("click", () => {
+      if (b.dataset.feng) { state.engine = b.dataset.feng; hashSet("feng", state.engine); }
+      else { state.temperature = Number(b.dataset.ftemp); hashSet("ftemp", state.temperature); }
+      draw();
+    });
+  }
+  onLangChange(draw);
+  draw();
+}

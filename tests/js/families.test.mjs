@@ -1,0 +1,67 @@
+// Section ⑤'s token-tree widget (layout, the mask row, branches, what the main model drew) and
+// the families' ledger lanes of section ⑥, on small hand-made trees and on the committed JSON.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { configLabel, laneRows } from "../../static/js/family_ledger.js";
+import { branchOf, drawnAt, layout, maskRow } from "../../static/js/token_tree.js";
+
+const families = JSON.parse(readFileSync(new URL("../../experiments/results/families.json", import.meta.url)));
+
+// root a; a -> b -> c; a -> d; b -> e
+const PARENTS = [-1, 0, 1, 0, 1];
+const TOKENS = ["a", "b", "c", "d", "e"];
+
+test("layout: leaves take their own rows, a parent sits at its first child's row", () => {
+  const { row, rows } = layout(PARENTS);
+  assert.equal(rows, 3); // leaves c, e, d
+  assert.deepEqual(row, [0, 0, 0, 2, 1]);
+});
+
+test("mask row: a node sees itself and its ancestors, nothing else", () => {
+  assert.deepEqual(maskRow(PARENTS, 2), [true, true, true, false, false]);
+  assert.deepEqual(maskRow(PARENTS, 3), [true, false, false, true, false]);
+  assert.deepEqual(maskRow(PARENTS, 0), [true, false, false, false, false]);
+});
+
+test("branch: the characters below the root down to the node", () => {
+  assert.equal(branchOf(TOKENS, PARENTS, 4), "be");
+  assert.equal(branchOf(TOKENS, PARENTS, 0), "");
+});
+
+test("drawn: the accepted child along the path, then the emitted character where the walk stopped", () => {
+  const round = { path: [1, 2], emitted: "bcx" };
+  assert.equal(drawnAt(round, 0), "b");
+  assert.equal(drawnAt(round, 1), "c");
+  assert.equal(drawnAt(round, 2), "x");
+  assert.equal(drawnAt(round, 3), null);
+});
+
+test("recorded rounds: a real tree, p rows that are distributions, a path that follows parent links", () => {
+  for (const round of families.tree_rounds) {
+    const n = Array.from(round.tokens).length;
+    assert.ok(n <= round.nodes && round.parents.length === n && round.depths.length === n);
+    round.parents.forEach((p, i) => { if (i) { assert.ok(p >= 0 && p < i); assert.equal(round.depths[i], round.depths[p] + 1); } });
+    let at = 0;
+    for (const node of round.path) { assert.equal(round.parents[node], at); at = node; }
+    assert.equal(Array.from(round.emitted).length, round.path.length + 1);
+    for (const top of round.p_top) {
+      const sum = top.p.reduce((a, b) => a + b, 0);
+      assert.ok(sum <= 1 + 1e-4 && top.p.every((v, k) => k === 0 || v <= top.p[k - 1]));
+    }
+    // the emitted character at each step along the path is the next node's char
+    round.path.forEach((node, k) => assert.equal(Array.from(round.emitted)[k], Array.from(round.tokens)[node]));
+  }
+});
+
+test("families' lanes: plain first, then fastest first; one row per family", () => {
+  for (const engine of families.engines) {
+    for (const temperature of families.temperatures) {
+      const rows = laneRows(families.rows, engine, temperature);
+      assert.equal(rows[0].family, "plain");
+      for (let i = 2; i < rows.length; i++) assert.ok(rows[i - 1].speedup >= rows[i].speedup);
+      assert.equal(new Set(rows.map((r) => r.family)).size, rows.length);
+    }
+  }
+  assert.deepEqual(configLabel({ family: "ngram", shape: "tree", size: 8 }), { zh: "树 8 节点", en: "tree, 8 nodes" });
+});

@@ -1,0 +1,53 @@
+"""Section ⑤ (where drafts come from) and the families' rows of section ⑥ in Chromium: the family
+map carries every family, the token-tree widget at every size and node, the lane buttons."""
+import orjson
+
+from tests.conftest import ROOT
+
+FAMILIES = orjson.loads((ROOT / "experiments/results/families.json").read_bytes())
+
+
+def test_family_map_has_every_family_and_the_targets(open_page):
+    page = open_page(hash_="#lang=en")
+    rows = page.locator("#family-map tbody tr")
+    assert rows.count() == len(FAMILIES["families"])
+    assert [rows.nth(i).get_attribute("data-family") for i in range(rows.count())] == FAMILIES["families"]
+    assert page.locator("#families-readouts .readout").count() == len(FAMILIES["targets"])
+    text = page.locator("#s-families").inner_text()
+    assert "NaN" not in text and "None" not in text
+
+
+def test_token_tree_every_size_and_node(open_page):
+    page = open_page(hash_="#lang=en")
+    slider = page.locator("#tree-size")
+    for k, round_ in enumerate(FAMILIES["tree_rounds"]):
+        slider.fill(str(k))
+        nodes = page.locator("#tree-svg g.tree-node")
+        assert nodes.count() == len(round_["tokens"])
+        assert page.locator("#tree-svg g.tree-node.acc").count() == len(round_["path"]) + 1
+        assert page.locator("#tree-size-out").inner_text() == f"{round_['nodes']} nodes"
+        for i in (0, nodes.count() - 1):
+            nodes.nth(i).click()
+            assert nodes.nth(i).get_attribute("aria-pressed") == "true"
+            # its mask row shows itself and its ancestors
+            seen, j = 0, i
+            while j >= 0:
+                seen, j = seen + 1, round_["parents"][j]
+            assert page.locator("#tree-card .tree-mask span.on").count() == seen
+            assert "NaN" not in page.locator("#tree-card").inner_text()
+    nodes = page.locator("#tree-svg g.tree-node")
+    nodes.nth(0).focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    assert nodes.nth(1).get_attribute("aria-pressed") == "true"
+
+
+def test_family_ledger_lanes(open_page):
+    page = open_page(hash_="#lang=en")
+    for engine in FAMILIES["engines"]:
+        page.click(f"#family-ledger-widget [data-feng={engine}]")
+        for temperature in (1, 0):
+            page.click(f"#family-ledger-widget [data-ftemp='{temperature}']")
+            expected = [r for r in FAMILIES["rows"] if r["engine"] == engine and r["temperature"] == temperature]
+            assert page.locator("#family-ledger tbody tr").count() == len(expected)
+            assert "NaN" not in page.locator("#family-ledger").inner_text()

@@ -1,0 +1,148 @@
+"""Token trees (experiments/trees.py): the tree mask, one verify forward that equals decoding
+each branch alone, the cache kept after a tree, and tree decoding that keeps the main model's law
+for every drafter that builds trees (n-gram, prompt lookup, Medusa, lookahead)."""
+import numpy as np
+import pytest
+import torch
+
+from experiments.data import CharData
+from experiments.heads import load_drafter
+from experiments.lookahead import Lookahead
+from experiments.ngram import NgramTable, PromptLookup
+from experiments.speculative import make_runner, plain_decode
+from experiments.trees import Tree, best_first, tree_accept, tree_decode
+from tests.test_decoding import chi_square_pvalue, exact_law_of_three
+from tests.test_heads import CHECKPOINTS
+
+
+@pytest.fixture(scope="module")
+def data():
+    return CharData()
+
+
+@pytest.fixture(scope="module")
+def table(data):
+    return NgramTable(data.train.tolist(), 5, data.vocab_size)
+
+
+def test_tree_mask_is_each_node_and_its_ancestors():
+    tree = Tree.root(9)
+    tree.add_path([1, 2, 3])
+    tree.add_path([1, 4])      # shares the node of 1
+    tree.add_path([5])
+    assert tree.tokens == [9, 1, 2, 3, 4, 5] and tree.parents == [-1, 0, 1, 2, 1, 0]
+    assert tree.depths == [0, 1, 2, 3, 2, 1]
+    assert tree.ancestors().int().tolist() == [[1, 0, 0, 0, 0, 0],
+                                               [1, 1, 0, 0, 0, 0],
+                                               [1, 1, 1, 0, 0, 0],
+                                               [1, 1, 1, 1, 0, 0],
+                                               [1, 1, 0, 0, 1, 0],
+                                               [1, 0, 0, 0, 0, 1]]
+    assert tree.branch(3) == [1, 2, 3] and tree.branch(4) == [1, 4]
+
+
+def test_best_first_adds_the_most_likely_branches():
+    probs = {(): [(1, 0.6), (2, 0.3), (3, 0.1)], (1,): [(4, 0.9), (5, 0.1)], (2,): [(6, 1.0)]}
+    tree = best_first(0, 4, lambda branch: probs.get(tuple(branch), []))
+    # 1 (0.6), 2 (0.3), then 1→4 (0.54) beats 3 (0.1) and 2→6 (0.3) only when it is expanded first
+    assert [tree.branch(i) for i in range(1, 4)] == [[1], [2], [3]]  # the root expands all its children
+    tree = best_first(0, 6, lambda branch: probs.get(tuple(branch), []))
+    assert [1, 4] in [tree.branch(i) for i in range(len(tree.tokens))]
+    assert [1, 5] in [tree.branch(i) for i in range(len(tree.tokens))]
+
+
+def test_tree_accept_samples_p_and_descends_while_it_hits_a_child():
+    tree = Tree.root(0)
+    tree.add_path([1, 2])
+    p = torch.zeros(3, 4)
+    p[0, 1], p[1, 3], p[2, 0] = 1, 1, 1  # root -> 1 (a child), then 3 (not a child of node 1)
+    assert tree_accept(p, tree) == ([1], 3)
+
+
+@pytest.mark.parametrize("engine", ["eager", "compiled"])
+def test_tree_logits_equal_decoding_each_branch_alone(models64, data, table, engine):
+    main = models64[0]
+    seq = data.encode("ROMEO:\n") + plain_decode(main, data.encode("ROMEO:\n"), 90, temperature=0).tokens
+    tree = best_first(seq[-1], 16, lambda b: [(t, 1.0 / (r + 2)) for r, t in
+                                              enumerate(table.context_probs(seq[-4:] + b).argsort(descending=True)[:3].tolist())])
+    assert max(tree.depths) >= 3 and len(tree.tokens) == 16
+    with torch.inference_mode():
+        runner = make_runner(main, "kvcache", engine, tree_size=16)
+        runner.extend(seq[:-1])
+        logits, _ = runner.extend_tree(tree)
+        for node in range(len(tree.tokens)):
+            alone = make_runner(main, "kvcache", "eager")
+            expected = alone.extend(seq + tree.branch(node))[0][-1]
+            assert (logits[node] - expected).abs().max() < 1e-5, f"node {node}"
+
+
+@pytest.mark.parametrize("engine", ["eager", "compiled"])
+def test_the_cache_after_a_tree_holds_the_accepted_branch(models64, data, table, engine):
+    main = models64[0]
+    seq = data.encode("ROMEO:\n") + plain_decode(main, data.encode("ROMEO:\n"), 130, temperature=0).tokens
+    tree = Tree.root(seq[-1])
+    for branch in ([5, 6, 7], [5, 8], [9, 10, 11, 12]):
+        tree.add_path(branch)
+    with torch.inference_mode():
+        runner = make_runner(main, "kvcache", engine, tree_size=len(tree.tokens))
+        runner.extend(seq[:-1])
+        runner.extend_tree(tree)
+        runner.keep_path([tree.child(0, 9), tree.child(tree.child(0, 9), 10)])  # keep 9, 10
+        got = runner.extend(seq + [9, 10, 3])[0]
+        expected = make_runner(main, "kvcache", "eager").extend(seq + [9, 10, 3])[0][-1]
+    assert runner.length == len(seq) + 3
+    assert (got[-1] - expected).abs().max() < 1e-5
+
+
+def drafters_for_trees(models64, table):
+    medusa = load_drafter(CHECKPOINTS / "medusa_s0.pt", main=models64[0])[0].double()
+    eagle = load_drafter(CHECKPOINTS / "eagle_s0.pt", main=models64[0])[0].double()
+    return {"ngram": (table.drafter, 16), "lookup": (lambda: PromptLookup(3).drafter(), 8),
+            "medusa": (lambda: medusa.runner("kvcache", "eager", 3), 8),
+            "eagle": (lambda: eagle.runner("kvcache", "eager", 1), 16),
+            "lookahead": (lambda: Lookahead(4, 3, 4), Lookahead(4, 3, 4).nodes())}
+
+
+@pytest.mark.parametrize("name,engine", [("ngram", "eager"), ("ngram", "compiled"), ("lookup", "eager"),
+                                         ("medusa", "compiled"), ("eagle", "eager"), ("eagle", "compiled"),
+                                         ("lookahead", "eager"), ("lookahead", "compiled")])
+def test_tree_greedy_equals_plain_greedy(models64, data, table, name, engine):
+    make, nodes = drafters_for_trees(models64, table)[name]
+    prompt = data.encode("ROMEO:\n")
+    with torch.inference_mode():
+        plain = plain_decode(models64[0], prompt, 300, temperature=0).tokens
+        result = tree_decode(models64[0], make(), prompt, 300, nodes, temperature=0, engine=engine)
+    assert result.tokens == plain
+    assert result.main_forwards + result.accepted == 300
+    assert result.accepted > 0
+
+
+@pytest.mark.parametrize("name", ["ngram", "eagle", "lookahead"])
+def test_tree_sampled_output_follows_the_main_model(models64, data, table, name):
+    make, nodes = drafters_for_trees(models64, table)[name]
+    # lookahead's first window copies the text 4 back: a text of period 4 makes it right often
+    prompt, draws = data.encode("the the the t" if name == "lookahead" else "ROMEO:\nI "), 1200
+    laws = exact_law_of_three(models64[0], prompt)
+    gen = torch.Generator().manual_seed(21)
+    with torch.inference_mode():
+        runs = [tree_decode(models64[0], make(), prompt, 3, nodes, temperature=1.0, generator=gen) for _ in range(draws)]
+    assert sum(r.accepted for r in runs) > 0
+    samples = np.array([r.tokens for r in runs])
+    for position, law in enumerate(laws):
+        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
+
+
+def test_generate_takes_trees_and_lookahead():
+    from tests.test_ngram import generate
+    import json
+    for args in (["--method", "ngram", "--tree", "8"], ["--method", "lookahead", "--gamma", "3", "--order", "3"],
+                 ["--method", "medusa", "--tree", "6", "--temperature", "0"], ["--method", "eagle", "--tree", "8"]):
+        out = generate(*args, "--n", "60")
+        assert out.returncode == 0, out.stderr
+        result = json.loads(out.stdout)
+        assert len(result["text"]) == 60 and result["main_forwards"] + result["accepted"] == 60
+    for args, message in ((["--method", "draft", "--tree", "8"], "--tree applies to"),
+                          (["--method", "ngram", "--tree", "8", "--mode", "recompute"], "use --mode kvcache"),
+                          (["--method", "medusa", "--gamma", "4"], "at most 3")):
+        out = generate(*args, "--n", "10")
+        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr

@@ -44,9 +44,12 @@ FAMILY_ROW = [  # families.py timed_row: one family in one configuration, engine
     "tokens_per_main:num", "accepted_per_proposed?:num", "accepted_per_main:num", "main_forwards:num",
     *each("wall_s", SPREAD), "speedup:num", *each("speedup_runs", SPREAD),
     "parts_s.main_forwards:num", "parts_s.draft_forwards:num", "parts_s.other:num",
-    "verify_over_main:num",        # main seconds per verify / plain's seconds per forward, same run
-    "drafter_per_round:num",       # drafter seconds per round / plain's seconds per forward
-    "c?:num",                      # drafter seconds per draft / plain's seconds per forward
+    # the median-wall run per round, over plain decoding's seconds per forward (its median-wall run):
+    "verify_over_main:num",        # the main model's verify forward
+    "drafter_per_round:num",       # the drafter
+    "other_per_round?:num",        # the rest (sampling, the rule, Python)
+    "greedy_equal?:bool",          # T = 0 only: every run wrote plain greedy decoding's text
+    "c?:num",                      # drafter seconds per draft, same run and scale
     "speedup_theory?:num",         # Theorem 3.8 at the row's α and c (chains)
 ]
 
@@ -242,6 +245,7 @@ SCHEMA = {
         "alpha.*.lookup.coverage:num",        # share of positions where prompt lookup drafts at all
         "costs.main_params:int", "costs.draft.params:int", "costs.mtp.params:int",
         "costs.medusa.params:int", "costs.medusa.steps:int", "costs.medusa.train_wall_s:num",
+        "costs.medusa.config.n_heads:int",   # heads: drafts for positions t + 2 .. t + K + 1
         "costs.eagle.params:int", "costs.eagle.steps:int", "costs.eagle.train_wall_s:num",
         "costs.ngram.order:int", "costs.ngram.contexts:int", "costs.ngram.entries:int", "costs.ngram.bytes:int",
         "costs.lookup.match_chars:int", "costs.lookahead.ngram:int",

@@ -28,6 +28,13 @@ def drafters(models64):
     return out
 
 
+@pytest.fixture(scope="module")
+def plain_greedy(models64):
+    prompt = CharData().encode("ROMEO:\n")
+    with torch.inference_mode():
+        return prompt, plain_decode(models64[0], prompt, 300, temperature=0).tokens
+
+
 def tiny_main():
     torch.manual_seed(0)
     return GPT(GPTConfig(n_layer=1, n_embd=32, n_head=2, mlp_hidden=48, block_size=16, mtp=True)).eval()
@@ -79,10 +86,9 @@ GREEDY = [("medusa", 3, "eager"), ("medusa", 2, "compiled"), ("eagle", 4, "eager
 
 
 @pytest.mark.parametrize("kind,gamma,engine", GREEDY)
-def test_greedy_equals_plain_greedy(models64, drafters, kind, gamma, engine):
-    prompt = CharData().encode("ROMEO:\n")
+def test_greedy_equals_plain_greedy(models64, drafters, plain_greedy, kind, gamma, engine):
+    prompt, plain = plain_greedy
     with torch.inference_mode():
-        plain = plain_decode(models64[0], prompt, 300, temperature=0).tokens
         result = feature_decode(models64[0], drafters[kind], prompt, 300, gamma, temperature=0, engine=engine)
     assert result.tokens == plain
     assert result.main_forwards + result.accepted == 300

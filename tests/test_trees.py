@@ -94,6 +94,13 @@ def test_the_cache_after_a_tree_holds_the_accepted_branch(models64, data, table,
     assert (got[-1] - expected).abs().max() < 1e-5
 
 
+@pytest.fixture(scope="module")
+def plain_greedy(models64, data):
+    prompt = data.encode("ROMEO:\n")
+    with torch.inference_mode():
+        return prompt, plain_decode(models64[0], prompt, 300, temperature=0).tokens
+
+
 def drafters_for_trees(models64, table):
     medusa = load_drafter(CHECKPOINTS / "medusa_s0.pt", main=models64[0])[0].double()
     eagle = load_drafter(CHECKPOINTS / "eagle_s0.pt", main=models64[0])[0].double()
@@ -106,11 +113,10 @@ def drafters_for_trees(models64, table):
 @pytest.mark.parametrize("name,engine", [("ngram", "eager"), ("ngram", "compiled"), ("lookup", "eager"),
                                          ("medusa", "compiled"), ("eagle", "eager"), ("eagle", "compiled"),
                                          ("lookahead", "eager"), ("lookahead", "compiled")])
-def test_tree_greedy_equals_plain_greedy(models64, data, table, name, engine):
+def test_tree_greedy_equals_plain_greedy(models64, data, table, plain_greedy, name, engine):
     make, nodes = drafters_for_trees(models64, table)[name]
-    prompt = data.encode("ROMEO:\n")
+    prompt, plain = plain_greedy
     with torch.inference_mode():
-        plain = plain_decode(models64[0], prompt, 300, temperature=0).tokens
         result = tree_decode(models64[0], make(), prompt, 300, nodes, temperature=0, engine=engine)
     assert result.tokens == plain
     assert result.main_forwards + result.accepted == 300

@@ -110,24 +110,27 @@ def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature)
     median run's time went, c as measured in it, and Theorem 3.8 at the measured α and c."""
     results, wall = run["results"], run["wall_s"]
     plain_results, plain_wall = plain_run["results"], plain_run["wall_s"]
-    k = median_repeat(wall)
-    parts = time_parts(results[k], wall[k])
-    plain_forward = statistics.median(r.main_forward_s / r.main_forwards for r in plain_results)
-    drafted = sum(r.proposed for r in results)
-    draft_s = sum(r.draft_forward_s for r in results)
-    rounds = sum(r.main_forwards for r in results)
+    k, kp = median_repeat(wall), median_repeat(plain_wall)
+    parts, median_run = time_parts(results[k], wall[k]), results[k]
+    # the median-wall run of this row against the median-wall run of plain decoding
+    plain_forward = plain_results[kp].main_forward_s / plain_results[kp].main_forwards
+    rounds = median_run.main_forwards
     row = {"family": family, "shape": shape, "size": size, "engine": engine, "temperature": temperature,
            "repeats": len(results), **counted(results, n_chars),
-           "main_forwards": rounds / len(results),
+           "main_forwards": sum(r.main_forwards for r in results) / len(results),
            "wall_s": summary(wall), "wall_s_runs": wall,
            "speedup": statistics.median(plain_wall) / statistics.median(wall),
            "speedup_runs": summary([p / w for p, w in zip(plain_wall, wall)]),
            "parts_s": parts, "parts_repeat": k,
-           # seconds of the main model per verify, and of the drafter per round and per draft,
-           # each over plain decoding's seconds per main forward in the same run
-           "verify_over_main": sum(r.main_forward_s for r in results) / rounds / plain_forward,
-           "drafter_per_round": draft_s / rounds / plain_forward,
-           "c": draft_s / drafted / plain_forward if drafted else None}
+           # the median run taken apart per round: seconds of the main model's verify, of the
+           # drafter, and of the rest (sampling, the rule, Python), each over plain decoding's
+           # seconds per main forward (its median run); tokens_per_main over their sum ≈ speedup
+           "verify_over_main": parts["main_forwards"] / rounds / plain_forward,
+           "drafter_per_round": parts["draft_forwards"] / rounds / plain_forward,
+           "other_per_round": parts["other"] / rounds / plain_forward,
+           "c": parts["draft_forwards"] / median_run.proposed / plain_forward if median_run.proposed else None}
+    if temperature == 0:  # greedy: every run must write plain decoding's text, character for character
+        row["greedy_equal"] = all(r.tokens == plain_results[0].tokens for r in results)
     alpha = row["accepted_per_proposed"]
     if shape == "chain" and family != "plain" and alpha is not None and alpha < 1:
         row["speedup_theory"] = theorem_3_8(alpha, size, row["c"])
@@ -213,7 +216,8 @@ def teacher_forced_alpha(drafters, data, prompt, n_chars, temperature, seeds, de
     return out
 
 
-TREE_ROUND_AT = 100  # the recorded tree round is the first one whose root is at or past this char
+TREE_ROUND_AT = 100  # the recorded round: the first whose root is at or past this char and that
+TREE_ROUND_DEPTH = 2  # accepted at least this many candidates (else the first past the char)
 TOP_P = 8            # the recorded p of each node: its most likely chars
 
 
@@ -225,7 +229,8 @@ def recorded_trees(drafters, data, prompt, n_chars, tree_sizes, device):
     for size in tree_sizes:
         result = tree_decode(drafters.main, drafters.table.drafter(), prompt, n_chars, size,
                              generator=torch.Generator(device=device).manual_seed(0), trace=True)
-        step = next((s for s in result.trace if s["start"] >= TREE_ROUND_AT), result.trace[-1])
+        later = [s for s in result.trace if s["start"] >= TREE_ROUND_AT] or result.trace[-1:]
+        step = next((s for s in later if len(s["path"]) >= TREE_ROUND_DEPTH), later[0])
         text = prompt + result.tokens
         top = [torch.topk(row, min(TOP_P, row.shape[0])) for row in step["p"].double()]
         out.append({"nodes": size, "context": data.decode(text[max(0, step["start"] - 23):step["start"]]),

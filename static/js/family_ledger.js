@@ -31,6 +31,8 @@ const COLUMNS = [
   { label: { zh: "候选被接受的比例", en: "Candidates accepted" }, cell: (r) => (r.accepted_per_proposed === null ? "—" : fixed(r.accepted_per_proposed, 3)) },
   { label: { zh: "验收价钱（普通 forward）", en: "Verify price (plain forwards)" }, cell: (r) => fixed(r.verify_over_main, 2) },
   { label: { zh: "起草 / 轮（普通 forward）", en: "Drafting / round (plain forwards)" }, cell: (r) => fixed(r.drafter_per_round, 3) },
+  { label: { zh: "其余 / 轮（普通 forward）", en: "Rest / round (plain forwards)" },
+    cell: (r) => (r.other_per_round === undefined || r.other_per_round === null ? "—" : fixed(r.other_per_round, 2)) },
   { label: { zh: "墙钟中位 (s)", en: "Wall median (s)" }, cell: (r) => fixed(r.wall_s.median, 3) },
   { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
     cell: (r) => `${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
@@ -52,8 +54,8 @@ export function initFamilyLedger(families) {
     }
     const rows = laneRows(families.rows, state.engine, state.temperature);
     table.replaceChildren(
-      h("caption", {}, t({ zh: `每类草稿员扫描中最快的配置，${state.engine === "compiled" ? "编译引擎" : "eager 引擎"}，T = ${state.temperature}；各重复 ${families.repeats} 次，与普通解码交错计时`,
-        en: `The fastest configuration of each family in the sweep, ${state.engine} engine, T = ${state.temperature}; ${families.repeats} repeats each, interleaved with plain decoding` })),
+      h("caption", {}, t({ zh: `${state.engine === "compiled" ? "编译引擎" : "eager 引擎"} · T = ${state.temperature} · 各 ${families.repeats} 次`,
+        en: `${state.engine} engine · T = ${state.temperature} · ${families.repeats} repeats each` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: r.speedup < 1 && r.family !== "plain" ? "warn" : "" },
         COLUMNS.map((c, k) => (k === 0 ? h("th", { scope: "row" }, c.cell(r)) : h("td", {}, c.cell(r))))))));

@@ -6,7 +6,7 @@ import { charLabel, fixed, textLabel } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet, intInRange, onHashChange } from "./state.js";
 
-const COL_W = 56, ROW_H = 26, PAD = 18, R = 11;
+const COL_W = 66, ROW_H = 30, PAD = 20, R = 12;
 
 // Each node's row in the drawing: leaves take the next free row, a parent sits at its first
 // child's row (so a chain is a straight line). Children are taken in the order they were added.
@@ -111,7 +111,7 @@ export function initTokenTree(families) {
       h("p", { class: "tree-mask-title" }, t({ zh: "主模型在这个节点的 p（前几名；框出的是它的孩子）：", en: "The main model's p at this node (top chars; boxed: its children):" })),
       h("div", { class: "tree-p" }, Array.from(top.chars).map((ch, k) => h("div", { class: children.has(ch) ? "row child" : "row" },
         h("span", { class: "mono" }, charLabel(ch)),
-        h("span", { class: "bar" }, h("span", { style: { width: `${100 * top.p[k]}%` } })),
+        h("span", { class: "pbar" }, h("span", { style: { width: `${100 * top.p[k]}%` } })),
         h("span", { class: "mono" }, fixed(top.p[k], 3))))),
       h("p", {}, drawn === null ? t({ zh: "这一轮主模型没有走到这个节点。", en: "The main model's walk did not reach this node in this round." })
         : children.has(drawn) ? t({ zh: `主模型在这里抽到 ${charLabel(drawn)}，是它的孩子：往下走。`, en: `The main model drew ${charLabel(drawn)} here, one of its children: move down.` })

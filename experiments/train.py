@@ -226,6 +226,10 @@ def train_one(model, mtp, seed, steps, batch, lr, device, fresh):
 
 
 def main(argv=None):
+    return run_cli(run, arg_parser().parse_args(argv))
+
+
+def arg_parser():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", choices=["main", "draft", *KINDS, "all"], default="main",
                         help="medusa / eagle: drafters trained on the frozen main + MTP model of --seed; "
@@ -242,7 +246,7 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--fresh", action="store_true",
                         help="ignore saved states and train from scratch")
-    return run_cli(run, parser.parse_args(argv))
+    return parser
 
 
 def check_args(args):

@@ -102,7 +102,7 @@ export function initTokenTree(families) {
         h("span", { class: "mono tree-branch" }, textLabel(branch))),
       h("p", {}, t({ zh: `位置 ${round.root_position + round.depths[node]}（根的位置 + 深度 ${round.depths[node]}）。`,
         en: `Position ${round.root_position + round.depths[node]} (the root's position + depth ${round.depths[node]}).` }),
-        node > 0 ? t({ zh: ` 这个字在父节点处的 p = ${fixed(round.p_at_parent[node], 3)}。`,
+        node > 0 ? t({ zh: `这个字在父节点处的 p = ${fixed(round.p_at_parent[node], 3)}。`,
           en: ` p of this character at its parent = ${fixed(round.p_at_parent[node], 3)}.` }) : ""),
       h("p", { class: "tree-mask-title" }, t({ zh: "它在树掩码里的那一行（■ 看得见）：", en: "Its row of the tree mask (■ visible):" })),
       h("div", { class: "tree-mask", role: "img", "aria-label": t({ zh: `看得见 ${seen.filter(Boolean).length} 个节点：它自己和它的祖先`,

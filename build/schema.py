@@ -42,6 +42,7 @@ FAMILY_ROW = [  # families.py timed_row: one family in one configuration, engine
     "shape:str", "size:int",       # chain (size γ) | tree (size = nodes)
     "engine:str", "temperature:num", "repeats:int",
     "tokens_per_main:num", "accepted_per_proposed?:num", "accepted_per_main:num", "main_forwards:num",
+    "alpha?:num",                  # chains: accepted / (accepted + rejected), the ledger's per-draft α
     *each("wall_s", SPREAD), "speedup:num", *each("speedup_runs", SPREAD),
     "parts_s.main_forwards:num", "parts_s.draft_forwards:num", "parts_s.other:num",
     # the median-wall run per round, over plain decoding's seconds per forward (its median-wall run):

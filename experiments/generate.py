@@ -109,6 +109,9 @@ def run(args):
             raise UsageError(f"--tree {args.tree} leaves no room for a window of --gamma {args.gamma}")
         draft = Lookahead(args.gamma, args.order, candidates)
         args.tree = args.tree or draft.nodes()
+        if args.tree > 64:
+            raise UsageError(f"lookahead's tree (1 + --gamma + --gamma × (--order − 1) = {args.tree} nodes) must fit "
+                             f"one 64-position verify: lower --gamma or --order, or give --tree")
     if args.engine == "compiled" and len(prompt) + args.n + args.gamma + 1 > ROPE_POSITIONS:
         raise UsageError(f"--engine compiled holds {ROPE_POSITIONS} positions: prompt + --n is too long")
 

@@ -34,7 +34,7 @@ class Lookahead(Drafter):
         self.window, self.ngram, self.candidates = window, ngram, candidates
         self.guesses = []  # Jacobi guesses for the positions after the pending token
         self.levels = []   # inputs of the last ngram − 2 iterations: {position: token}
-        self.pool = {}     # first token -> continuations of ngram − 1 tokens, newest first
+        self.pool = {}     # first token -> continuations of up to ngram − 1 tokens, newest first
 
     def nodes(self):
         """The most nodes a tree can have: the root, the window, the candidates."""
@@ -43,7 +43,9 @@ class Lookahead(Drafter):
     def tree(self, seq, n_nodes, max_depth):
         t0 = time.perf_counter()
         root = len(seq) - 1  # the pending token's position
-        guesses = (self.guesses + seq[len(seq) - self.window:])[:self.window]  # short of guesses: copy recent text
+        # short of guesses (at the start, or after a long accept): fill in with recent text; such
+        # guesses may end up in harvested n-grams too, where they are only less likely to pass
+        guesses = (self.guesses + seq[len(seq) - self.window:])[:self.window]
         guesses = guesses[:min(max_depth, n_nodes - 1)]
         tree = Tree.root(seq[-1])
         for continuation in self.pool.get(seq[-1], [])[:self.candidates]:

@@ -73,20 +73,25 @@ class Tree:
 
 def best_first(root, n_nodes, propose):
     """The tree of at most n_nodes nodes (root included) whose branches are the most likely under
-    the drafter: propose(branch tokens) -> [(token, probability)] for the node after a branch;
-    nodes are added in order of the product of probabilities along their branch (EAGLE-2's
-    dynamic tree, arXiv 2406.16858; with a drafter blind to the branch, Medusa's)."""
+    the drafter: propose(branch tokens) -> [(token, probability)] for the node after a branch.
+    Candidates wait in a heap scored by the product of probabilities along their branch; the best
+    one joins the tree, and its own children become candidates (EAGLE-2's dynamic tree, arXiv
+    2406.16858; with a drafter blind to the branch, Medusa's)."""
     tree = Tree.root(root)
-    frontier = [(-1.0, 0, 0)]  # (−score, tie-break, node): expand the most likely node first
-    order = 1
-    while frontier and len(tree.tokens) < n_nodes:
-        neg_score, _, node = heapq.heappop(frontier)
+    heap = []  # (−score, tie-break, parent, token): the likeliest candidate first
+    added = 0
+
+    def offer(node, score):
+        nonlocal added
         for token, prob in propose(tree.branch(node)):
-            if len(tree.tokens) >= n_nodes or prob <= 0:
-                break
-            child = tree.add(node, token)
-            heapq.heappush(frontier, (neg_score * prob, order, child))
-            order += 1
+            if prob > 0:
+                heapq.heappush(heap, (-score * prob, added, node, token))
+                added += 1
+
+    offer(0, 1.0)
+    while heap and len(tree.tokens) < n_nodes:
+        neg_score, _, parent, token = heapq.heappop(heap)
+        offer(tree.add(parent, token), -neg_score)
     return tree
 
 

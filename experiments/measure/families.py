@@ -1,4 +1,4 @@
-"""families.json (section "Where drafts come from", and every family's rows in section ⑤): each
+"""families.json (section ⑤ "Where drafts come from", and every family's rows in section ⑥): each
 drafter family decoded from "ROMEO:\n" on the first seed's models.
 
 - alpha: teacher-forced first-draft acceptance Σ min(p, q) on text the main model writes (several
@@ -100,8 +100,11 @@ def counted(results, n_chars):
     """What the counters say, pooled over runs: tokens per main forward, drafts accepted."""
     main = sum(r.main_forwards for r in results)
     proposed, accepted = sum(r.proposed for r in results), sum(r.accepted for r in results)
+    checked = accepted + sum(r.rejected for r in results)  # drafts after a rejection are never checked
     return {"tokens_per_main": n_chars * len(results) / main,
             "accepted_per_proposed": accepted / proposed if proposed else None,
+            # per-draft acceptance of a chain, as the ledger's α (a tree's candidates are not checked one by one)
+            "alpha": accepted / checked if checked else None,
             "accepted_per_main": accepted / main}
 
 
@@ -124,14 +127,15 @@ def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature)
            "parts_s": parts, "parts_repeat": k,
            # the median run taken apart per round: seconds of the main model's verify, of the
            # drafter, and of the rest (sampling, the rule, Python), each over plain decoding's
-           # seconds per main forward (its median run); tokens_per_main over their sum ≈ speedup
+           # seconds per main forward (its median run); speedup ≈ tokens_per_main × (1 + plain's
+           # own rest per forward) / their sum
            "verify_over_main": parts["main_forwards"] / rounds / plain_forward,
            "drafter_per_round": parts["draft_forwards"] / rounds / plain_forward,
            "other_per_round": parts["other"] / rounds / plain_forward,
            "c": parts["draft_forwards"] / median_run.proposed / plain_forward if median_run.proposed else None}
     if temperature == 0:  # greedy: every run must write plain decoding's text, character for character
         row["greedy_equal"] = all(r.tokens == plain_results[0].tokens for r in results)
-    alpha = row["accepted_per_proposed"]
+    alpha = row["alpha"]
     if shape == "chain" and family != "plain" and alpha is not None and alpha < 1:
         row["speedup_theory"] = theorem_3_8(alpha, size, row["c"])
     return row

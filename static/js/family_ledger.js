@@ -27,16 +27,17 @@ export function laneRows(rows, engine, temperature) {
 const COLUMNS = [
   { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
   { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
-  { label: { zh: "每次 forward 得字", en: "Chars per forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
-  { label: { zh: "候选被接受的比例", en: "Candidates accepted" }, cell: (r) => (r.accepted_per_proposed === null ? "—" : fixed(r.accepted_per_proposed, 3)) },
-  { label: { zh: "验收价钱（普通 forward）", en: "Verify price (plain forwards)" }, cell: (r) => fixed(r.verify_over_main, 2) },
-  { label: { zh: "起草 / 轮（普通 forward）", en: "Drafting / round (plain forwards)" }, cell: (r) => fixed(r.drafter_per_round, 3) },
-  { label: { zh: "其余 / 轮（普通 forward）", en: "Rest / round (plain forwards)" },
-    cell: (r) => (r.other_per_round === undefined || r.other_per_round === null ? "—" : fixed(r.other_per_round, 2)) },
-  { label: { zh: "墙钟中位 (s)", en: "Wall median (s)" }, cell: (r) => fixed(r.wall_s.median, 3) },
   { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
     cell: (r) => `${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
   { label: { zh: "Theorem 3.8", en: "Theorem 3.8" }, cell: (r) => (r.speedup_theory ? `${fixed(r.speedup_theory, 2)}×` : "—") },
+  { label: { zh: "字 / forward", en: "Chars / forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
+  { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : fixed(r.alpha, 3)) },
+  { label: { zh: "被接受 / 提出", en: "Accepted / proposed" }, cell: (r) => (r.accepted_per_proposed === null ? "—" : fixed(r.accepted_per_proposed, 3)) },
+  { label: { zh: "验收", en: "Verify" }, cell: (r) => fixed(r.verify_over_main, 2) },
+  { label: { zh: "起草", en: "Drafting" }, cell: (r) => fixed(r.drafter_per_round, 3) },
+  { label: { zh: "其余", en: "Rest" },
+    cell: (r) => (r.other_per_round === undefined || r.other_per_round === null ? "—" : fixed(r.other_per_round, 2)) },
+  { label: { zh: "墙钟中位 (s)", en: "Wall median (s)" }, cell: (r) => fixed(r.wall_s.median, 3) },
 ];
 
 export function initFamilyLedger(families) {

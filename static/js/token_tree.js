@@ -104,7 +104,7 @@ export function initTokenTree(families) {
         en: `Position ${round.root_position + round.depths[node]} (the root's position + depth ${round.depths[node]}).` }),
         node > 0 ? t({ zh: `这个字在父节点处的 p = ${fixed(round.p_at_parent[node], 3)}。`,
           en: ` p of this character at its parent = ${fixed(round.p_at_parent[node], 3)}.` }) : ""),
-      h("p", { class: "tree-mask-title" }, t({ zh: "它在树掩码里的那一行（■ 看得见）：", en: "Its row of the tree mask (■ visible):" })),
+      h("p", { class: "tree-mask-title" }, t({ zh: "它在树掩码里的那一行（蓝色：看得见）：", en: "Its row of the tree mask (blue: visible):" })),
       h("div", { class: "tree-mask", role: "img", "aria-label": t({ zh: `看得见 ${seen.filter(Boolean).length} 个节点：它自己和它的祖先`,
         en: `sees ${seen.filter(Boolean).length} nodes: itself and its ancestors` }) },
         tokens.map((ch, j) => h("span", { class: seen[j] ? "on" : "" }, charLabel(ch)))),
@@ -114,8 +114,8 @@ export function initTokenTree(families) {
         h("span", { class: "pbar" }, h("span", { style: { width: `${100 * top.p[k]}%` } })),
         h("span", { class: "mono" }, fixed(top.p[k], 3))))),
       h("p", {}, drawn === null ? t({ zh: "这一轮主模型没有走到这个节点。", en: "The main model's walk did not reach this node in this round." })
-        : children.has(drawn) ? t({ zh: `主模型在这里抽到 ${charLabel(drawn)}，是它的孩子：往下走。`, en: `The main model drew ${charLabel(drawn)} here, one of its children: move down.` })
-          : t({ zh: `主模型在这里抽到 ${charLabel(drawn)}，不是它的孩子：输出它，这一轮结束。`, en: `The main model drew ${charLabel(drawn)} here, not a child: emit it and end the round.` })));
+        : children.has(drawn) ? t({ zh: `主模型在这里抽到「${charLabel(drawn)}」，是它的孩子：往下走。`, en: `The main model drew “${charLabel(drawn)}” here, one of its children: move down.` })
+          : t({ zh: `主模型在这里抽到「${charLabel(drawn)}」，不是它的孩子：输出它，这一轮结束。`, en: `The main model drew “${charLabel(drawn)}” here, not a child: emit it and end the round.` })));
   }
 
   function drawReadouts(round) {

@@ -104,7 +104,7 @@ def test_eagle_chain_greedy_in_recompute_mode_within_the_window(models64, drafte
     assert result.tokens == plain
 
 
-@pytest.mark.parametrize("kind", ["medusa", "eagle"])
+@pytest.mark.parametrize("kind", [pytest.param("medusa", marks=pytest.mark.slow), "eagle"])
 def test_sampled_output_follows_the_main_model(models64, drafters, kind):
     prompt, draws = CharData().encode("ROMEO:\nI "), 1200
     laws = exact_law_of_three(models64[0], prompt)

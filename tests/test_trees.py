@@ -109,9 +109,12 @@ def drafters_for_trees(models64, table):
             "lookahead": (lambda: Lookahead(4, 3, 4), Lookahead(4, 3, 4).nodes())}
 
 
-@pytest.mark.parametrize("name,engine", [("ngram", "eager"), ("ngram", "compiled"), ("lookup", "eager"),
-                                         ("medusa", "compiled"), ("eagle", "eager"), ("eagle", "compiled"),
-                                         ("lookahead", "eager"), ("lookahead", "compiled")])
+SLOW = pytest.mark.slow  # the same tree path as a kept case: `pytest -m slow` runs them
+
+
+@pytest.mark.parametrize("name,engine", [("ngram", "eager"), ("ngram", "compiled"), pytest.param("lookup", "eager", marks=SLOW),
+                                         ("medusa", "compiled"), pytest.param("eagle", "eager", marks=SLOW), ("eagle", "compiled"),
+                                         pytest.param("lookahead", "eager", marks=SLOW), ("lookahead", "compiled")])
 def test_tree_greedy_equals_plain_greedy(models64, data, table, plain_greedy, name, engine):
     make, nodes = drafters_for_trees(models64, table)[name]
     prompt, plain = plain_greedy
@@ -122,7 +125,9 @@ def test_tree_greedy_equals_plain_greedy(models64, data, table, plain_greedy, na
     assert result.accepted > 0
 
 
-@pytest.mark.parametrize("name", ["ngram", "medusa", "eagle", "lookahead"])
+# make test keeps two tree drafters here (a sampled-table tree and Jacobi candidates); every tree
+# goes through the same tree_accept, exact by construction, so the others run with `pytest -m slow`
+@pytest.mark.parametrize("name", ["ngram", pytest.param("medusa", marks=SLOW), pytest.param("eagle", marks=SLOW), "lookahead"])
 def test_tree_sampled_output_follows_the_main_model(models64, data, table, name):
     make, nodes = drafters_for_trees(models64, table)[name]
     # lookahead's first window copies the text 4 back: a text of period 4 makes it right often

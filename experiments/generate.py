@@ -119,8 +119,7 @@ def run(args):
         generator = torch.Generator(device=device).manual_seed(args.seed)
         common = dict(temperature=args.temperature, mode=args.mode, generator=generator, engine=engine)
         if args.tree is not None:
-            # the EAGLE drafter grows its tree eagerly (its tree forwards are not compiled)
-            tree_drafter = draft.runner("kvcache", "eager", 1) if args.method in KINDS else \
+            tree_drafter = draft.tree_runner() if args.method in KINDS else \
                 draft if args.method == "lookahead" else draft.drafter()
             del common["mode"]
             return tree_decode(model, tree_drafter, prompt, args.n, args.tree, **common)

@@ -103,6 +103,11 @@ class FeatureDrafter(nn.Module):
             return MedusaRunner(self)
         return make_runner(self.main, mode, engine, sizes=(1, gamma + 1), mtp=True, head=self.net)
 
+    def tree_runner(self):
+        """The draft side of trees.tree_decode, whatever the main model's engine: Medusa runs no
+        forward, and EAGLE grows its tree eagerly (its tree forwards are not compiled)."""
+        return self.runner("kvcache", "eager", 1)
+
     def objective(self, losses, mtp_weight=0.0):
         if self.cfg.kind == "medusa":
             return sum(losses.values())

@@ -12,7 +12,7 @@ from experiments.ngram import NgramTable, PromptLookup
 from experiments.speculative import make_runner, plain_decode
 from experiments.trees import Tree, best_first, tree_accept, tree_decode
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
-from tests.test_heads import CHECKPOINTS
+from tests.test_heads import CHECKPOINTS, plain_greedy  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -93,19 +93,12 @@ def test_the_cache_after_a_tree_holds_the_accepted_branch(models64, data, table,
     assert (got[-1] - expected).abs().max() < 1e-5
 
 
-@pytest.fixture(scope="module")
-def plain_greedy(models64, data):
-    prompt = data.encode("ROMEO:\n")
-    with torch.inference_mode():
-        return prompt, plain_decode(models64[0], prompt, 300, temperature=0).tokens
-
-
 def drafters_for_trees(models64, table):
     medusa = load_drafter(CHECKPOINTS / "medusa_s0.pt", main=models64[0])[0].double()
     eagle = load_drafter(CHECKPOINTS / "eagle_s0.pt", main=models64[0])[0].double()
     return {"ngram": (table.drafter, 16), "lookup": (lambda: PromptLookup(3).drafter(), 8),
-            "medusa": (lambda: medusa.runner("kvcache", "eager", 3), 8),
-            "eagle": (lambda: eagle.runner("kvcache", "eager", 1), 16),
+            "medusa": (medusa.tree_runner, 8),
+            "eagle": (eagle.tree_runner, 16),
             "lookahead": (lambda: Lookahead(4, 3, 4), Lookahead(4, 3, 4).nodes())}
 
 

@@ -65,10 +65,10 @@ class Drafters:
         self.main, self.draft = main_and_draft(args, seed)
         self.table = NgramTable(data.train.tolist(), DEFAULT_ORDER, data.vocab_size)
         self.lookup = PromptLookup(LOOKUP_NGRAM, data.vocab_size)
-        self.heads = {kind: load_drafter(require(args.checkpoints / f"{run_name(kind, 0, seed)}.pt"), args.device,
-                                         main=self.main)[0] for kind in ("medusa", "eagle")}
-        self.payloads = {kind: torch.load(args.checkpoints / f"{run_name(kind, 0, seed)}.pt", map_location="cpu",
-                                          weights_only=True) for kind in ("medusa", "eagle")}
+        loaded = {kind: load_drafter(require(args.checkpoints / f"{run_name(kind, 0, seed)}.pt"), args.device,
+                                     main=self.main) for kind in ("medusa", "eagle")}
+        self.heads = {kind: drafter for kind, (drafter, _) in loaded.items()}
+        self.payloads = {kind: payload for kind, (_, payload) in loaded.items()}
 
     def decoder(self, family, shape, size, prompt, n, temperature, engine, device):
         """fn(seed) -> Result for one family and configuration."""
@@ -76,9 +76,7 @@ class Drafters:
         common = dict(temperature=temperature, engine=engine)
         if shape == "tree":
             make = {"ngram": self.table.drafter, "lookup": self.lookup.drafter,
-                    "medusa": lambda: self.heads["medusa"].runner("kvcache", engine, 1),
-                    # EAGLE grows its tree eagerly whatever the engine (its tree forwards are not compiled)
-                    "eagle": lambda: self.heads["eagle"].runner("kvcache", "eager", 1),
+                    "medusa": self.heads["medusa"].tree_runner, "eagle": self.heads["eagle"].tree_runner,
                     "lookahead": lambda: lookahead_of(size)}[family]
             return lambda seed: tree_decode(self.main, make(), prompt, n, size, generator=gen(seed), **common)
         if family == "plain":

@@ -240,14 +240,19 @@ SCHEMA = {
         "prompt:str", "n_chars:int", "threads:int", "engines:list", "temperatures:list",
         "families:list",                      # draft | mtp | ngram | lookup | medusa | eagle | lookahead
         "chain_gammas:list", "tree_sizes:list", "sweep_repeats:int", "repeats:int", "seeds:list",
+        "model_seed:int",                     # the models every figure but alpha_by_seed is measured on
         "alpha_seeds:list",                   # sampling seeds of the texts α is measured on (T = 1)
         # teacher-forced first-draft Σ min(p, q) on text the main model wrote; keys T1 | T0, then the drafter
         "alpha.*.*.alpha?:num", "alpha.*.*.positions:int",  # null: no position drafted
         "alpha.*.lookup.coverage:num",        # share of positions where prompt lookup drafts at all
+        # α at T = 1 on each model seed with trained Medusa and EAGLE drafters (keys: seed, then drafter)
+        "alpha_by_seed.*.*.alpha?:num", "alpha_by_seed.*.*.positions:int",
         "costs.main_params:int", "costs.draft.params:int", "costs.mtp.params:int",
         "costs.medusa.params:int", "costs.medusa.steps:int", "costs.medusa.train_wall_s:num",
         "costs.medusa.config.n_heads:int",   # heads: drafts for positions t + 2 .. t + K + 1
         "costs.eagle.params:int", "costs.eagle.steps:int", "costs.eagle.train_wall_s:num",
+        *[f"costs.{kind}.by_seed.*.{field}" for kind in ("medusa", "eagle")  # every seed with the drafter
+          for field in ("params:int", "train_wall_s:num")],
         "costs.ngram.order:int", "costs.ngram.contexts:int", "costs.ngram.entries:int", "costs.ngram.bytes:int",
         "costs.lookup.match_chars:int", "costs.lookahead.ngram:int",
         *each("sweep.*", FAMILY_ROW), *each("rows.*", FAMILY_ROW),

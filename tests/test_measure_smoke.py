@@ -25,6 +25,7 @@ from build import load_results  # noqa: E402
 from schema import SCHEMA  # noqa: E402
 
 SEEDS = (0, 1, 2)
+HEAD_SEEDS = (0, 1)  # seed 2 has no Medusa or EAGLE drafter: the families' α skips it
 LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the checkpoint
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
 SIZES = Sizes(n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
@@ -72,7 +73,7 @@ def measured(tmp_path_factory):
         write_run(checkpoints, results, run_name(*CONTROL, seed), tiny_model(100 + seed, mtp=False), seed, 0.0)
         draft = tiny_model(200 + seed, mtp=False, like=main, noise=1.0)
         write_run(checkpoints, results, run_name(*DRAFT, seed), draft, seed, 0.0)
-        if seed == SEEDS[0]:  # Medusa heads and the EAGLE layer, random, on the first seed's main model
+        if seed in HEAD_SEEDS:  # Medusa heads and the EAGLE layer, random, on these seeds' main models
             for kind in KINDS:
                 torch.manual_seed(400 + seed)
                 heads = FeatureDrafter(main, HeadsConfig(kind, main=run_name(*MAIN_MTP, seed)))
@@ -205,6 +206,25 @@ def test_compiled_engine_rows_and_ladder(measured):
     assert {t["name"] for t in compiled["targets"]} == {"compiled_plain_over_eager_plain",
                                                          "best_compiled_draft_over_compiled_plain",
                                                          "compiled_verify4_over_main1"}
+
+
+def test_families_rows_alpha_and_seeds(measured):
+    fam = read_json(measured / "families.json")
+    assert fam["model_seed"] == SEEDS[0] and fam["meta"]["seeds"] == list(SEEDS)
+    # α on every seed with trained heads (and only those), the first seed's equal to the main α
+    assert sorted(fam["alpha_by_seed"]) == [str(s) for s in HEAD_SEEDS]
+    assert fam["alpha_by_seed"][str(SEEDS[0])] == fam["alpha"]["T1"]
+    for kind in ("medusa", "eagle"):
+        assert sorted(fam["costs"][kind]["by_seed"]) == [str(s) for s in HEAD_SEEDS]
+    for by_drafter in [*fam["alpha"].values(), *fam["alpha_by_seed"].values()]:
+        assert all(v["alpha"] is None or 0 <= v["alpha"] <= 1 for v in by_drafter.values())
+    # the sweep holds every configuration once per engine and temperature, the rows one per family
+    lanes = {(r["engine"], r["temperature"]) for r in fam["sweep"]}
+    assert lanes == {(e, t) for e in fam["engines"] for t in fam["temperatures"]}
+    for engine, temperature in lanes:
+        lane = [r for r in fam["rows"] if r["engine"] == engine and r["temperature"] == temperature]
+        assert sorted(r["family"] for r in lane) == sorted(["plain", *fam["families"]])
+        assert all(r["greedy_equal"] for r in lane if temperature == 0)
 
 
 def test_costs_per_engine(measured):

@@ -18,5 +18,5 @@ MEASUREMENTS = {
     "mtp": (mtp.measure, "all"),
     "costs": (costs.measure, "first"),
     "ledger": (ledger.measure, "first"),  # writes ledger.json and gamma_sweep.json
-    "families": (families.measure, "first"),
+    "families": (families.measure, "all"),  # α of the learned drafters on every seed; the rest on the first
 }

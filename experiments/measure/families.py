@@ -61,9 +61,9 @@ def lookahead_of(nodes):
 class Drafters:
     """The first seed's main model and every drafter, loaded once."""
 
-    def __init__(self, args, data, seed):
+    def __init__(self, args, data, seed, table=None):
         self.main, self.draft = main_and_draft(args, seed)
-        self.table = NgramTable(data.train.tolist(), DEFAULT_ORDER, data.vocab_size)
+        self.table = table or NgramTable(data.train.tolist(), DEFAULT_ORDER, data.vocab_size)
         self.lookup = PromptLookup(LOOKUP_NGRAM, data.vocab_size)
         loaded = {kind: load_drafter(require(args.checkpoints / f"{run_name(kind, 0, seed)}.pt"), args.device,
                                      main=self.main) for kind in ("medusa", "eagle")}
@@ -139,18 +139,24 @@ def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature)
     return row
 
 
+WARM_CHARS = 64  # the compiled sweep warms each configuration up with a decode this long
+
+
 def sweep(drafters, prompt, n_chars, engines, device, sizes):
-    """Every configuration of every family, per engine and temperature, interleaved with plain."""
+    """Every configuration of every family, per engine and temperature, interleaved with plain.
+    The compiled engine's graphs are compiled by a short warm-up decode of each configuration;
+    the eager engine has nothing to compile, and the sweep only chooses, so it runs cold."""
     rows = []
     medusa_heads = drafters.heads["medusa"].cfg.n_heads
     for engine in engines:
         for temperature in TEMPERATURES:
-            methods = {"plain": drafters.decoder("plain", "chain", 0, prompt, n_chars, temperature, engine, device)}
-            for family in FAMILIES:
-                for shape, size in configs(family, medusa_heads, sizes):
-                    methods[name_of(family, shape, size)] = drafters.decoder(family, shape, size, prompt, n_chars,
-                                                                             temperature, engine, device)
-            runs = interleaved(methods, sizes.family_sweep_repeats, warmup=1, device=device)
+            decoders = lambda n: {"plain": drafters.decoder("plain", "chain", 0, prompt, n, temperature, engine, device),
+                                  **{name_of(family, shape, size): drafters.decoder(family, shape, size, prompt, n,
+                                                                                    temperature, engine, device)
+                                     for family in FAMILIES for shape, size in configs(family, medusa_heads, sizes)}}
+            if engine == "compiled":
+                interleaved(decoders(WARM_CHARS), 1, warmup=0, device=device)
+            runs = interleaved(decoders(n_chars), sizes.family_sweep_repeats, warmup=0, device=device)
             for name, run in runs.items():
                 if name == "plain":
                     continue
@@ -248,20 +254,23 @@ def recorded_trees(drafters, data, prompt, n_chars, tree_sizes, device):
     return out
 
 
-def family_costs(drafters, args, seed):
-    """Parameters, training time and size of each drafter (the table: its entries and bytes)."""
+def family_costs(by_seed, args):
+    """Parameters, training time and size of each drafter (the table: its entries and bytes);
+    Medusa and EAGLE for every seed measured (`by_seed`: {seed: Drafters}, the first seed first)."""
+    seed, drafters = next(iter(by_seed.items()))
     main = drafters.main
     contexts, pairs = drafters.table.entries()
 
-    def trained(kind):
+    def trained(kind, seed, drafters):
         payload = drafters.payloads[kind]
         log = read_json(require(args.results / f"train_{run_name(kind, 0, seed)}.json"))
         return {"params": sum(v.numel() for v in payload["model"].values()), "steps": payload["step"],
                 "train_wall_s": log["wall_time_s"], "final_val": log["final_val"], "config": payload["config"]}
 
+    heads = {kind: {**trained(kind, seed, drafters),
+                    "by_seed": {str(s): trained(kind, s, d) for s, d in by_seed.items()}} for kind in ("medusa", "eagle")}
     return {"draft": {"params": drafters.draft.n_params()},
-            "mtp": {"params": main.n_params(main.mtp)},
-            "medusa": trained("medusa"), "eagle": trained("eagle"),
+            "mtp": {"params": main.n_params(main.mtp)}, **heads,
             "ngram": {"order": drafters.table.order, "contexts": contexts, "entries": pairs,
                       "bytes": contexts * drafters.table.vocab_size * 4, "built_from": "train split"},
             "lookup": {"match_chars": LOOKUP_NGRAM, "params": 0},
@@ -282,16 +291,28 @@ def targets(rows):
     return out
 
 
+def heads_trained(args, seed):
+    return all((args.checkpoints / f"{run_name(kind, 0, seed)}.pt").exists() for kind in ("medusa", "eagle"))
+
+
 def measure(args, data, seeds, sizes):
+    """Everything on the first seed's models; α and training costs also on every other seed whose
+    Medusa and EAGLE drafters are trained (the learned drafters' α against one another)."""
     threads = set_threads(1)
     drafters = Drafters(args, data, seeds[0])
+    by_seed = {seeds[0]: drafters, **{s: Drafters(args, data, s, drafters.table)
+                                      for s in seeds[1:] if heads_trained(args, s)}}
     engines = engines_available(drafters.main, getattr(args, "engines", ENGINES))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     alpha_seeds = list(range(sizes.alpha_runs))
     with torch.inference_mode():
         alpha = {f"T{t:g}": teacher_forced_alpha(drafters, data, prompt, n_chars, t,
                                                  alpha_seeds if t else [0], args.device) for t in TEMPERATURES}
-        print("  alpha: " + ", ".join(f"{k} {v['alpha']}" for k, v in alpha["T1"].items()), flush=True)
+        alpha_by_seed = {str(s): alpha["T1"] if s == seeds[0] else
+                         teacher_forced_alpha(d, data, prompt, n_chars, 1.0, alpha_seeds, args.device)
+                         for s, d in by_seed.items()}
+        for s, a in alpha_by_seed.items():
+            print(f"  alpha T=1, seed {s}: " + ", ".join(f"{k} {v['alpha']}" for k, v in a.items()), flush=True)
         sweep_rows = sweep(drafters, prompt, n_chars, engines, args.device, sizes)
         rows = best_rows(drafters, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
         trees = recorded_trees(drafters, data, prompt, n_chars, sizes.family_trees, args.device)
@@ -299,6 +320,7 @@ def measure(args, data, seeds, sizes):
         "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines,
         "temperatures": list(TEMPERATURES), "families": list(FAMILIES), "chain_gammas": list(sizes.family_gammas),
         "tree_sizes": list(sizes.family_trees), "sweep_repeats": sizes.family_sweep_repeats,
-        "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)),
-        "alpha_seeds": alpha_seeds, "alpha": alpha, "costs": family_costs(drafters, args, seeds[0]),
-        "sweep": sweep_rows, "rows": rows, "targets": targets(rows), "tree_rounds": trees}}
+        "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)), "model_seed": seeds[0],
+        "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,
+        "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows, "targets": targets(rows),
+        "tree_rounds": trees}}

@@ -268,6 +268,27 @@ SCHEMA = {
         "tree_rounds.*.p_at_parent:list",     # p of each node's char at its parent
         "tree_rounds.*.tokens_per_main:num",  # over that whole decode
     ],
+    # conditions.json (conditions.py): when speculation pays; the first seed's models, T = 1 unless said
+    "conditions.json": META + [
+        "prompt:str", "n_chars:int", "threads:int", "engines:list", "model_seed:int",
+        "configs.*.shape:str", "configs.*.size:int", "configs.*.name:str",  # one per family, every row below
+        "temperatures:list", "text_seeds:list",
+        # α (teacher-forced first draft) and tokens per main forward, over one text per sampling seed
+        "by_temperature.*.temperature:num", "by_temperature.*.texts:int",
+        *[f"by_temperature.*.{what}.*.{field}" for what in ("alpha", "tokens_per_main")
+          for field in ("mean?:num", "min?:num", "max?:num", "values:list")],
+        "by_temperature.*.lookup_coverage.mean:num",  # share of positions where prompt lookup drafts
+        # α on each kind of text (val | own | repetitive), keys T1 | T0, then the drafter
+        "text_kinds:list", "by_text.*.*.texts:int", "by_text.*.*.drafters.*.alpha?:num",
+        "by_text.*.*.drafters.*.positions:int", "by_text.*.*.drafters.lookup.coverage:num",
+        # wall seconds per output length, warm, both engines; speedup over plain of the same length and engine
+        "lengths:list", "repeats:int",
+        "by_length.*.engine:str", "by_length.*.n_chars:int", "by_length.*.family:str",
+        *each("by_length.*.wall_s", SPREAD), "by_length.*.speedup:num", "by_length.*.main_forwards:num",
+        # a fresh generate process: its wall, the decode's, the rest (start-up) and the compilation in it
+        "start_up.*.engine:str", "start_up.*.family:str", "start_up.*.process_s:num", "start_up.*.decode_s:num",
+        "start_up.*.start_up_s:num", "start_up.*.compile_s:num", "start_up_how:str",
+    ],
     # costs.json (costs.py): one forward's price per engine, kv-cache mode, vs new positions.
     "costs.json": META + [
         "positions:list",                     # new positions per main forward: 1, 2, 3, 4, 6, ... 64

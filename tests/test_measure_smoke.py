@@ -30,7 +30,8 @@ LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the che
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
 SIZES = Sizes(n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
-              cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1)
+              cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1,
+              condition_seeds=2, condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",))
 
 
 def tiny_model(seed, mtp, like=None, noise=0.0):
@@ -276,3 +277,36 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 4 and all(line.startswith("error: ") for line in err), err
     assert "sha256" in err[-1]
+
+
+def test_conditions_cover_every_temperature_length_and_family(measured):
+    cond = read_json(measured / "conditions.json")
+    families = list(cond["configs"])
+    assert [row["temperature"] for row in cond["by_temperature"]] == cond["temperatures"]
+    for row in cond["by_temperature"]:
+        assert row["texts"] == (1 if row["temperature"] == 0 else len(cond["text_seeds"]))  # greedy: one text
+        assert sorted(row["tokens_per_main"]) == sorted(families)
+        assert all(1 <= v <= 1 + cond["configs"][f]["size"] for f, s in row["tokens_per_main"].items()
+                   for v in s["values"])
+    assert sorted(cond["by_text"]) == sorted(cond["text_kinds"])
+    for engine in cond["engines"]:
+        for n in cond["lengths"]:
+            lane = {r["family"]: r for r in cond["by_length"] if r["engine"] == engine and r["n_chars"] == n}
+            assert sorted(lane) == sorted(["plain", *families]) and lane["plain"]["speedup"] == 1
+    assert {r["engine"] for r in cond["start_up"]} == {"eager"}  # the smoke sizes time eager only
+    assert all(r["start_up_s"] > 0 and r["compile_s"] == 0 for r in cond["start_up"])
+
+
+def test_the_repetitive_text_repeats_itself():
+    """The kinds of text conditions.py measures on: the speaker lines give prompt lookup far more
+    matches than Shakespeare's speeches; every text starts where it says."""
+    from experiments.data import CharData
+    from experiments.measure.conditions import speaker_lines, speeches
+    from experiments.ngram import PromptLookup
+    data = CharData()
+    lookup = PromptLookup(3, data.vocab_size)
+    coverage = lambda text: statistics.mean(bool(lookup.continuation(text[:t], 1)) for t in range(9, len(text)))
+    lines, texts = speaker_lines(data, 600), speeches(data, 600, 3)
+    assert len(lines) == 600 and all(len(t) == 600 for t in texts)
+    assert all(line.endswith(":") for line in data.decode(lines).split("\n")[:-1])
+    assert coverage(lines) > 0.8 > 0.4 > max(coverage(t) for t in texts)

@@ -6,7 +6,7 @@
 Each measurement writes one or two experiments/results/<name>.json with a `meta` block. One
 module per results file; stats.py holds the statistics, common.py what they share.
 """
-from experiments.measure import acceptance, causal, costs, divergence, families, ledger, models, mtp
+from experiments.measure import acceptance, causal, conditions, costs, divergence, families, ledger, models, mtp
 
 # name (for --only): (function(args, data, seeds, sizes) -> {results file stem: payload},
 #                     which trained seeds it measures: "all" or "first")
@@ -19,4 +19,5 @@ MEASUREMENTS = {
     "costs": (costs.measure, "first"),
     "ledger": (ledger.measure, "first"),  # writes ledger.json and gamma_sweep.json
     "families": (families.measure, "all"),  # α of the learned drafters on every seed; the rest on the first
+    "conditions": (conditions.measure, "first"),
 }

@@ -36,6 +36,10 @@ class Sizes:
     family_gammas: tuple = tuple(range(1, 9))  # chain lengths every drafter family is swept over (families.py)
     family_trees: tuple = (4, 8, 16, 32)       # token-tree sizes, in nodes
     family_sweep_repeats: int = 1   # timed runs per configuration of the families' sweep (it only chooses)
+    condition_seeds: int = 3        # sampling seeds per temperature and texts per kind (conditions.py)
+    condition_lengths: tuple = (8, 32, 128, 600)  # output lengths timed for every family
+    condition_repeats: int = 5      # interleaved timed runs per family and length
+    start_up_engines: tuple = ("eager", "compiled")  # engines whose fresh-process start-up is timed
 
 
 def require(path):
@@ -110,15 +114,15 @@ def next_char_probs(model, data, offsets, device):
     return probs_from_logits(torch.cat(logits).double().cpu(), 1.0)
 
 
-def draws_through_rule(p, q, n, generator):
-    """n independent γ = 1 verifies of one position: a draft from q, then accept_reject.
-    Returns (drafts accepted, the n emitted tokens). The bonus row is p again; it never matters,
-    because only the first emitted token is counted."""
+def draws_through_rule(p, q, n, generator, rule=accept_reject):
+    """n independent γ = 1 verifies of one position: a draft from q, then `rule` (accept_reject,
+    or a broken rule an exercise tests). Returns (drafts accepted, the n emitted tokens). The
+    bonus row is p again; it never matters, because only the first emitted token is counted."""
     p2, q1 = torch.stack([p, p]), q[None]
     accepted, emitted = 0, []
     for _ in range(n):
         draft = sample(q, generator)
-        n_accepted, token = accept_reject(p2, q1, torch.tensor([draft]), generator)
+        n_accepted, token = rule(p2, q1, torch.tensor([draft]), generator)
         accepted += n_accepted
         emitted.append(draft if n_accepted else token)
     return accepted, torch.tensor(emitted)

@@ -190,38 +190,62 @@ def best_rows(drafters, sweep_rows, prompt, n_chars, engines, device, repeats):
     return rows
 
 
+DRAFTERS = ("draft", "ngram", "lookup", "mtp", "medusa", "eagle")  # the families with a first draft to score
+
+
 @torch.no_grad()
-def teacher_forced_alpha(drafters, data, prompt, n_chars, temperature, seeds, device):
-    """First-draft acceptance Σ min(p, q) of each drafter at every position of text the main
-    model wrote (plain decoding at this temperature, one text per seed), with the true text as
-    context. Prompt lookup drafts one-hot where the text repeats: its α is over the positions
-    where it drafts, and `coverage` says how many those are."""
-    main = drafters.main
-    window = main.cfg.block_size
-    per = {name: [] for name in ("draft", "ngram", "lookup", "mtp", "medusa", "eagle")}
+def alpha_along(drafters, text, start, temperature, device):
+    """Teacher-forced first-draft acceptance Σ min(p, q) of each drafter at every position t ≥
+    start of `text` (a list of ids), with the true text before t as the context. One kv-cache
+    pass over the text per model, so p and q are exactly what kv-cache decoding computes there
+    (each layer's window slides; recomputing a 64-char window would cut deeper layers short). Returns
+    ({drafter: [α at each position]}, [whether prompt lookup drafts at each position]); prompt
+    lookup drafts one-hot, only where the text repeats, so its list holds those positions only."""
+    main, eagle, medusa = drafters.main, drafters.heads["eagle"], drafters.heads["medusa"]
+    ids = torch.tensor([text], device=device)
+    logits, h = main(ids, main.new_cache())  # row t - 1 predicts text[t]
+    pairs = (h[:, :-1], ids[:, 1:])          # row t - 2: (h_{t-2}, x_{t-1}) predicts text[t]
+    p = probs_from_logits(logits[0, start - 1:-1].double(), temperature)
+    q_logits = {"draft": drafters.draft(ids, drafters.draft.new_cache())[0][0, start - 1:-1],
+                "mtp": main.mtp_forward(*pairs, main.new_cache(mtp=True))[0, start - 2:-1],
+                "eagle": main.head(main.mtp_features(*pairs, main.new_cache(mtp=True), head=eagle.net))[0, start - 2:-1],
+                "medusa": medusa.medusa_logits(h[0, start - 2:-2])[:, 0]}  # head 1 on h_{t-2}
+    per = {name: overlap(p, probs_from_logits(q.double(), temperature)).tolist() for name, q in q_logits.items()}
+    per.update(ngram=[], lookup=[])
     covered = []
-    for seed in seeds:
-        gen = torch.Generator(device=device).manual_seed(seed)
-        text = prompt + plain_decode(main, prompt, n_chars, temperature, generator=gen).tokens
-        for t in range(len(prompt) + 2, len(text)):  # predict text[t]: p from the prefix text[:t]
-            context = torch.tensor([text[max(0, t - window):t]], device=device)
-            logits, h = main(context)
-            p = probs_from_logits(logits[0, -1].double(), temperature)
-            q = {"draft": drafters.draft(context)[0][0, -1],
-                 "mtp": main.mtp_forward(h[:, :-1], context[:, 1:])[0, -1],
-                 "eagle": main.head(main.mtp_features(h[:, :-1], context[:, 1:], head=drafters.heads["eagle"].net))[0, -1],
-                 "medusa": drafters.heads["medusa"].medusa_logits(h[0, -2])[0]}
-            for name, logits_q in q.items():
-                per[name].append(overlap(p, probs_from_logits(logits_q.double(), temperature)).item())
-            per["ngram"].append(overlap(p, drafters.table.q(text[:t], temperature).double()).item())
-            draft = drafters.lookup.continuation(text[:t], 1)
-            covered.append(bool(draft))
-            if draft:
-                per["lookup"].append(p[draft[0]].item())
+    for row, t in zip(p, range(start, len(text))):
+        per["ngram"].append(overlap(row, drafters.table.q(text[:t], temperature).double()).item())
+        draft = drafters.lookup.continuation(text[:t], 1)
+        covered.append(bool(draft))
+        if draft:
+            per["lookup"].append(row[draft[0]].item())
+    return per, covered
+
+
+def pooled(per, covered):
+    """{drafter: {alpha, positions}} from alpha_along's lists (concatenated over texts)."""
     out = {name: {"alpha": statistics.mean(values) if values else None, "positions": len(values)}
            for name, values in per.items()}
     out["lookup"]["coverage"] = sum(covered) / len(covered)
     return out
+
+
+def written_text(main, prompt, n_chars, temperature, seed, device):
+    """The prompt and n_chars the main model writes after it at this temperature and sampling seed."""
+    gen = torch.Generator(device=device).manual_seed(seed)
+    return prompt + plain_decode(main, prompt, n_chars, temperature, generator=gen).tokens
+
+
+def teacher_forced_alpha(drafters, prompt, n_chars, temperature, seeds, device):
+    """alpha_along on text the main model wrote (one text per sampling seed), pooled."""
+    per, covered = {name: [] for name in DRAFTERS}, []
+    for seed in seeds:
+        text = written_text(drafters.main, prompt, n_chars, temperature, seed, device)
+        seed_per, seed_covered = alpha_along(drafters, text, len(prompt) + 2, temperature, device)
+        for name in per:
+            per[name] += seed_per[name]
+        covered += seed_covered
+    return pooled(per, covered)
 
 
 TREE_ROUND_AT = 100  # the recorded round: the first whose root is at or past this char and that
@@ -306,10 +330,10 @@ def measure(args, data, seeds, sizes):
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     alpha_seeds = list(range(sizes.alpha_runs))
     with torch.inference_mode():
-        alpha = {f"T{t:g}": teacher_forced_alpha(drafters, data, prompt, n_chars, t,
+        alpha = {f"T{t:g}": teacher_forced_alpha(drafters, prompt, n_chars, t,
                                                  alpha_seeds if t else [0], args.device) for t in TEMPERATURES}
         alpha_by_seed = {str(s): alpha["T1"] if s == seeds[0] else
-                         teacher_forced_alpha(d, data, prompt, n_chars, 1.0, alpha_seeds, args.device)
+                         teacher_forced_alpha(d, prompt, n_chars, 1.0, alpha_seeds, args.device)
                          for s, d in by_seed.items()}
         for s, a in alpha_by_seed.items():
             print(f"  alpha T=1, seed {s}: " + ", ".join(f"{k} {v['alpha']}" for k, v in a.items()), flush=True)

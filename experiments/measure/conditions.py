@@ -1,0 +1,185 @@
+"""conditions.json (section ⑦ "Choosing a method"): when speculation pays, on the first seed's models.
+
+- temperature: α (teacher-forced first draft) and tokens per main forward of every drafter at
+  each T in TEMPERATURES, one text per sampling seed (the spread is over the seeds);
+- texts: α of every drafter on three kinds of text, at T = 1 and T = 0: held-out Shakespeare
+  (speeches of the validation split), text the main model writes itself, and a repetitive text
+  (the validation split's speaker names, one per line, in order);
+- lengths: wall time of plain decoding and every drafter for outputs of each length (both
+  engines, warm), and what a fresh `python -m experiments.generate` process pays before its
+  first character: importing, loading, building the n-gram table, compiling.
+"""
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import torch
+
+from experiments.measure.common import DRAFT, LEDGER_PROMPT, MAIN_MTP
+from experiments.measure.costs import engines_available
+from experiments.measure.families import DRAFTERS, Drafters, alpha_along, name_of, pooled, written_text
+from experiments.speculative import ENGINES
+from experiments.timing import interleaved, set_threads, summary
+from experiments.train import run_name
+
+ROOT = Path(__file__).resolve().parents[2]  # where `python -m experiments.generate` runs
+TEMPERATURES = (0.0, 0.5, 0.8, 1.0, 1.3)
+# one configuration per family, the same at every temperature and length: a chain of 4 drafts
+# (Medusa has 3 heads, the MTP head drafts 1), lookahead a 16-node tree
+CONFIGS = {"draft": ("chain", 4), "mtp": ("chain", 1), "ngram": ("chain", 4), "lookup": ("chain", 4),
+           "medusa": ("chain", 3), "eagle": ("chain", 4), "lookahead": ("tree", 16)}
+TEXT_KINDS = ("val", "own", "repetitive")
+
+
+def spread(values):
+    """Mean, min and max over texts (None where no text gave a value: prompt lookup never drafted)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return {"mean": None, "min": None, "max": None, "values": []}
+    return {"mean": statistics.mean(values), "min": min(values), "max": max(values), "values": values}
+
+
+def first_draft_start(prompt):
+    return len(prompt) + 2  # the MTP head and Medusa need two characters of text before a draft
+
+
+def by_temperature(drafters, prompt, n_chars, seeds, device):
+    """α and tokens per main forward of every family at each temperature (T = 0: one text, the
+    greedy one, whatever the seed)."""
+    out = []
+    for temperature in TEMPERATURES:
+        alpha, coverage = {name: [] for name in DRAFTERS}, []
+        tokens = {family: [] for family in CONFIGS}
+        for seed in seeds if temperature else seeds[:1]:
+            text = written_text(drafters.main, prompt, n_chars, temperature, seed, device)
+            measured = pooled(*alpha_along(drafters, text, first_draft_start(prompt), temperature, device))
+            for name in DRAFTERS:
+                alpha[name].append(measured[name]["alpha"])
+            coverage.append(measured["lookup"]["coverage"])
+            for family, (shape, size) in CONFIGS.items():
+                decode = drafters.decoder(family, shape, size, prompt, n_chars, temperature, "eager", device)
+                tokens[family].append(decode(seed).tokens_per_main)
+        out.append({"temperature": temperature, "texts": len(coverage),
+                    "alpha": {name: spread(values) for name, values in alpha.items()},
+                    "lookup_coverage": spread(coverage),
+                    "tokens_per_main": {family: spread(values) for family, values in tokens.items()}})
+        print(f"  T={temperature:g}: " + ", ".join(f"{n} α {a['mean']}" for n, a in out[-1]["alpha"].items()),
+              flush=True)
+    return out
+
+
+def speeches(data, n_chars, count):
+    """`count` texts of n_chars from the validation split, each starting at a speaker's name
+    (just after a blank line), spread evenly over the split."""
+    val = data.decode(data.val.tolist())
+    starts = [i + 2 for i in range(len(val) - n_chars) if val.startswith("\n\n", i)]
+    return [data.encode(val[starts[k * len(starts) // count]:][:n_chars]) for k in range(count)]
+
+
+def speaker_lines(data, n_chars):
+    """The speaker names of the validation split in order, one per line ("ROMEO:\\n..."): a
+    text that repeats itself, where retrieval should shine."""
+    val = data.decode(data.val.tolist())
+    names = [speech.split("\n")[0] for speech in val.split("\n\n")[1:]]  # the first line of each speech
+    return data.encode("".join(f"{name}\n" for name in names)[:n_chars])
+
+
+def by_text(drafters, data, prompt, n_chars, seeds, device):
+    """α of every drafter on each kind of text, at T = 1 and T = 0 (teacher-forced: the text is
+    the context, whoever wrote it)."""
+    out = {}
+    for temperature in (1.0, 0.0):
+        texts = {"val": speeches(data, n_chars, len(seeds)),
+                 "own": [written_text(drafters.main, prompt, n_chars, temperature, seed, device)
+                         for seed in (seeds if temperature else seeds[:1])],
+                 "repetitive": [speaker_lines(data, n_chars)]}
+        for kind, kind_texts in texts.items():
+            per, covered = {name: [] for name in DRAFTERS}, []
+            for text in kind_texts:
+                text_per, text_covered = alpha_along(drafters, text, first_draft_start(prompt), temperature, device)
+                for name in per:
+                    per[name] += text_per[name]
+                covered += text_covered
+            out.setdefault(kind, {})[f"T{temperature:g}"] = {"texts": len(kind_texts), "drafters": pooled(per, covered)}
+    return out
+
+
+def warm_walls(drafters, prompt, lengths, repeats, engines, device):
+    """Wall seconds of plain decoding and every family's configuration for each output length,
+    warm (after a warm-up decode), interleaved; T = 1."""
+    rows = []
+    for engine in engines:
+        for n in lengths:
+            methods = {"plain": drafters.decoder("plain", "chain", 0, prompt, n, 1.0, engine, device)}
+            for family, (shape, size) in CONFIGS.items():
+                methods[family] = drafters.decoder(family, shape, size, prompt, n, 1.0, engine, device)
+            runs = interleaved(methods, repeats, warmup=1, device=device)
+            plain = statistics.median(runs["plain"]["wall_s"])
+            for family, run in runs.items():
+                rows.append({"engine": engine, "n_chars": n, "family": family, "wall_s": summary(run["wall_s"]),
+                             "speedup": plain / statistics.median(run["wall_s"]),
+                             "main_forwards": statistics.mean(r.main_forwards for r in run["results"])})
+            print(f"  {engine} n={n}: " + ", ".join(f"{r['family']} {r['speedup']:.2f}" for r in rows[-len(runs):]),
+                  flush=True)
+    return rows
+
+
+def generate_command(args, seed, family, engine, n_chars):
+    """The command line a reader runs for this family's configuration (experiments/generate.py)."""
+    checkpoint = lambda name: str(args.checkpoints / f"{name}.pt")
+    command = [sys.executable, "-m", "experiments.generate", "--method", "plain" if family == "plain" else family,
+               "--n", str(n_chars), "--engine", engine, "--device", args.device,
+               "--checkpoint", checkpoint(run_name(*MAIN_MTP, seed)),
+               "--draft-checkpoint", checkpoint(run_name(*DRAFT, seed))]
+    if family in ("medusa", "eagle"):
+        command += ["--heads-checkpoint", checkpoint(run_name(family, 0, seed))]
+    if family in CONFIGS:
+        shape, size = CONFIGS[family]
+        command += ["--tree", str(size)] if shape == "tree" else ["--gamma", str(size)]
+    return command
+
+
+def start_up(args, seed, engines, n_chars):
+    """What a fresh process pays before it decodes: its wall time minus the decode's own wall_s
+    (which generate reports without compilation), and the compilation alone."""
+    rows = []
+    for engine in engines:
+        for family in ("plain", *CONFIGS):
+            t0 = time.perf_counter()
+            done = subprocess.run(generate_command(args, seed, family, engine, n_chars), capture_output=True,
+                                  check=True, cwd=ROOT)
+            process_s = time.perf_counter() - t0
+            result = orjson.loads(done.stdout)
+            rows.append({"engine": engine, "family": family, "process_s": process_s, "decode_s": result["wall_s"],
+                         "start_up_s": process_s - result["wall_s"], "compile_s": result["compile_s"]})
+        print(f"  start-up {engine}: " + ", ".join(f"{r['family']} {r['start_up_s']:.1f} s"
+                                                   for r in rows if r["engine"] == engine), flush=True)
+    return rows
+
+
+def measure(args, data, seeds, sizes):
+    threads = set_threads(1)
+    seed = seeds[0]
+    drafters = Drafters(args, data, seed)
+    engines = engines_available(drafters.main, getattr(args, "engines", ENGINES))
+    prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
+    text_seeds = list(range(sizes.condition_seeds))
+    with torch.inference_mode():
+        temperature = by_temperature(drafters, prompt, n_chars, text_seeds, args.device)
+        texts = by_text(drafters, data, prompt, n_chars, text_seeds, args.device)
+        walls = warm_walls(drafters, prompt, sizes.condition_lengths, sizes.condition_repeats, engines, args.device)
+    return {"conditions": {
+        "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines, "model_seed": seed,
+        "configs": {family: {"shape": shape, "size": size, "name": name_of(family, shape, size)}
+                    for family, (shape, size) in CONFIGS.items()},
+        "temperatures": list(TEMPERATURES), "text_seeds": text_seeds, "by_temperature": temperature,
+        "text_kinds": list(TEXT_KINDS), "by_text": texts,
+        "lengths": list(sizes.condition_lengths), "repeats": sizes.condition_repeats, "by_length": walls,
+        "start_up": start_up(args, seed, [e for e in engines if e in sizes.start_up_engines],
+                             min(sizes.condition_lengths)),
+        "start_up_how": ("a fresh `python -m experiments.generate` process per family and engine, "
+                         f"{min(sizes.condition_lengths)} characters: its wall time minus the decode's own "
+                         "(importing torch, loading the checkpoints, building the n-gram table, compiling)")}}

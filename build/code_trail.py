@@ -62,6 +62,17 @@ CODE_TRAIL = {
         "commands": ["python -m experiments.train --model medusa --seed 0",
                      "python -m experiments.train --model eagle --seed 0", f"{MEASURE} families"],
     },
+    "s-choosing": {
+        "code": [("experiments/measure/conditions.py", "by_temperature"),
+                 ("experiments/measure/conditions.py", "by_text"),
+                 ("experiments/measure/conditions.py", "start_up"),
+                 ("experiments/measure/families.py", "alpha_along"),
+                 ("experiments/exercises/chi2.py", "chi2_check"),
+                 ("experiments/exercises/gamma.py", "best_gamma"),
+                 ("experiments/exercises/medusa_head.py", "train_head"),
+                 ("experiments/exercises/check_rollback.py", "check_rollback")],
+        "commands": [f"{MEASURE} conditions exercises", "python -m experiments.exercises rollback"],
+    },
     "s-ledger": {
         "code": [("experiments/speculative.py", "speculative_decode"),
                  ("experiments/speculative.py", "plain_decode"),

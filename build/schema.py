@@ -288,6 +288,25 @@ SCHEMA = {
         # a fresh generate process: its wall, the decode's, the rest (start-up) and the compilation in it
         "start_up.*.engine:str", "start_up.*.family:str", "start_up.*.process_s:num", "start_up.*.decode_s:num",
         "start_up.*.start_up_s:num", "start_up.*.compile_s:num", "start_up_how:str",
+        # in this process, best of 3: loading each checkpoint, building the n-gram table
+        "preparation.load_main_s:num", "preparation.load_draft_s:num", "preparation.load_medusa_s:num",
+        "preparation.load_eagle_s:num", "preparation.ngram_table_s:num",
+    ],
+    # exercises.json (exercises.py): what the four exercises print with their reference answers
+    "exercises.json": META + [
+        *[f"chi2.{rule}.{field}" for rule in ("rule", "accept_every_draft")  # exercise 1, and a broken rule
+          for field in ("context:str", "n:int", "alpha:num", "accepted:num", "tv_output_p:num", "tv_q_p:num",
+                        "chi2:num", "dof:int", "p_value:num")],
+        "gamma.measured.alpha:num", "gamma.measured.c:num", "gamma.measured.theory_gamma:int",
+        "gamma.measured.theory_speedup:num", "gamma.measured.measured_gamma:int",
+        "gamma.measured.measured_speedup:num", "gamma.measured.measured_speedup_at_theory_gamma:num",
+        "gamma.by_cost.*.c:num", "gamma.by_cost.*.rows.*.alpha:num", "gamma.by_cost.*.rows.*.gamma:int",
+        "gamma.by_cost.*.rows.*.tokens_per_main:num", "gamma.by_cost.*.rows.*.speedup:num",
+        "medusa.steps:int", "medusa.train_s:num",
+        *[f"medusa.{when}.{who}:num" for when in ("untrained", "trained")
+          for who in ("medusa_head", "draft_model", "mtp_head")],
+        *[f"rollback.{answer}.{field}" for answer in ("answer", "no_rollback")
+          for field in ("passed:bool", "max_abs_diff:num", "length:int", "expected_length:int")],
     ],
     # costs.json (costs.py): one forward's price per engine, kv-cache mode, vs new positions.
     "costs.json": META + [

@@ -59,6 +59,9 @@ def test_command_parses(section, cmd):
     elif argv[:3] == ["python", "-m", "experiments.train"]:
         from experiments.train import arg_parser, check_args
         check_args(arg_parser().parse_args(argv[3:]))  # an unknown --model exits; a bad value is a UsageError
+    elif argv[:3] == ["python", "-m", "experiments.exercises"]:
+        from experiments.exercises.__main__ import parse_args as exercise_args
+        exercise_args(argv[3:])  # argparse exits (SystemExit) on an unknown exercise or option
     elif argv[0] == "make":
         targets = re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), re.M)
         assert all(t in targets for t in argv[1:]), f"{section}: {cmd} names a target the Makefile lacks"

@@ -31,7 +31,8 @@ TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_
 SIZES = Sizes(n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1,
-              condition_seeds=2, condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",))
+              condition_seeds=2, condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
+              exercise_draws=500, exercise_steps=3)
 
 
 def tiny_model(seed, mtp, like=None, noise=0.0):

@@ -18,9 +18,12 @@ from pathlib import Path
 import orjson
 import torch
 
+from experiments.heads import load_drafter
 from experiments.measure.common import DRAFT, LEDGER_PROMPT, MAIN_MTP
 from experiments.measure.costs import engines_available
 from experiments.measure.families import DRAFTERS, Drafters, alpha_along, name_of, pooled, written_text
+from experiments.model import load_checkpoint
+from experiments.ngram import DEFAULT_ORDER, NgramTable
 from experiments.speculative import ENGINES
 from experiments.timing import interleaved, set_threads, summary
 from experiments.train import run_name
@@ -144,20 +147,42 @@ def generate_command(args, seed, family, engine, n_chars):
 
 def start_up(args, seed, engines, n_chars):
     """What a fresh process pays before it decodes: its wall time minus the decode's own wall_s
-    (which generate reports without compilation), and the compilation alone."""
+    (which generate reports without compilation), and the compilation alone. One untimed process
+    first, so that every timed one finds the files in the page cache."""
+    run = lambda family, engine: subprocess.run(generate_command(args, seed, family, engine, n_chars),
+                                                capture_output=True, check=True, cwd=ROOT)
+    run("plain", "eager")
     rows = []
     for engine in engines:
         for family in ("plain", *CONFIGS):
             t0 = time.perf_counter()
-            done = subprocess.run(generate_command(args, seed, family, engine, n_chars), capture_output=True,
-                                  check=True, cwd=ROOT)
+            result = orjson.loads(run(family, engine).stdout)
             process_s = time.perf_counter() - t0
-            result = orjson.loads(done.stdout)
             rows.append({"engine": engine, "family": family, "process_s": process_s, "decode_s": result["wall_s"],
                          "start_up_s": process_s - result["wall_s"], "compile_s": result["compile_s"]})
         print(f"  start-up {engine}: " + ", ".join(f"{r['family']} {r['start_up_s']:.1f} s"
                                                    for r in rows if r["engine"] == engine), flush=True)
     return rows
+
+
+def preparation(args, data, seed):
+    """The parts of start-up that belong to a drafter, timed in this process (best of 3): loading
+    each checkpoint, and building the n-gram table from the training split."""
+    def best_of_3(fn):
+        seconds = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            fn()
+            seconds.append(time.perf_counter() - t0)
+        return min(seconds)
+
+    path = lambda name: args.checkpoints / f"{name}.pt"
+    train = data.train.tolist()
+    return {"load_main_s": best_of_3(lambda: load_checkpoint(path(run_name(*MAIN_MTP, seed)), args.device)),
+            "load_draft_s": best_of_3(lambda: load_checkpoint(path(run_name(*DRAFT, seed)), args.device)),
+            **{f"load_{kind}_s": best_of_3(lambda: load_drafter(path(run_name(kind, 0, seed)), args.device))
+               for kind in ("medusa", "eagle")},
+            "ngram_table_s": best_of_3(lambda: NgramTable(train, DEFAULT_ORDER, data.vocab_size))}
 
 
 def measure(args, data, seeds, sizes):
@@ -180,6 +205,7 @@ def measure(args, data, seeds, sizes):
         "lengths": list(sizes.condition_lengths), "repeats": sizes.condition_repeats, "by_length": walls,
         "start_up": start_up(args, seed, [e for e in engines if e in sizes.start_up_engines],
                              min(sizes.condition_lengths)),
+        "preparation": preparation(args, data, seed),
         "start_up_how": ("a fresh `python -m experiments.generate` process per family and engine, "
                          f"{min(sizes.condition_lengths)} characters: its wall time minus the decode's own "
                          "(importing torch, loading the checkpoints, building the n-gram table, compiling)")}}

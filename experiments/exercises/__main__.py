@@ -1,0 +1,93 @@
+"""python -m experiments.exercises {chi2,gamma,medusa,rollback} [options]: see __init__.py."""
+import argparse
+import sys
+from pathlib import Path
+
+import torch
+
+from experiments.cli import UsageError, check_seed, open_checkpoint, run_cli
+from experiments.data import CharData
+from experiments.exercises import chi2, gamma, medusa_head, solutions
+from experiments.exercises import rollback as reader
+from experiments.exercises.check_rollback import check_rollback
+from experiments.train import CHECKPOINTS
+
+
+def models(args):
+    main = open_checkpoint(args.checkpoints / "main_s0.pt", "cpu", "--checkpoints")[0]
+    draft = open_checkpoint(args.checkpoints / "draft_s0.pt", "cpu", "--checkpoints")[0]
+    return main, draft
+
+
+def run_chi2(args):
+    if args.n < 100:
+        raise UsageError(f"--n must be at least 100 draws, got {args.n}")
+    main, draft = models(args)
+    chi2.report(chi2.chi2_check(main, draft, CharData(), args.n, args.position, check_seed(args.seed)))
+    return 0
+
+
+def run_gamma(args):
+    if not args.c >= 0:
+        raise UsageError(f"--c must be a cost ratio ≥ 0, got {args.c}")
+    gamma.report(args.c, gamma.optimal_gammas(args.c), gamma.measured_check())
+    return 0
+
+
+def run_medusa(args):
+    if args.steps < 1:
+        raise UsageError(f"--steps must be at least 1, got {args.steps}")
+    main, draft = models(args)
+    data = CharData()
+    untrained = medusa_head.train_head(main, data, 0, seed=check_seed(args.seed))  # zero-init: main's own head
+    before = medusa_head.first_draft_alpha(main, draft, untrained, data)
+    head = medusa_head.train_head(main, data, args.steps, seed=args.seed)
+    medusa_head.report(before, medusa_head.first_draft_alpha(main, draft, head, data), args.steps)
+    return 0
+
+
+def run_rollback(args):
+    main, _ = models(args)
+    fn = solutions.rollback if args.solution else reader.rollback
+    try:
+        result = check_rollback(fn, main, CharData())
+    except NotImplementedError as err:
+        print(f"not yet: {err}")
+        return 1
+    verdict = "passed" if result["passed"] else "failed"
+    print(f"{verdict}: cache length {result['length']} (expected {result['expected_length']}), "
+          f"max |Δlogit| against a fresh cache {result['max_abs_diff']:.2e}")
+    return 0 if result["passed"] else 1
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m experiments.exercises", description=__doc__)
+    parser.add_argument("--checkpoints", type=Path, default=CHECKPOINTS,
+                        help="where main_s0.pt and draft_s0.pt are")
+    sub = parser.add_subparsers(dest="exercise", required=True)
+    one = sub.add_parser("chi2", help="1. N draws through accept_reject against p")
+    one.add_argument("--n", type=int, default=50_000)
+    one.add_argument("--position", type=int, default=0, help="which random val position (0, 1, ...)")
+    one.add_argument("--seed", type=int, default=0)
+    one.set_defaults(run=run_chi2)
+    two = sub.add_parser("gamma", help="2. the best γ for α = 0.5, 0.7, 0.85 at a cost c")
+    two.add_argument("--c", type=float, default=0.05, help="drafting cost per draft, in main forwards")
+    two.set_defaults(run=run_gamma)
+    three = sub.add_parser("medusa", help="3. train one Medusa head and measure its α")
+    three.add_argument("--steps", type=int, default=300)
+    three.add_argument("--seed", type=int, default=0)
+    three.set_defaults(run=run_medusa)
+    four = sub.add_parser("rollback", help="4. check your rollback() in experiments/exercises/rollback.py")
+    four.add_argument("--solution", action="store_true", help="check the reference answer instead")
+    four.set_defaults(run=run_rollback)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.set_num_threads(1)
+    return run_cli(args.run, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

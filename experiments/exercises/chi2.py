@@ -1,0 +1,32 @@
+"""Exercise 1: draw N tokens through the acceptance rule at one real position and test them
+against the main model's p with Pearson's chi-square. The rule is lossless, so the test should
+pass (p-value above 0.05 about 95% of the time); a broken rule fails it."""
+import torch
+
+from experiments.measure.common import draws_through_rule, next_char_probs, val_offsets
+from experiments.measure.stats import alpha, chi_square, tv
+from experiments.speculative import accept_reject
+
+
+def chi2_check(main, draft, data, n, position=0, seed=0, rule=accept_reject):
+    """n draws at the `position`-th random val position: a draft from q, then `rule`. Returns
+    what the reader compares: acceptance, TV distances, and the chi-square test against p."""
+    offset = val_offsets(data, position + 1)[position:position + 1]
+    device = main.tok_emb.weight.device
+    p = next_char_probs(main, data, offset, device)[0]
+    q = next_char_probs(draft, data, offset, device)[0]
+    accepted, emitted = draws_through_rule(p, q, n, torch.Generator(device=device).manual_seed(seed), rule)
+    counts = torch.bincount(emitted, minlength=p.shape[0]).to(device)
+    stat, dof, p_value = chi_square(counts, p)
+    return {"context": data.decode(data.val[offset[0]:offset[0] + 64].tolist()), "n": n,
+            "alpha": alpha(p, q).item(), "accepted": accepted / n,
+            "tv_output_p": tv(counts.double() / n, p).item(), "tv_q_p": tv(q, p).item(),
+            "chi2": stat, "dof": dof, "p_value": p_value}
+
+
+def report(result):
+    print(f"context (64 val chars): {result['context']!r}")
+    print(f"Σmin(p, q) = {result['alpha']:.4f}; drafts accepted: {result['accepted']:.4f} of {result['n']:,}")
+    print(f"TV(q, p) = {result['tv_q_p']:.4f}; TV(output, p) = {result['tv_output_p']:.4f}")
+    print(f"chi-square = {result['chi2']:.1f} on {result['dof']} dof, p-value = {result['p_value']:.3f}: "
+          + ("the output is consistent with p" if result["p_value"] > 0.05 else "rejected at 5% (1 run in 20 does this by chance)"))

@@ -8,6 +8,7 @@ the data goes in as <script type="application/json"> with every '<' escaped; LaT
 MathML here, at build time.
 """
 import os
+import random
 import re
 import sys
 from pathlib import Path
@@ -212,6 +213,14 @@ def tex(latex, display=False):
     return latex_to_mathml(latex, display="inline")
 
 
+def shuffled(items, key):
+    """The items in an order fixed by `key` (a quiz question's id): answer positions vary from
+    question to question, and every build writes the same page."""
+    items = list(items)
+    random.Random(key).shuffle(items)  # a str seed is hashed with SHA-512: the same on every run
+    return items
+
+
 def json_for_html(obj):
     """JSON safe inside <script type="application/json">: no '<' can close the tag."""
     return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode().replace("<", "\\u003c")
@@ -223,6 +232,7 @@ def render(data):
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
     env.filters["sci"] = sci
+    env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
     css = "\n".join(p.read_text(encoding="utf-8") for p in sorted((STATIC / "css").glob("*.css")))
     return env.get_template("page.html.j2").render(

@@ -169,3 +169,13 @@ def test_python_and_js_number_styles_agree():
     assert site_build.sci(1.06e-5) == "1.1×10⁻⁵"
     assert site_build.sci(0.121) == "0.121"
     assert site_build.sci(0) == "0"
+
+
+def test_quiz_shuffle_is_a_fixed_permutation():
+    """The build shuffles each question's options by its id: the same order on every build,
+    different orders for different questions, nothing lost or repeated."""
+    options = list(range(4))
+    orders = [site_build.shuffled(options, f"closing-q{i}") for i in range(1, 11)]
+    assert all(sorted(order) == options for order in orders)
+    assert orders == [site_build.shuffled(options, f"closing-q{i}") for i in range(1, 11)]
+    assert len({order.index(0) for order in orders}) >= 3  # the first option (often the right one) moves

@@ -156,7 +156,7 @@ def test_loss_table_and_verdict(open_page):
 def test_closing_self_check(open_page):
     page = open_page()
     questions = page.locator("#closing-quiz .closing-q")
-    assert 4 <= questions.count() <= 8
+    assert 4 <= questions.count() <= 10
     for i in range(questions.count()):
         q = questions.nth(i)
         assert not q.locator("details").evaluate("d => d.open")

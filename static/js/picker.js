@@ -1,0 +1,229 @@
+// Section ⑦, the method picker: a situation in, a ranked list of methods out, or "don't
+// speculate". Where the situation is this chapter's own (a dispatch-bound CPU) the expected
+// speedups are its measurements (families.json, conditions.json); on a GPU they are published
+// figures, each labelled with its paper and setting and never mixed with ours.
+import { h } from "./dom.js";
+import { FAMILY_LABEL } from "./family_ledger.js";
+import { fixed } from "./format.js";
+import { onLangChange, t } from "./i18n.js";
+import { hashGet, hashSet } from "./state.js";
+
+export const INPUTS = {
+  regime: ["cpu", "gpu", "batch"],
+  temperature: ["0", "0.5", "0.8", "1", "1.3"],
+  text: ["open", "repeat", "quote"],
+  memory: ["yes", "no"],
+  training: ["yes", "no"],
+  length: ["long", "short"],
+};
+
+export const PRESETS = {
+  chapter: { regime: "cpu", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
+  cpuGreedyRepeat: { regime: "cpu", temperature: "0", text: "repeat", memory: "yes", training: "yes", length: "long" },
+  cpuBare: { regime: "cpu", temperature: "1.3", text: "open", memory: "no", training: "no", length: "long" },
+  gpuChat: { regime: "gpu", temperature: "0", text: "open", memory: "yes", training: "yes", length: "long" },
+  gpuEditing: { regime: "gpu", temperature: "0", text: "quote", memory: "no", training: "no", length: "long" },
+  serving: { regime: "batch", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
+  shortReply: { regime: "gpu", temperature: "0.8", text: "open", memory: "yes", training: "yes", length: "short" },
+};
+
+// What each family needs besides the main model. Training: the drafter must be trained for this
+// main model (the MTP head with it). Memory: a second model or a large table/datastore.
+const NEEDS = {
+  draft: { memory: true, training: false }, mtp: { memory: false, training: true },
+  ngram: { memory: true, training: false }, lookup: { memory: false, training: false },
+  medusa: { memory: false, training: true }, eagle: { memory: false, training: true },
+  lookahead: { memory: false, training: false },
+};
+
+// Published single-stream GPU results (batch size 1), as their papers report them; `rank` only
+// orders them (about the middle of the reported range).
+export const PUBLISHED = {
+  eagle: { rank: 3.6, figure: { zh: "3.05–4.26×", en: "3.05–4.26×" }, source: "EAGLE-2, arXiv 2406.16858",
+    setting: { zh: "Vicuna、LLaMA2-Chat、LLaMA3-Instruct（7B–70B），T = 0；T = 1 时较低（Vicuna-13B：4.04× → 3.65×）",
+      en: "Vicuna, LLaMA2-Chat, LLaMA3-Instruct (7B–70B), T = 0; lower at T = 1 (Vicuna-13B: 4.04× → 3.65×)" } },
+  draft: { rank: 2.8, figure: { zh: "2.3–3.4×", en: "2.3–3.4×" }, source: "Leviathan et al., arXiv 2211.17192",
+    setting: { zh: "T5-XXL（11B）配 T5-small 草稿，TPU-v4，批大小 1；T = 0 时 3.1–3.4×，T = 1 时 2.3–2.6×",
+      en: "T5-XXL (11B) with a T5-small draft, TPU-v4, batch 1; 3.1–3.4× at T = 0, 2.3–2.6× at T = 1" } },
+  medusa: { rank: 2.2, figure: { zh: "2.2× 以上", en: "over 2.2×" }, source: "Medusa, arXiv 2401.10774",
+    setting: { zh: "Medusa-1（主模型冻结，无损），Vicuna，批大小 1", en: "Medusa-1 (frozen main model, lossless), Vicuna, batch 1" } },
+  ngram: { rank: 2.0, figure: { zh: "1.62–2.36×", en: "1.62–2.36×" }, source: "REST, arXiv 2311.08252",
+    setting: { zh: "从数据库检索草稿，7B/13B，A6000，批大小 1；代码 2.16–2.36×，对话 1.62–1.77×",
+      en: "drafts retrieved from a datastore, 7B/13B, A6000, batch 1; code 2.16–2.36×, chat 1.62–1.77×" } },
+  mtp: { rank: 1.8, figure: { zh: "约 1.8×", en: "about 1.8×" }, source: "DeepSeek-V3, arXiv 2412.19437 §5.4.3",
+    setting: { zh: "一个 MTP 模块自投机，每秒生成的 token 数", en: "one MTP module self-speculating, tokens per second" } },
+  lookahead: { rank: 1.7, figure: { zh: "最多 1.8×", en: "up to 1.8×" }, source: "Lookahead decoding, arXiv 2402.02057",
+    setting: { zh: "MT-Bench，单卡", en: "MT-Bench, one GPU" } },
+  lookup: null, // no paper figure: transformers documents it for input-grounded tasks, without a number
+};
+
+const BATCH_SOURCES = { zh: "EAGLE（arXiv 2401.15077，§4.4）：批越大，加速越小；SmartSpec（arXiv 2406.14066）：请求率高或猜中率低时，投机反而增加延迟",
+  en: "EAGLE (arXiv 2401.15077, §4.4): the larger the batch, the smaller the speedup; SmartSpec (arXiv 2406.14066): at high request rates or low acceptance, speculation adds latency" };
+
+function allowed(family, situation) {
+  const needs = NEEDS[family];
+  return !(needs.memory && situation.memory === "no") && !(needs.training && situation.training === "no");
+}
+
+// The families rows this situation reads: the compiled engine if it was measured, T = 0 rows for
+// greedy decoding and T = 1 rows otherwise (the two temperatures families.json timed).
+function measuredRows(families, situation) {
+  const engine = families.engines.includes("compiled") ? "compiled" : "eager";
+  const temperature = situation.temperature === "0" ? 0 : 1;
+  const rows = families.rows.filter((r) => r.engine === engine && r.temperature === temperature && r.family !== "plain");
+  return { engine, temperature, rows };
+}
+
+function alphaNote(family, situation, conditions) {
+  const byT = conditions.by_temperature.find((row) => String(row.temperature) === situation.temperature);
+  const kind = situation.text === "open" ? "own" : "repetitive";
+  const onText = conditions.by_text[kind].T1.drafters[family];
+  const parts = [];
+  if (byT && byT.alpha[family] && byT.alpha[family].mean !== null) {
+    parts.push({ zh: `T = ${situation.temperature} 时 α = ${fixed(byT.alpha[family].mean, 3)}`,
+      en: `α = ${fixed(byT.alpha[family].mean, 3)} at T = ${situation.temperature}` });
+  }
+  if (situation.text !== "open" && onText && onText.alpha !== null) {
+    parts.push({ zh: `在重复的文本上 α = ${fixed(onText.alpha, 3)}`, en: `α = ${fixed(onText.alpha, 3)} on repetitive text` });
+  }
+  return parts;
+}
+
+function startUpReason(conditions) {
+  const plainStart = conditions.start_up.find((r) => r.engine === "eager" && r.family === "plain");
+  const n = Math.min(...conditions.lengths);
+  const short = conditions.by_length.find((r) => r.engine === "eager" && r.n_chars === n && r.family === "plain");
+  return { zh: `本章实测：新进程启动要 ${fixed(plainStart.start_up_s, 1)} 秒，写 ${n} 个字只要 ${fixed(1000 * short.wall_s.median, 0)} 毫秒；投机能省的部分小到可以忽略，而草稿员还要先加载、建表或编译`,
+    en: `measured here: a fresh process takes ${fixed(plainStart.start_up_s, 1)} s to start and ${n} characters take ${fixed(1000 * short.wall_s.median, 0)} ms to write; what speculation could save is negligible, and a drafter must first be loaded, built or compiled` };
+}
+
+function cpuRanking(situation, families, conditions) {
+  const { engine, temperature, rows } = measuredRows(families, situation);
+  const engineName = engine === "compiled" ? { zh: "编译引擎", en: "compiled engine" } : { zh: "eager 引擎", en: "eager engine" };
+  const ranked = rows.filter((r) => allowed(r.family, situation)).sort((a, b) => b.speedup - a.speedup).map((r) => ({
+    method: r.family, source: "measured", speedup: r.speedup,
+    label: { zh: `${fixed(r.speedup, 2)}×（本章实测，${engineName.zh}，T = ${temperature}）`, en: `${fixed(r.speedup, 2)}× (measured here, ${engineName.en}, T = ${temperature})` },
+    reasons: [{ zh: `每次 forward ${fixed(r.tokens_per_main, 2)} 个字，起草每轮 ${fixed(r.drafter_per_round, 2)} 次 forward 的价钱`,
+      en: `${fixed(r.tokens_per_main, 2)} characters per forward, drafting at ${fixed(r.drafter_per_round, 2)} forwards' worth per round` },
+    ...alphaNote(r.family, situation, conditions)],
+  }));
+  if (!ranked.length || ranked[0].speedup < 1) {
+    return [dont({ zh: "剩下的每种方法在本章都实测比普通解码慢", en: "every remaining method measured slower than plain decoding here" }), ...ranked];
+  }
+  const plain = { method: "plain", source: "measured", speedup: 1, label: { zh: "1×（基准）", en: "1× (the baseline)" }, reasons: [] };
+  return [...ranked.filter((r) => r.speedup >= 1), plain, ...ranked.filter((r) => r.speedup < 1)];
+}
+
+function gpuRanking(situation) {
+  const retrieval = situation.text !== "open";
+  const items = Object.keys(NEEDS).filter((f) => allowed(f, situation)).map((family) => {
+    const fig = PUBLISHED[family];
+    const reasons = [];
+    if (fig) reasons.push(fig.setting);
+    if (family === "lookup") {
+      reasons.push({ zh: "不需要任何草稿员；transformers 的文档说它适合摘要这类以输入为依据的任务，但没有给出数字",
+        en: "needs no drafter at all; the transformers docs recommend it for input-grounded tasks such as summarization, with no number" });
+    }
+    if (retrieval && (family === "lookup" || family === "ngram")) {
+      reasons.push({ zh: "文本重复或照抄输入时，检索到的草稿很长而且几乎都对", en: "when the text repeats or copies its input, retrieved drafts are long and mostly right" });
+    }
+    return {
+      method: family, source: fig ? "published" : "none",
+      speedup: fig ? fig.rank : 0,
+      label: fig ? { zh: `${fig.figure.zh}（已发表：${fig.source}）`, en: `${fig.figure.en} (published: ${fig.source})` }
+        : { zh: "没有已发表的数字", en: "no published figure" },
+      reasons,
+      boost: retrieval && (family === "lookup" || family === "ngram") ? 1 : 0,
+    };
+  });
+  return items.sort((a, b) => b.boost - a.boost || b.speedup - a.speedup);
+}
+
+// "Don't speculate": plain decoding, first in the list, with the reasons why.
+function dont(...reasons) {
+  return { method: "plain", dont: true, source: "measured", label: { zh: "不要投机：普通解码", en: "Don't speculate: decode plainly" }, reasons };
+}
+
+// The ranked answer: [{method, source: measured | published | none, label, reasons, dont?}], the
+// first one the recommendation (dont: true means plain decoding, no speculation).
+export function recommend(situation, families, conditions) {
+  if (situation.length === "short") {
+    const rest = situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation);
+    return [dont(startUpReason(conditions)), ...rest.filter((r) => r.method !== "plain")];
+  }
+  if (situation.regime === "batch") {
+    return [{ ...dont(BATCH_SOURCES, { zh: "例外：MagicDec（arXiv 2408.11049）发现上下文很长时，大批量下投机仍然有用", en: "the exception: MagicDec (arXiv 2408.11049) finds speculation still pays at large batch sizes when contexts are long" }), source: "published" },
+      ...gpuRanking(situation).map((r) => ({ ...r, reasons: [...r.reasons, { zh: "批量大时，这个数字会缩小", en: "expect less at a large batch size" }] }))];
+  }
+  return situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation);
+}
+
+const CHOICE_LABEL = {
+  regime: { cpu: { zh: "CPU，按算子调度计价（本章）", en: "CPU, priced by operator dispatch (this chapter)" },
+    gpu: { zh: "GPU 单路生成（受内存带宽限制）", en: "GPU, one stream (memory-bound)" },
+    batch: { zh: "GPU 大批量服务（算力已满）", en: "GPU serving a large batch (compute-bound)" } },
+  text: { open: { zh: "开放写作", en: "open-ended writing" }, repeat: { zh: "重复的 / 像代码的", en: "repetitive or code-like" },
+    quote: { zh: "大段照抄输入", en: "quoting its input" } },
+  memory: { yes: { zh: "放得下额外的模型", en: "an extra model fits" }, no: { zh: "放不下", en: "no room for one" } },
+  training: { yes: { zh: "可以训练", en: "training is possible" }, no: { zh: "不能训练", en: "no training" } },
+  length: { long: { zh: "长输出", en: "long outputs" }, short: { zh: "只有几个字", en: "a few characters" } },
+};
+
+// The situation in the URL hash: #pick=cpu-1-open-yes-yes-long (the inputs in INPUTS order).
+export function encodeSituation(situation) {
+  return Object.keys(INPUTS).map((key) => situation[key]).join("-");
+}
+
+export function decodeSituation(text, inputs = INPUTS) {
+  const parts = String(text || "").split("-");
+  const keys = Object.keys(inputs);
+  if (parts.length !== keys.length) return null;
+  const situation = Object.fromEntries(keys.map((key, i) => [key, parts[i]]));
+  return keys.every((key) => inputs[key].includes(situation[key])) ? situation : null;
+}
+
+export function initPicker(families, conditions) {
+  const box = document.getElementById("picker-widget");
+  const selects = Object.fromEntries(Object.keys(INPUTS).map((key) => [key, box.querySelector(`select[data-input="${key}"]`)]));
+  const list = document.getElementById("picker-result");
+  // the temperatures conditions.json measured (the select lists the same ones)
+  const inputs = { ...INPUTS, temperature: conditions.temperatures.map(String) };
+  let situation = decodeSituation(hashGet("pick"), inputs) ?? { ...PRESETS.chapter };
+
+  function draw() {
+    for (const [key, select] of Object.entries(selects)) {
+      select.value = situation[key];
+      for (const option of select.options) {
+        const label = key === "temperature" ? { zh: `T = ${option.value}`, en: `T = ${option.value}` } : CHOICE_LABEL[key][option.value];
+        option.textContent = t(label);
+      }
+    }
+    for (const button of box.querySelectorAll("[data-preset]")) {
+      button.setAttribute("aria-pressed", String(encodeSituation(PRESETS[button.dataset.preset]) === encodeSituation(situation)));
+    }
+    const ranked = recommend(situation, families, conditions);
+    list.dataset.top = ranked[0].method;
+    list.dataset.dont = String(Boolean(ranked[0].dont));
+    list.replaceChildren(...ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },
+      h("strong", {}, t(item.dont ? item.label : FAMILY_LABEL[item.method])),
+      item.dont ? null : h("span", { class: `pick-speedup ${item.source}` }, t(item.label)),
+      item.reasons.length ? h("span", { class: "pick-reason" }, item.reasons.map(t).join(t({ zh: "；", en: "; " }))) : null)));
+  }
+
+  for (const [key, select] of Object.entries(selects)) {
+    select.addEventListener("change", () => {
+      situation = { ...situation, [key]: select.value };
+      hashSet("pick", encodeSituation(situation));
+      draw();
+    });
+  }
+  for (const button of box.querySelectorAll("[data-preset]")) {
+    button.addEventListener("click", () => {
+      situation = { ...PRESETS[button.dataset.preset] };
+      hashSet("pick", encodeSituation(situation));
+      draw();
+    });
+  }
+  onLangChange(draw);
+  draw();
+}

@@ -1,0 +1,68 @@
+"""Section ⑦ (choosing a method) in Chromium: the conditions tables carry every drafter and
+temperature, the picker answers each preset (and "don't speculate" where it should) in both
+languages and keeps the situation in the URL, the exercises hide their answers."""
+import orjson
+
+from tests.conftest import ROOT
+
+READ = lambda name: orjson.loads((ROOT / f"experiments/results/{name}.json").read_bytes())
+FAMILIES, CONDITIONS = READ("families"), READ("conditions")
+
+
+def fastest(temperature):
+    engine = "compiled" if "compiled" in FAMILIES["engines"] else "eager"
+    rows = [r for r in FAMILIES["rows"] if r["engine"] == engine and r["temperature"] == temperature
+            and r["family"] != "plain"]
+    return max(rows, key=lambda r: r["speedup"])
+
+
+def test_conditions_tables(open_page):
+    page = open_page(hash_="#lang=en")
+    table = page.locator("#cond-temperature")
+    assert table.locator("thead th").count() == 1 + len(CONDITIONS["temperatures"])
+    assert table.locator("tr[data-metric=tokens]").count() == len(CONDITIONS["configs"])
+    assert page.locator("#cond-texts tbody tr").count() == 6  # every drafter with a first draft
+    assert page.locator("#cond-length tbody tr").count() == len(CONDITIONS["configs"]) + 1
+    assert page.locator("#dont-list > li").count() >= 4
+    text = page.locator("#s-choosing").inner_text()
+    assert "NaN" not in text and "None" not in text and "undefined" not in text
+
+
+def test_picker_presets_and_dont(open_page):
+    page = open_page(hash_="#lang=en")
+    result = page.locator("#picker-result")
+    best = fastest(1.0)
+    # the default situation is this chapter's: its fastest measured family, unless even that one loses
+    assert result.get_attribute("data-top") == (best["family"] if best["speedup"] >= 1 else "plain")
+    assert f"{best['speedup']:.2f}×" in result.locator("li").first.inner_text()
+    for preset, dont in [("serving", True), ("shortReply", True), ("gpuChat", False), ("gpuEditing", False)]:
+        page.click(f"#picker-widget [data-preset={preset}]")
+        assert result.get_attribute("data-dont") == str(dont).lower(), preset
+        assert page.locator(f"#picker-widget [data-preset={preset}]").get_attribute("aria-pressed") == "true"
+    assert result.get_attribute("data-top") == "lookup"  # editing: copying the input
+    assert "pick=gpu-0-quote-no-no-long" in page.evaluate("location.hash")
+    page.click("#lang-toggle")
+    assert "没有已发表的数字" in result.inner_text()
+
+
+def test_picker_reads_the_url_and_its_selects(open_page):
+    page = open_page(hash_="#lang=en&pick=cpu-1.3-open-no-no-long")
+    assert page.locator("#picker-result").get_attribute("data-dont") == "true"  # nothing left that wins here
+    assert page.locator("#picker-widget select[data-input=temperature]").input_value() == "1.3"
+    page.select_option("#picker-widget select[data-input=length]", "short")
+    assert "short" in page.evaluate("location.hash")
+    page.select_option("#picker-widget select[data-input=regime]", "gpu")
+    page.select_option("#picker-widget select[data-input=length]", "long")
+    page.select_option("#picker-widget select[data-input=training]", "yes")
+    assert page.locator("#picker-result").get_attribute("data-top") == "eagle"  # no memory: no draft model, no table
+
+
+def test_exercises_hide_their_answers(open_page):
+    page = open_page(hash_="#lang=en")
+    blocks = page.locator("#s-choosing .exercise")
+    assert blocks.count() == 4
+    for i in range(4):
+        details = blocks.nth(i).locator("details")
+        assert not details.evaluate("d => d.open")
+        details.locator("summary").click()
+        assert details.evaluate("d => d.open")

@@ -42,7 +42,7 @@ def find_data():
     except OSError as err:
         raise DataError(
             f"could not download {URL} ({err}). Put the file at {LOCAL} "
-            f"(sha256 {SHA256}) and rerun.") from err
+            f"(sha256 {SHA256}), or point the TINYSHAKESPEARE environment variable at it, and rerun.") from err
     if hashlib.sha256(payload).hexdigest() != SHA256:
         raise DataError(f"the file downloaded from {URL} does not have sha256 {SHA256}.")
     LOCAL.parent.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,6 @@ from experiments.exercises.__main__ import main as exercises_main
 from experiments.exercises.check_rollback import check_rollback
 from experiments.measure.stats import theorem_3_8
 from experiments.model import load_checkpoint
-from experiments.speculative import accept_reject
 from experiments.train import CHECKPOINTS
 
 
@@ -30,10 +29,7 @@ def test_chi2_passes_the_rule_and_fails_a_rule_that_accepts_every_draft(models, 
     assert honest["p_value"] > 1e-3 and honest["tv_output_p"] < honest["tv_q_p"]
     assert abs(honest["accepted"] - honest["alpha"]) < 0.03  # the acceptance rate is Σmin(p, q)
 
-    def accept_all(p, q, drafts, generator=None):  # the output then follows q, not p
-        return len(drafts), accept_reject(p, q, drafts, generator)[1]
-
-    broken = chi2.chi2_check(main, draft, data, 4000, position=0, seed=0, rule=accept_all)
+    broken = chi2.chi2_check(main, draft, data, 4000, position=0, seed=0, rule=chi2.accept_every_draft)
     assert broken["accepted"] == 1 and broken["p_value"] < 1e-6
 
 
@@ -69,6 +65,10 @@ def test_rollback_check_passes_the_answer_and_fails_wrong_ones(models, data):
     assert not result["passed"] and result["max_abs_diff"] > 1e-3
     with pytest.raises(NotImplementedError):  # the reader's skeleton ships unanswered
         check_rollback(reader.rollback, main, data)
+    cache = main.new_cache()
+    main(torch.tensor([[1, 2, 3]]), cache)
+    with pytest.raises(ValueError):  # the answer refuses a length the cache never held
+        solutions.rollback(cache, 4)
 
 
 def test_cli_exit_codes(capsys):
@@ -77,3 +77,5 @@ def test_cli_exit_codes(capsys):
     assert exercises_main(["chi2", "--n", "5"]) == 2
     assert "--n must be at least 100" in capsys.readouterr().err
     assert exercises_main(["gamma", "--c", "0.1"]) == 0 and "best γ" in capsys.readouterr().out
+    assert exercises_main(["gamma", "--c", "2"]) == 0 and "don't speculate" in capsys.readouterr().out
+    assert exercises_main(["chi2", "--position", "-1"]) == 2 and "--position" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from experiments.data import CharData
 from experiments.exercises import chi2, gamma, medusa_head, solutions
 from experiments.exercises import rollback as reader
 from experiments.exercises.check_rollback import check_rollback
+from experiments.speculative import accept_reject
 from experiments.train import CHECKPOINTS
 
 
@@ -22,8 +23,11 @@ def models(args):
 def run_chi2(args):
     if args.n < 100:
         raise UsageError(f"--n must be at least 100 draws, got {args.n}")
+    if not 0 <= args.position < 1000:
+        raise UsageError(f"--position must be 0 .. 999, got {args.position}")
     main, draft = models(args)
-    chi2.report(chi2.chi2_check(main, draft, CharData(), args.n, args.position, check_seed(args.seed)))
+    rule = chi2.accept_every_draft if args.rule == "accept-all" else accept_reject
+    chi2.report(chi2.chi2_check(main, draft, CharData(), args.n, args.position, check_seed(args.seed), rule))
     return 0
 
 
@@ -69,6 +73,8 @@ def parse_args(argv=None):
     one.add_argument("--n", type=int, default=50_000)
     one.add_argument("--position", type=int, default=0, help="which random val position (0, 1, ...)")
     one.add_argument("--seed", type=int, default=0)
+    one.add_argument("--rule", choices=["accept-reject", "accept-all"], default="accept-reject",
+                     help="accept-all: a broken rule that accepts every draft (its output follows q)")
     one.set_defaults(run=run_chi2)
     two = sub.add_parser("gamma", help="2. the best γ for α = 0.5, 0.7, 0.85 at a cost c")
     two.add_argument("--c", type=float, default=0.05, help="drafting cost per draft, in main forwards")

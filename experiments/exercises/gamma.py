@@ -34,6 +34,10 @@ def measured_check(results=RESULTS, mode="kvcache"):
 def report(c, rows, check):
     print(f"Theorem 3.8 at c = {c:g}: speedup(γ) = (1 − α^(γ+1)) / ((1 − α)(γc + 1))")
     for row in rows:
+        if row["speedup"] < 1:  # even the best chain loses to plain decoding at this cost
+            print(f"  α = {row['alpha']:.2f}: don't speculate (the best, γ = {row['gamma']}, predicts "
+                  f"{row['speedup']:.2f}×)")
+            continue
         print(f"  α = {row['alpha']:.2f}: best γ = {row['gamma']:2d}, {row['tokens_per_main']:.2f} tokens per main "
               f"forward, {row['speedup']:.2f}× predicted")
     print(f"measured (gamma_sweep.json, kv cache): α = {check['alpha']:.3f}, c = {check['c']:.3f} -> the theorem "

@@ -6,10 +6,10 @@ import { onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet } from "./state.js";
 
 export const FAMILY_LABEL = {
-  plain: { zh: "普通解码", en: "plain" }, draft: { zh: "草稿模型", en: "draft model" },
+  plain: { zh: "普通解码", en: "plain decoding" }, draft: { zh: "草稿模型", en: "draft model" },
   mtp: { zh: "MTP 头", en: "MTP head" }, ngram: { zh: "n-gram 表", en: "n-gram table" },
   lookup: { zh: "提示查找", en: "prompt lookup" }, medusa: { zh: "Medusa 头", en: "Medusa heads" },
-  eagle: { zh: "EAGLE 草稿层", en: "EAGLE drafter" }, lookahead: { zh: "前瞻解码", en: "lookahead" },
+  eagle: { zh: "EAGLE 草稿层", en: "EAGLE drafter" }, lookahead: { zh: "前瞻解码", en: "lookahead decoding" },
 };
 
 export function configLabel(row) {

@@ -74,20 +74,28 @@ function measuredRows(families, situation) {
   return { engine, temperature, rows };
 }
 
+function configText(row) {
+  return row.shape === "tree" ? { zh: `${row.size} 节点的树`, en: `a ${row.size}-node tree` } : { zh: `链 γ = ${row.size}`, en: `chain γ = ${row.size}` };
+}
+
 function alphaNote(family, situation, conditions) {
   const byT = conditions.by_temperature.find((row) => String(row.temperature) === situation.temperature);
   const kind = situation.text === "open" ? "own" : "repetitive";
-  const onText = conditions.by_text[kind].T1.drafters[family];
+  const onText = conditions.by_text[kind][situation.temperature === "0" ? "T0" : "T1"].drafters[family];
   const parts = [];
   if (byT && byT.alpha[family] && byT.alpha[family].mean !== null) {
     parts.push({ zh: `T = ${situation.temperature} 时 α = ${fixed(byT.alpha[family].mean, 3)}`,
       en: `α = ${fixed(byT.alpha[family].mean, 3)} at T = ${situation.temperature}` });
   }
   if (situation.text !== "open" && onText && onText.alpha !== null) {
-    parts.push({ zh: `在重复的文本上 α = ${fixed(onText.alpha, 3)}`, en: `α = ${fixed(onText.alpha, 3)} on repetitive text` });
+    const at = situation.temperature === "0" ? "0" : "1";
+    parts.push({ zh: `在重复的文本上 α = ${fixed(onText.alpha, 3)}（T = ${at}）`, en: `α = ${fixed(onText.alpha, 3)} on repetitive text (T = ${at})` });
   }
   return parts;
 }
+
+const SHORT_ON_GPU = { zh: "回答只有几个 token 时，时间几乎都花在读入提示（prefill）上，解码只有寥寥几轮，投机省不下什么；起草员的加载和显存却要先付",
+  en: "with a reply of a few tokens nearly all the time goes into reading the prompt (prefill) and there are only a handful of decoding rounds for speculation to shorten, while the drafter's loading and memory are paid up front" };
 
 function startUpReason(conditions) {
   const plainStart = conditions.start_up.find((r) => r.engine === "eager" && r.family === "plain");
@@ -102,7 +110,8 @@ function cpuRanking(situation, families, conditions) {
   const engineName = engine === "compiled" ? { zh: "编译引擎", en: "compiled engine" } : { zh: "eager 引擎", en: "eager engine" };
   const ranked = rows.filter((r) => allowed(r.family, situation)).sort((a, b) => b.speedup - a.speedup).map((r) => ({
     method: r.family, source: "measured", speedup: r.speedup,
-    label: { zh: `${fixed(r.speedup, 2)}×（本章实测，${engineName.zh}，T = ${temperature}）`, en: `${fixed(r.speedup, 2)}× (measured here, ${engineName.en}, T = ${temperature})` },
+    label: { zh: `${fixed(r.speedup, 2)}×（本章实测：${configText(r).zh}，${engineName.zh}，T = ${temperature}，主模型自己写的文本）`,
+      en: `${fixed(r.speedup, 2)}× (measured here: ${configText(r).en}, ${engineName.en}, T = ${temperature}, the main model's own text)` },
     reasons: [{ zh: `每次 forward ${fixed(r.tokens_per_main, 2)} 个字，起草每轮 ${fixed(r.drafter_per_round, 2)} 次 forward 的价钱`,
       en: `${fixed(r.tokens_per_main, 2)} characters per forward, drafting at ${fixed(r.drafter_per_round, 2)} forwards' worth per round` },
     ...alphaNote(r.family, situation, conditions)],
@@ -149,7 +158,8 @@ function dont(...reasons) {
 export function recommend(situation, families, conditions) {
   if (situation.length === "short") {
     const rest = situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation);
-    return [dont(startUpReason(conditions)), ...rest.filter((r) => r.method !== "plain")];
+    const reason = situation.regime === "cpu" ? startUpReason(conditions) : SHORT_ON_GPU;
+    return [{ ...dont(reason), source: situation.regime === "cpu" ? "measured" : "none" }, ...rest.filter((r) => r.method !== "plain")];
   }
   if (situation.regime === "batch") {
     return [{ ...dont(BATCH_SOURCES, { zh: "例外：MagicDec（arXiv 2408.11049）发现上下文很长时，大批量下投机仍然有用", en: "the exception: MagicDec (arXiv 2408.11049) finds speculation still pays at large batch sizes when contexts are long" }), source: "published" },

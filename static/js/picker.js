@@ -75,7 +75,7 @@ function measuredRows(families, situation) {
 }
 
 function configText(row) {
-  return row.shape === "tree" ? { zh: `${row.size} 节点的树`, en: `a ${row.size}-node tree` } : { zh: `链 γ = ${row.size}`, en: `chain γ = ${row.size}` };
+  return row.shape === "tree" ? { zh: `${row.size} 节点的树`, en: `a tree of ${row.size} nodes` } : { zh: `链 γ = ${row.size}`, en: `chain γ = ${row.size}` };
 }
 
 function alphaNote(family, situation, conditions) {

@@ -25,7 +25,7 @@ from experiments.measure.families import DRAFTERS, Drafters, alpha_along, name_o
 from experiments.model import load_checkpoint
 from experiments.ngram import DEFAULT_ORDER, NgramTable
 from experiments.speculative import ENGINES
-from experiments.timing import interleaved, set_threads, summary
+from experiments.timing import interleaved, per_call, set_threads, summary
 from experiments.train import run_name
 
 ROOT = Path(__file__).resolve().parents[2]  # where `python -m experiments.generate` runs
@@ -169,13 +169,7 @@ def start_up(args, seed, engines, n_chars):
 def preparation(args, data, seed):
     """The parts of start-up that belong to a drafter, timed in this process (best of 3): loading
     each checkpoint, and building the n-gram table from the training split."""
-    def best_of_3(fn):
-        seconds = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            fn()
-            seconds.append(time.perf_counter() - t0)
-        return min(seconds)
+    best_of_3 = lambda fn: per_call(fn, calls=3, warmup=0)["min"]
 
     path = lambda name: args.checkpoints / f"{name}.pt"
     train = data.train.tolist()

@@ -97,17 +97,21 @@ def measured(tmp_path_factory):
     return results
 
 
-def test_eager_only_measure_renders_the_page(measured, tmp_path):
-    """`make measure ENGINE=eager` (or no C++ compiler): no compiled rows, no ladder, and the page
-    still builds from what was measured, saying the compiled engine was not measured."""
+def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
+    """`make measure ENGINE=eager` (or no C++ compiler) without the [peer] extra: no compiled rows,
+    no ladder, no peer rows, and the page still builds from what was measured, saying the
+    compiled engine was not measured."""
     import shutil
     from build import render
+    from experiments import peer
+    monkeypatch.setattr(peer, "available", lambda: None)  # as on a machine without transformers
     results = tmp_path / "results"
     shutil.copytree(measured, results)
     args = parse_args(["--checkpoints", str(measured.parent / "checkpoints"), "--results", str(results),
                        "--only", "costs", "ledger", "--engines", "eager"])
     assert measure(args, SIZES) == 0
     assert "compiled" not in read_json(results / "ledger.json")
+    assert "peer" not in read_json(results / "ledger.json")
     assert list(read_json(results / "costs.json")["engines"]) == ["eager"]
     html = render(load_results(results))
     assert 'id="ladder-widget"' not in html and 'id="ledger-mode-compiled"' not in html

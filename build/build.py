@@ -226,6 +226,18 @@ def json_for_html(obj):
     return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode().replace("<", "\\u003c")
 
 
+LAB = "lab"                # its own <script id="lab-data">: the lab parses it when it comes into view
+NOT_ON_PAGE = ("lab_checks",)  # for tests/js/lab.test.mjs only
+
+
+def lab_meta(lab):
+    """The lab's small facts, for the chapter data (the weights stay in lab-data)."""
+    return {"meta": lab["meta"], "vocab": lab["vocab"], "model_seed": lab["model_seed"],
+            "check_chars": lab["check_chars"], "rounding": lab["rounding"],
+            "main_params": lab["main"]["params"], "draft_params": lab["draft"]["params"],
+            "ngram": {k: v for k, v in lab["ngram"].items() if k != "blob"}}
+
+
 def render(data):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
@@ -235,8 +247,11 @@ def render(data):
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
     css = "\n".join(p.read_text(encoding="utf-8") for p in sorted((STATIC / "css").glob("*.css")))
+    page_data = {k: v for k, v in data.items() if k != LAB and k not in NOT_ON_PAGE}
+    page_data["lab_meta"] = lab_meta(data[LAB])
     return env.get_template("page.html.j2").render(
-        data=data, css=css, js=bundle_js(), data_json=json_for_html(data))
+        data=page_data, css=css, js=bundle_js(), data_json=json_for_html(page_data),
+        lab_json=json_for_html(data[LAB]))
 
 
 def build(results_dir=RESULTS, out=OUT):

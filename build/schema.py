@@ -355,4 +355,28 @@ SCHEMA = {
         "summary.head_minus_main_loss:num",   # mean val loss: MTP head − main model
         "summary.train_chars_seen:int",       # steps × batch × block_size of the main model
     ],
+    # lab.json (lab.py): the first seed's models for the page's live lab (section ⑧), as float16
+    # weights and the n-gram table's counts, each gzip + base64 ("blob"); build.py puts it in its
+    # own <script id="lab-data">, parsed only when the lab comes into view.
+    "lab.json": META + [
+        "vocab:str", "model_seed:int", "check_chars:int",
+        *[f"{m}.{field}" for m in ("main", "draft") for field in (
+            "config.vocab_size:int", "config.n_layer:int", "config.n_embd:int", "config.n_head:int",
+            "config.mlp_hidden:int", "config.block_size:int", "config.mtp:bool",
+            "params:int",                         # every weight, the MTP head's included
+            "tensors.*.name:str", "tensors.*.shape:list", "tensors.*.offset:int", "blob:str")],
+        "ngram.order:int", "ngram.contexts:int", "ngram.pairs:int", "ngram.next_bytes:int",
+        "ngram.char_bytes:int", "ngram.count_bytes:int", "ngram.blob:str", "ngram.built_from:str",
+        # what rounding the weights to float16 changes, on the checked val text (T = 1)
+        *[f"rounding.{who}.{field}" for who in ("main.model", "main.mtp", "draft.model")
+          for field in ("max_abs_logit:num", "max_tv:num", "argmax_agree:num", "positions:int")],
+    ],
+    # lab_checks.json (lab.py): never on the page; tests/js/lab.test.mjs holds the JS forward, rule
+    # and n-gram table to these PyTorch and Python outputs.
+    "lab_checks.json": META + [
+        "model_seed:int", "main.ops:list", "main.logits:list", "main.mtp.text:list", "main.mtp.ops:list",
+        "main.mtp.logits:list", "draft.ops:list", "draft.logits:list",
+        "rule.*.p:list", "rule.*.q:list", "rule.*.drafts:list", "rule.*.uniforms:list",
+        "rule.*.n_accepted:int", "rule.*.next:int", "ngram.*.context:list", "ngram.*.q:list",
+    ],
 }

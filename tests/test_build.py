@@ -30,7 +30,10 @@ def test_page_is_self_contained():
     assert not re.search(r'src\s*=\s*["\']?(https?:)?//', html), "external resource in the page"
     assert "<link" not in html and "@import" not in html
     assert not re.search(r"url\(\s*['\"]?(?!#)", html), "url() that is not a same-page #fragment"
-    assert len(html.encode()) <= 1.5 * 1024 * 1024
+    lab = re.search(r'<script type="application/json" id="lab-data">(.*?)</script>', html, re.S)
+    assert lab and "<" not in lab.group(1)
+    assert len(html.encode()) <= 4 * 1024 * 1024  # SPEC §8: with the lab's weights
+    assert len(html.encode()) - len(lab.group(1).encode()) <= 1.5 * 1024 * 1024  # ... and without them
     embedded = re.search(r'<script type="application/json" id="chapter-data">(.*?)</script>', html, re.S)
     assert embedded and "<" not in embedded.group(1)
     assert orjson.loads(embedded.group(1))["models"]["meta"]["torch"]

@@ -6,8 +6,8 @@
 Each measurement writes one or two experiments/results/<name>.json with a `meta` block. One
 module per results file; stats.py holds the statistics, common.py what they share.
 """
-from experiments.measure import (acceptance, causal, conditions, costs, divergence, exercises, families, ledger,
-                                  models, mtp)
+from experiments.measure import (acceptance, causal, conditions, costs, divergence, exercises, families, lab,
+                                  ledger, models, mtp)
 
 # name (for --only): (function(args, data, seeds, sizes) -> {results file stem: payload},
 #                     which trained seeds it measures: "all" or "first")
@@ -22,4 +22,5 @@ MEASUREMENTS = {
     "families": (families.measure, "all"),  # α of the learned drafters on every seed; the rest on the first
     "conditions": (conditions.measure, "first"),
     "exercises": (exercises.measure, "first"),
+    "lab": (lab.measure, "first"),  # writes lab.json (the page's models) and lab_checks.json
 }

@@ -13,18 +13,20 @@ export function mulberry32(seed) {
   };
 }
 
+// One index drawn from a probability vector (its sum need not be 1), as speculative.py sample():
+// the first index whose running sum exceeds u times the total.
 export function sampleIndex(probs, rand) {
   let total = 0;
   for (const x of probs) total += x;
-  let u = rand() * total;
-  let last = 0;
+  const target = rand() * total;
+  let cum = 0;
   for (let i = 0; i < probs.length; i++) {
-    if (probs[i] <= 0) continue;
-    last = i;
-    u -= probs[i];
-    if (u < 0) return i;
+    cum += probs[i];
+    if (cum > target) return i;
   }
-  return last; // rounding left u a hair above zero: the last char with mass
+  let last = probs.length - 1; // rounding put u at the very top: the last char with any mass
+  while (last > 0 && !(probs[last] > 0)) last -= 1;
+  return last;
 }
 
 export function residual(p, q) {
@@ -33,16 +35,15 @@ export function residual(p, q) {
   return mass <= 1e-12 ? p.slice() : r.map((x) => x / mass);
 }
 
-// p: γ+1 rows, q: γ rows, drafts: γ indices. Returns {nAccepted, next, u}.
+// p: γ+1 rows, q: γ rows, drafts: γ indices. Returns {nAccepted, next, u}. Like the Python rule
+// it draws the γ uniforms first, then one more for the token it samples, so the same uniforms
+// give the same verdicts (tests/js/lab.test.mjs checks this on cases Python wrote).
 export function acceptReject(p, q, drafts, rand) {
-  const u = [];
-  for (let i = 0; i < drafts.length; i++) {
-    const d = drafts[i];
-    u.push(rand());
-    const accepted = q[i][d] > 0 && u[i] * q[i][d] < p[i][d];
-    if (!accepted) return { nAccepted: i, next: sampleIndex(residual(p[i], q[i]), rand), u };
-  }
-  return { nAccepted: drafts.length, next: sampleIndex(p[drafts.length], rand), u };
+  const u = drafts.map(() => rand());
+  let n = 0;
+  while (n < drafts.length && q[n][drafts[n]] > 0 && u[n] * q[n][drafts[n]] < p[n][drafts[n]]) n += 1;
+  const next = sampleIndex(n === drafts.length ? p[n] : residual(p[n], q[n]), rand);
+  return { nAccepted: n, next, u };
 }
 
 // One draft from q, verified against p: the emitted char and whether the draft was kept.

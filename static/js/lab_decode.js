@@ -1,0 +1,229 @@
+// The lab's decoders, one round at a time, with experiments/speculative.py's semantics: plain
+// decoding, a draft model proposing γ tokens, the MTP head proposing one, and the n-gram table
+// proposing γ; the main model checks every draft in one forward and acceptReject (rule.js, the
+// page's one acceptance rule) decides. Each round reports what the lab draws: the drafts, p and
+// q of each, the uniforms, the verdicts, where the next token came from, and the kv-cache rows
+// kept and rolled back. With T = 0 every method writes plain greedy's text, character for character.
+import { acceptReject, mulberry32, residual, sampleIndex } from "./rule.js";
+
+export const METHODS = ["plain", "draft", "mtp", "ngram"];
+export const MAX_GAMMA = 8;
+
+// Temperature divides the logits; T = 0 is a one-hot at the (first) argmax, as in Python.
+export function probsFromLogits(logits, temperature) {
+  const p = new Float64Array(logits.length);
+  if (temperature === 0) {
+    let best = 0;
+    for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+    p[best] = 1;
+    return p;
+  }
+  let top = -Infinity, sum = 0;
+  for (const x of logits) top = Math.max(top, x / temperature);
+  for (let i = 0; i < logits.length; i++) sum += (p[i] = Math.exp(logits[i] / temperature - top));
+  for (let i = 0; i < p.length; i++) p[i] /= sum;
+  return p;
+}
+
+// The n-gram table's q at temperature T: counts^(1/T), normalized (ngram.py NgramTable.q).
+function ngramQ(probs, temperature) {
+  if (temperature === 1) return probs;
+  if (temperature === 0) return probsFromLogits(probs, 0);
+  const w = probs.map((x) => x ** (1 / temperature)), sum = w.reduce((a, b) => a + b, 0);
+  return w.map((x) => x / sum);
+}
+
+export function encodePrompt(lab, text) {
+  const unknown = [...new Set([...text].filter((ch) => !lab.vocab.includes(ch)))];
+  return { ids: unknown.length ? [] : [...text].map((ch) => lab.vocab.indexOf(ch)), unknown };
+}
+
+function timed(counter, fn) {
+  const t0 = performance.now();
+  const out = fn();
+  counter.ms += performance.now() - t0;
+  return out;
+}
+
+// The drafters. Each proposes g tokens after seq with their q rows, and forgets what the main
+// model rejected. A model drafter keeps a kv cache; `cacheView` reports its rows for a round.
+function modelDrafter(model) {
+  const cache = model.newCache();
+  return {
+    cache,
+    propose(seq, g, temperature, rand, clock) {
+      const q = [], drafts = [];
+      for (let i = 0; i < g; i++) {
+        const ctx = seq.concat(drafts);
+        const { logits } = timed(clock, () => model.forward(cache, ctx.slice(cache.length)));
+        clock.forwards += 1;
+        q.push(probsFromLogits(logits[logits.length - 1], temperature));
+        drafts.push(sampleIndex(q[i], rand));
+      }
+      return { q, drafts };
+    },
+    keep(n) { cache.rollback(Math.min(n, cache.length)); },
+  };
+}
+
+function tableDrafter(ngram) {
+  return {
+    cache: null,
+    propose(seq, g, temperature, rand, clock) {
+      const q = [], drafts = [];
+      for (let i = 0; i < g; i++) {
+        const ctx = seq.slice(Math.max(0, seq.length - (ngram.order - 1))).concat(drafts);
+        q.push(timed(clock, () => ngramQ(ngram.probs(ctx), temperature)));
+        clock.forwards += 1;  // a lookup counts as the drafter's forward, as in ngram.py
+        drafts.push(sampleIndex(q[i], rand));
+      }
+      return { q, drafts };
+    },
+    keep() {},
+  };
+}
+
+// The MTP head drafts the token after the pending one from pairs (h_j, x_{j+1}) of positions the
+// main model has processed; h comes from the main model's forwards (`hidden`, by position).
+function headDrafter(model, hidden) {
+  const cache = model.newMtpCache();
+  return {
+    cache,
+    propose(seq, g, temperature, rand, clock, mainLength) {
+      if (!g) return { q: [], drafts: [] };
+      const first = cache.length;
+      const pairs = [], next = [];
+      for (let j = first; j < mainLength; j++) { pairs.push(hidden[j]); next.push(seq[j + 1]); }
+      const logits = timed(clock, () => model.mtpForward(cache, pairs, next));
+      clock.forwards += 1;
+      const q = [probsFromLogits(logits[logits.length - 1], temperature)];
+      return { q, drafts: [sampleIndex(q[0], rand)] };
+    },
+    keep(n) { cache.rollback(Math.min(n, cache.length)); },
+  };
+}
+
+export function newDecoder(lab, { method, gamma = 4, temperature = 1, seed = 0, prompt, maxChars = 200 }) {
+  if (!METHODS.includes(method)) throw new Error(`unknown method ${method}`);
+  if (!prompt || !prompt.length) throw new Error("the prompt is empty");
+  const main = lab.main, mainCache = main.newCache(), hidden = [];
+  const rand = mulberry32(seed);
+  gamma = method === "mtp" ? 1 : Math.max(1, Math.min(MAX_GAMMA, gamma | 0));
+  const drafter = method === "draft" ? modelDrafter(lab.draft)
+    : method === "ngram" ? tableDrafter(lab.ngram)
+    : method === "mtp" ? headDrafter(main, hidden) : null;
+  const seq = prompt.slice(), target = prompt.length + maxChars;
+  const mainClock = { ms: 0, forwards: 0 }, drafterClock = { ms: 0, forwards: 0 };
+  const counters = { mainForwards: 0, drafterForwards: 0, proposed: 0, accepted: 0, rounds: 0, emitted: 0, mainMs: 0, drafterMs: 0 };
+
+  function mainForward() {
+    const before = mainCache.length;
+    const out = timed(mainClock, () => main.forward(mainCache, seq.slice(before)));
+    mainClock.forwards += 1;
+    out.h.forEach((h, i) => { hidden[before + i] = h; });
+    return out.logits;
+  }
+
+  function step() {
+    if (seq.length >= target) return null;
+    const m = seq.length, ms0 = mainClock.ms, dms0 = drafterClock.ms;
+    const mainBefore = mainCache.length, drafterBefore = drafter && drafter.cache ? drafter.cache.length : null;
+    // plain decoding, and the MTP head's first token (a plain main sample after the prompt)
+    const firstMtp = method === "mtp" && mainCache.length === 0;
+    let g = method === "plain" || firstMtp ? 0 : Math.min(gamma, target - m - 1);
+    let q = [], drafts = [];
+    if (g) ({ q, drafts } = drafter.propose(seq, g, temperature, rand, drafterClock, mainCache.length));
+    g = drafts.length;
+    const drafterFed = drafter && drafter.cache ? drafter.cache.length : null;
+    seq.push(...drafts);
+    const logits = mainForward();
+    const p = logits.slice(logits.length - g - 1).map((row) => probsFromLogits(row, temperature));
+    const { nAccepted, next, u } = acceptReject(p, q, drafts, rand);
+    const from = g === 0 ? "main" : nAccepted === g ? "bonus" : "residual";
+    const drawnFrom = from === "residual" ? residual(p[nAccepted], q[nAccepted]) : p[nAccepted];
+    seq.length = m + nAccepted;
+    seq.push(next);
+    mainCache.rollback(m + nAccepted);
+    if (drafter) drafter.keep(m + nAccepted);
+    counters.rounds += 1;
+    counters.proposed += g;
+    counters.accepted += nAccepted;
+    counters.emitted += nAccepted + 1;
+    counters.mainForwards = mainClock.forwards;
+    counters.drafterForwards = drafterClock.forwards;
+    counters.mainMs = mainClock.ms;
+    counters.drafterMs = drafterClock.ms;
+    const view = (before, fedTo, kept) => ({ before, fed: fedTo - before, kept, rolledBack: fedTo - kept });
+    return {
+      index: counters.rounds,
+      drafts,
+      q: drafts.map((d, i) => q[i][d]),
+      p: drafts.map((d, i) => p[i][d]),
+      u: u.slice(0, g),
+      verdicts: drafts.map((_, i) => (i < nAccepted ? "accept" : i === nAccepted ? "reject" : "unchecked")),
+      nAccepted,
+      next,
+      nextFrom: from,
+      nextProb: drawnFrom[next],
+      emitted: drafts.slice(0, nAccepted).concat([next]),
+      cache: {
+        main: view(mainBefore, m + g, mainCache.length),
+        drafter: drafterFed === null ? null : view(drafterBefore, drafterFed, drafter.cache.length),
+      },
+      ms: { main: mainClock.ms - ms0, drafter: drafterClock.ms - dms0 },
+    };
+  }
+
+  return {
+    step,
+    counters,
+    get tokens() { return seq.slice(prompt.length); },
+    get done() { return seq.length >= target; },
+  };
+}
+
+// Costs in this browser, relative to one main forward of one position at a context of 32:
+// a verify of γ + 1 positions, and one step of a drafter (its c). Median of `repeats` timings.
+function medianMs(fn, repeats) {
+  const times = [];
+  for (let i = 0; i < repeats; i++) {
+    const t0 = performance.now();
+    fn();
+    times.push(performance.now() - t0);
+  }
+  times.sort((a, b) => a - b);
+  return times[times.length >> 1];
+}
+
+function primed(model, cacheOf = (m) => m.newCache()) {
+  const cache = cacheOf(model);
+  model.forward(cache, Array.from({ length: 32 }, (_, i) => i % model.cfg.vocab_size));
+  return cache;
+}
+
+export function mainForwardMs(lab, positions, repeats = 15) {
+  const cache = primed(lab.main), tokens = Array.from({ length: positions }, (_, i) => i);
+  return medianMs(() => { lab.main.forward(cache, tokens); cache.rollback(32); }, repeats);
+}
+
+export function verifyCostRatio(lab, gamma, repeats = 15) {
+  return mainForwardMs(lab, gamma + 1, repeats) / mainForwardMs(lab, 1, repeats);
+}
+
+export function drafterCost(lab, method, repeats = 15) {
+  let step;
+  if (method === "draft") {
+    const cache = primed(lab.draft);
+    step = () => { lab.draft.forward(cache, [1]); cache.rollback(32); };
+  } else if (method === "mtp") {
+    const h = lab.main.forward(lab.main.newCache(), [1]).h[0], cache = lab.main.newMtpCache();
+    lab.main.mtpForward(cache, Array(32).fill(h), Array(32).fill(1));
+    step = () => { lab.main.mtpForward(cache, [h], [1]); cache.rollback(32); };
+  } else if (method === "ngram") {
+    step = () => { for (let i = 0; i < 20; i++) ngramQ(lab.ngram.probs([1, 2, 3, 4]), 1); };
+    return medianMs(step, repeats) / 20 / mainForwardMs(lab, 1, repeats);
+  } else {
+    return 0;
+  }
+  return medianMs(step, repeats) / mainForwardMs(lab, 1, repeats);
+}

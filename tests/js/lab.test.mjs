@@ -1,0 +1,85 @@
+// The lab's JS forward against PyTorch (experiments/measure/lab.py wrote the inputs, the schedule of
+// feeds and rollbacks, and PyTorch's logits on the same float16-rounded weights), the JS rule
+// against Python's accept_reject on the same p, q, drafts and uniforms, and the n-gram table's q.
+// LAB_RESULTS names another results folder (tests/test_lab.py points it at a tiny model's).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { gunzipSync } from "node:zlib";
+import { loadLab } from "../../static/js/lab_model.js";
+import { acceptReject } from "../../static/js/rule.js";
+
+const DIR = process.env.LAB_RESULTS || new URL("../../experiments/results/", import.meta.url).pathname;
+const read = (name) => JSON.parse(readFileSync(`${DIR}/${name}.json`, "utf8"));
+const LAB = read("lab"), CHECKS = read("lab_checks");
+const gunzip = async (text) => new Uint8Array(gunzipSync(Buffer.from(text, "base64")));
+const lab = await loadLab(LAB, gunzip);
+const TOLERANCE = 1e-4;  // JS in float64 on float32 copies of the float16 weights vs PyTorch in float32
+
+function maxDiff(rows, expected) {
+  assert.equal(rows.length, expected.length);
+  let worst = 0;
+  rows.forEach((row, i) => row.forEach((x, j) => { worst = Math.max(worst, Math.abs(x - expected[i][j])); }));
+  return worst;
+}
+
+function runSchedule(model, ops) {
+  const cache = model.newCache(), rows = [];
+  for (const op of ops) {
+    if ("rollback" in op) cache.rollback(op.rollback);
+    else rows.push(...model.forward(cache, op.feed).logits);
+  }
+  return rows;
+}
+
+for (const name of ["main", "draft"]) {
+  test(`${name}: logits through feeds, rollbacks and past the window equal PyTorch's`, () => {
+    const { ops, logits } = CHECKS[name];
+    assert.ok(ops.some((op) => "rollback" in op));
+    assert.ok(ops.reduce((n, op) => n + (op.feed ? op.feed.length : 0), 0) > lab[name].cfg.block_size);
+    const diff = maxDiff(runSchedule(lab[name], ops), logits);
+    assert.ok(diff <= TOLERANCE, `max |Δlogit| ${diff}`);
+  });
+}
+
+test("the MTP head's logits, with a rollback, equal PyTorch's", () => {
+  const { text, ops, logits } = CHECKS.main.mtp;
+  const main = lab.main, h = main.forward(main.newCache(), text).h;
+  const cache = main.newMtpCache(), rows = [];
+  for (const op of ops) {
+    if ("rollback" in op) cache.rollback(op.rollback);
+    else rows.push(...main.mtpForward(cache, h.slice(op.pairs[0], op.pairs[1]), op.next));
+  }
+  const diff = maxDiff(rows, logits);
+  assert.ok(diff <= TOLERANCE, `max |Δlogit| ${diff}`);
+});
+
+test("a position's logits are the same bits alone or inside a longer feed", () => {
+  const text = CHECKS.main.mtp.text.slice(0, 70);
+  const together = lab.main.forward(lab.main.newCache(), text).logits;
+  const cache = lab.main.newCache(), alone = [];
+  for (const token of text) alone.push(...lab.main.forward(cache, [token]).logits);
+  assert.deepEqual(alone.map((r) => Array.from(r)), together.map((r) => Array.from(r)));
+});
+
+test("acceptReject gives Python's verdicts on Python's p, q, drafts and uniforms", () => {
+  assert.ok(CHECKS.rule.length >= 20);
+  const kinds = new Set();
+  for (const c of CHECKS.rule) {
+    let i = 0;
+    const rand = () => c.uniforms[i++];
+    const out = acceptReject(c.p, c.q, c.drafts, rand);
+    assert.equal(out.nAccepted, c.n_accepted);
+    assert.equal(out.next, c.next);
+    assert.equal(i, c.uniforms.length);  // γ uniforms, then one for the sampled token, as in Python
+    kinds.add(c.n_accepted === c.drafts.length ? "all" : c.n_accepted === 0 ? "none" : "some");
+  }
+  assert.deepEqual([...kinds].sort(), ["all", "none", "some"]);
+});
+
+test("the n-gram table's q equals experiments/ngram.py's, back-off included", () => {
+  for (const { context, q } of CHECKS.ngram) {
+    const mine = lab.ngram.probs(context);
+    q.forEach((x, j) => assert.ok(Math.abs(mine[j] - x) < 1e-7, `context ${context}: ${mine[j]} vs ${x}`));
+  }
+});

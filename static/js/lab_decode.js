@@ -114,7 +114,9 @@ export function newDecoder(lab, { method, gamma = 4, temperature = 1, seed = 0, 
     : method === "mtp" ? headDrafter(main, hidden) : null;
   const seq = prompt.slice(), target = prompt.length + maxChars;
   const mainClock = { ms: 0, forwards: 0 }, drafterClock = { ms: 0, forwards: 0 };
-  const counters = { mainForwards: 0, drafterForwards: 0, proposed: 0, accepted: 0, rounds: 0, emitted: 0, mainMs: 0, drafterMs: 0 };
+  // α as the ledger measures it: accepted / checked, where a round checks its drafts up to and
+  // including the first rejection (the drafts after it are never looked at)
+  const counters = { mainForwards: 0, drafterForwards: 0, proposed: 0, checked: 0, accepted: 0, rounds: 0, emitted: 0, mainMs: 0, drafterMs: 0 };
 
   function mainForward() {
     const before = mainCache.length;
@@ -148,6 +150,7 @@ export function newDecoder(lab, { method, gamma = 4, temperature = 1, seed = 0, 
     counters.rounds += 1;
     counters.proposed += g;
     counters.accepted += nAccepted;
+    counters.checked += nAccepted + (nAccepted < g ? 1 : 0);
     counters.emitted += nAccepted + 1;
     counters.mainForwards = mainClock.forwards;
     counters.drafterForwards = drafterClock.forwards;

@@ -73,6 +73,16 @@ CODE_TRAIL = {
                  ("experiments/exercises/check_rollback.py", "check_rollback")],
         "commands": [f"{MEASURE} conditions exercises", "python -m experiments.exercises rollback"],
     },
+    "s-lab": {
+        "code": [("experiments/measure/lab.py", "measure"),
+                 ("static/js/lab_model.js", "loadLab"),
+                 ("static/js/lab_decode.js", "newDecoder"),
+                 ("static/js/lab_decode.js", "verifyCostRatio"),
+                 ("static/js/lab_decode.js", "drafterCost"),
+                 ("static/js/rule.js", "acceptReject"),
+                 ("static/js/lab.js", "initLab")],
+        "commands": [f"{MEASURE} lab"],
+    },
     "s-ledger": {
         "code": [("experiments/speculative.py", "speculative_decode"),
                  ("experiments/speculative.py", "plain_decode"),

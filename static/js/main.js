@@ -7,6 +7,7 @@ import { initFamilyLedger } from "./family_ledger.js";
 import { initGamma } from "./gamma.js";
 import { initGammaSteps } from "./gamma_steps.js";
 import { chooseLang, LANG_TOGGLE, LANGS, lang, onLangChange, readStored, setLang } from "./i18n.js";
+import { initLab } from "./lab.js";
 import { initLadder } from "./ladder.js";
 import { initLedger } from "./ledger.js";
 import { initMtpCompare } from "./mtp_compare.js";
@@ -64,4 +65,5 @@ startWidget("ledger-widget", () => initLedger(data.ledger, data.models));
 startWidget("family-ledger-widget", () => initFamilyLedger(data.families));
 if (data.ledger.compiled) startWidget("ladder-widget", () => initLadder(data.ledger, data.costs));
 startWidget("closing-quiz", () => initClosing());
+startWidget("lab-widget", () => initLab(data)); // cheap: the lab's weights are parsed when it first comes into view
 performance.mark("chapter-ready"); // read by the browser test: interactive within 300 ms

@@ -1,0 +1,237 @@
+"""Section ⑧, the lab, in headless Chromium: it stays idle (its weights unparsed) until it scrolls
+into view, after the page has marked itself ready, and says in place why where it cannot run; a prompt with a character outside the
+vocabulary is refused by name; at T = 0 the race's two texts are identical for every speculative
+method; stepping at T = 1 shows drafts with verdicts and moves the counters, by mouse and keyboard;
+the settings round-trip through the URL hash; at 390 px nothing scrolls sideways and axe finds no
+serious violation in the loaded lab. open_page (conftest) fails a test on any console error or
+network request. Timings are not asserted here (`make bench`)."""
+import re
+
+import pytest
+
+from conftest import ROOT
+
+AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+SPECULATIVE = ["draft", "mtp", "ngram"]
+
+
+def loaded(page):
+    """Scroll the lab into view and wait until its models are ready."""
+    page.locator("#lab-widget").scroll_into_view_if_needed()
+    page.wait_for_selector('#lab-widget[data-state="ready"]', state="attached", timeout=30000)
+    return page
+
+
+def counters(page):
+    """{label: value} of the running counters."""
+    boxes = page.locator("#lab-counters .readout")
+    return {boxes.nth(i).locator(".k").inner_text(): boxes.nth(i).locator(".v").inner_text() for i in range(boxes.count())}
+
+
+def race(page, n=60):
+    page.fill("#lab-race-n", str(n))
+    page.click("#lab-race-go")
+    page.wait_for_selector("#lab-identical[data-identical]", state="attached", timeout=60000)
+    return page.locator("#lab-identical").get_attribute("data-identical")
+
+
+def test_lab_waits_until_it_is_seen(open_page):
+    page = open_page(hash_="#lang=en")
+    assert page.locator("#lab-widget").get_attribute("data-state") == "idle"
+    assert page.evaluate("performance.getEntriesByName('chapter-ready').length") == 1
+    assert page.evaluate("performance.getEntriesByName('lab-parse-start').length") == 0  # weights untouched
+    assert not page.locator("#lab-ui").is_visible()
+    loaded(page)
+    ready, parsed = page.evaluate("""[performance.getEntriesByName('chapter-ready')[0].startTime,
+                                      performance.getEntriesByName('lab-parse-start')[0].startTime]""")
+    assert ready < parsed
+    assert page.locator("#lab-ui").is_visible()
+    assert "954,112" in page.locator("#lab-status").inner_text()
+    # the defaults teach: a few rounds are already on show, with drafts and verdicts
+    assert page.locator("#lab-round-title").inner_text() == "Round 3 of 3"
+    assert page.locator("#lab-drafts tbody tr").count() == 4  # draft model, γ = 4
+    assert page.locator("#lab-text [data-round]").count() > 3
+
+
+def test_a_browser_without_decompression_gets_a_message_in_place(browser):
+    from conftest import PAGE
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script("delete window.DecompressionStream")
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(PAGE.as_uri() + "#lang=en")
+    page.locator("#lab-widget").scroll_into_view_if_needed()
+    page.wait_for_selector('#lab-widget[data-state="error"]', state="attached", timeout=30000)
+    status = page.locator("#lab-status").inner_text()
+    assert "cannot run in this browser" in status and "DecompressionStream" in status
+    assert not page.locator("#lab-ui").is_visible() and page.locator("#lab-compare-go").is_disabled()
+    page.click("#lang-toggle")
+    assert "无法在这个浏览器里运行" in page.locator("#lab-status").inner_text()
+    assert errors == []
+    context.close()
+
+
+def test_characters_outside_the_vocabulary_are_refused_by_name(open_page):
+    page = loaded(open_page(hash_="#lang=en"))
+    page.fill("#lab-prompt-text", "ROMEO é\tand 7\n")
+    msg = page.locator("#lab-prompt-msg")
+    assert msg.is_visible()
+    text = msg.inner_text()
+    for shown in ("“é” U+00E9", "“⇥” U+0009", "“7” U+0037"):
+        assert shown in text, text
+    assert page.locator("#lab-prompt-text").get_attribute("aria-invalid") == "true"
+    for button in ("#lab-step", "#lab-play", "#lab-race-go"):
+        assert page.locator(button).is_disabled(), button
+    page.click("#lang-toggle")
+    assert "词表之外" in msg.inner_text() and "U+00E9" in msg.inner_text()
+    page.fill("#lab-prompt-text", "ROMEO and JULIET\n")
+    assert not msg.is_visible()
+    assert page.locator("#lab-step").is_enabled()
+    page.click("#lab-step")
+    assert page.locator("#lab-round-title").inner_text() == "第 1 轮，共 1 轮"
+    page.fill("#lab-prompt-text", "")
+    assert msg.is_visible() and page.locator("#lab-step").is_disabled()
+
+
+def test_greedy_race_is_identical_for_every_method(open_page):
+    page = loaded(open_page(hash_="#lang=en&lab-t=0&lab-g=3"))
+    assert page.locator("#lab-temp-out").inner_text() == "0 (greedy)"
+    for method in SPECULATIVE:
+        page.select_option("#lab-method", method)
+        assert race(page) == "true", method
+        plain = page.locator("#lab-lane-plain .lab-lane-text").inner_text()
+        spec = page.locator("#lab-lane-spec .lab-lane-text").inner_text()
+        assert plain == spec and len(plain) > 60, method
+        assert "identical, all 60 characters" in page.locator("#lab-identical").inner_text()
+        readouts = page.locator("#lab-race-readouts").inner_text()
+        assert "Theorem 3.8" in readouts and not re.search(r"NaN|undefined|null|Infinity", readouts), readouts
+        assert page.locator("#lab-race-readouts .readout").count() == 6
+    assert page.locator("#lab-race-verdict").inner_text().startswith("In your browser the n-gram table")
+
+
+def test_stepping_at_t1_shows_rounds_and_moves_the_counters(open_page):
+    page = loaded(open_page(hash_="#lang=en&lab-s=7"))
+    before = counters(page)
+    assert before["main forwards (one per round)"] == "3"
+    page.click("#lab-step")
+    page.focus("#lab-step")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Space")
+    after = counters(page)
+    assert after["main forwards (one per round)"] == "6"
+    assert int(after["drafter forwards"]) > int(before["drafter forwards"])
+    assert after["characters written"] != before["characters written"]
+    assert re.fullmatch(r"\d\.\d{3}", after[next(k for k in after if k.startswith("measured α"))])
+    assert page.locator("#lab-round-title").inner_text() == "Round 6 of 6"
+    rows = page.locator("#lab-drafts tbody tr")
+    assert rows.count() == 4
+    verdicts = [rows.nth(i).get_attribute("class") for i in range(4)]
+    assert set(verdicts) <= {"v-accept", "v-reject", "v-unchecked"}
+    assert verdicts == sorted(verdicts, key=["v-accept", "v-reject", "v-unchecked"].index)  # accepted, then one rejected
+    assert page.locator("#lab-summary").inner_text().startswith("Round 6:")
+    assert re.search(r"probability \d", page.locator("#lab-next-line").inner_text())
+    cache = page.locator("#lab-cache").inner_text()
+    assert "main model" in cache and "draft model" in cache and "rolled back" in cache
+    # page back through the rounds: the shown round's characters are outlined in the text
+    page.click("#lab-prev")
+    assert page.locator("#lab-round-title").inner_text() == "Round 5 of 6"
+    assert page.locator("#lab-text .cur").count() >= 1
+    assert page.locator("#lab-text .cur").first.get_attribute("data-round") == "4"
+    # play steps on its own, pause stops it, reset starts again
+    page.click("#lab-play")
+    assert page.locator("#lab-pause").is_enabled()
+    page.wait_for_function("document.querySelector('#lab-round-title').textContent.startsWith('Round 8')")
+    page.click("#lab-pause")
+    shown = page.locator("#lab-round-title").inner_text()
+    page.wait_for_timeout(600)
+    assert page.locator("#lab-round-title").inner_text() == shown
+    page.click("#lab-reset")
+    assert page.locator("#lab-round-title").inner_text() == "No round yet"
+    assert counters(page)["main forwards (one per round)"] == "0"
+    # the MTP head: γ is fixed at 1, its first round is a plain sample, and its cache never rolls back
+    page.select_option("#lab-method", "mtp")
+    assert page.locator("#lab-gamma").is_disabled()
+    page.click("#lab-step")
+    assert page.locator("#lab-drafts tbody tr").count() == 0
+    assert "no drafts" in page.locator("#lab-summary").inner_text()
+    page.click("#lab-step")
+    assert page.locator("#lab-drafts tbody tr").count() == 1
+    assert "MTP head" in page.locator("#lab-cache").inner_text()
+
+
+def test_settings_round_trip_through_the_hash(open_page):
+    page = open_page(hash_="#lang=en&lab-m=ngram&lab-g=6&lab-t=0.7&lab-s=42&lab-p=KING%3A%0A&lab-n=120")
+    # the controls show a shared link's settings before the models load
+    assert page.locator("#lab-method").input_value() == "ngram"
+    assert page.locator("#lab-gamma").input_value() == "6"
+    assert page.locator("#lab-temp").input_value() == "0.7"
+    assert page.locator("#lab-seed").input_value() == "42"
+    assert page.locator("#lab-chars").input_value() == "120"
+    assert page.locator("#lab-prompt-text").input_value() == "KING:\n"
+    loaded(page)
+    assert page.locator("#lab-text .lab-prompt-echo").inner_text() == "KING:\n"
+    assert "120" in counters(page)["characters written"]
+    assert page.locator("#lab-drafts tbody tr").count() == 6
+    page.select_option("#lab-method", "plain")
+    assert page.locator("#lab-gamma").is_disabled() and page.locator("#lab-race-go").is_disabled()
+    page.fill("#lab-temp", "0")
+    page.fill("#lab-seed", "5")
+    page.press("#lab-seed", "Tab")
+    page.fill("#lab-prompt-text", "JULIET: O")
+    hash_ = page.evaluate("location.hash")
+    for part in ("lab-m=plain", "lab-t=0", "lab-s=5", "lab-p=JULIET%3A+O", "lab-g=6", "lang=en"):
+        assert part in hash_, (part, hash_)
+    # the same address, opened again, shows the same settings
+    again = open_page(hash_=hash_)
+    assert again.locator("#lab-method").input_value() == "plain"
+    assert again.locator("#lab-temp").input_value() == "0"
+    assert again.locator("#lab-prompt-text").input_value() == "JULIET: O"
+    # nonsense in the hash falls back to the defaults
+    bad = open_page(hash_="#lang=en&lab-m=beam&lab-g=99&lab-t=-1&lab-s=x")
+    assert bad.locator("#lab-method").input_value() == "draft"
+    assert bad.locator("#lab-gamma").input_value() == "4"
+    assert bad.locator("#lab-temp").input_value() == "1"
+    assert bad.locator("#lab-seed").input_value() == "0"
+
+
+@pytest.mark.parametrize("scheme,lang", [("dark", "zh"), ("light", "en")])
+def test_phone_width_and_axe_in_the_loaded_lab(open_page, scheme, lang):
+    assert AXE.exists(), f"{AXE} is missing: run `make axe`"
+    page = loaded(open_page(390, scheme, f"#lang={lang}"))
+    page.click("#lab-step")
+    assert race(page, 40) == "false"  # T = 1: the texts differ, as they may
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the lab scrolls the page sideways"
+    page.evaluate("document.querySelectorAll('#s-lab details').forEach((d) => { d.open = true; })")
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("axe.run(document.querySelector('#s-lab'), { resultTypes: ['violations'] })")
+    bad = [(v["id"], [n["target"] for n in v["nodes"][:5]]) for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad, bad
+
+
+def test_prose_has_the_lab_numbers(rendered_page):
+    """The section quotes lab.json's rounding figures and the ledger's rows it compares with."""
+    import orjson
+    lab = orjson.loads((ROOT / "experiments/results/lab.json").read_bytes())
+    start = rendered_page.index('<section id="s-lab"')
+    section = rendered_page[start:rendered_page.index("</section>", start)]
+    rd = lab["rounding"]
+    for figure in (rd["main"]["model"]["max_abs_logit"], rd["main"]["model"]["max_tv"], rd["draft"]["model"]["max_tv"]):
+        assert f"{figure:.4f}" in section
+    assert f"{lab['main']['params']:,}" in section
+    assert section.count('<tr data-method="') >= 4
+    assert 'id="lab-widget" data-state="idle"' in section
+    assert 'href="#s-lab"' in rendered_page  # the table of contents
+
+
+@pytest.mark.slow
+def test_the_ledger_rows_run_in_the_browser(open_page):
+    page = loaded(open_page(hash_="#lang=en"))
+    page.click("#lab-compare-go")
+    page.wait_for_selector("#lab-compare-status[data-done]", state="attached", timeout=120000)
+    for tr in page.locator("#lab-compare tbody tr").all():
+        alpha, tokens = tr.locator(".live-alpha").inner_text(), tr.locator(".live-tokens").inner_text()
+        if tr.get_attribute("data-method") == "plain":
+            continue
+        python_tokens = float(tr.locator("td").nth(1).inner_text())
+        assert re.fullmatch(r"0\.\d{3}", alpha) and abs(float(tokens) - python_tokens) < 0.6, (alpha, tokens)

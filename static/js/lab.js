@@ -498,11 +498,9 @@ export function initLab(data) {
     const [plainLane, specLane] = lanes;
     const g = effectiveGamma(settings.method, settings.gamma);
     if (!costs.verify.has(g)) {
-      verifyCostRatio(lab, g, 3);  // a warm-up: the first timings of a fresh shape run cold
       costs.verify.set(g, verifyCostRatio(lab, g));
     }
     if (!costs.drafter.has(settings.method)) {
-      drafterCost(lab, settings.method, 3);  // a warm-up, as above
       costs.drafter.set(settings.method, drafterCost(lab, settings.method));
     }
     const c = costs.drafter.get(settings.method), verify = costs.verify.get(g);

@@ -186,8 +186,10 @@ export function newDecoder(lab, { method, gamma = 4, temperature = 1, seed = 0, 
 }
 
 // Costs in this browser, relative to one main forward of one position at a context of 32:
-// a verify of γ + 1 positions, and one step of a drafter (its c). Median of `repeats` timings.
+// a verify of γ + 1 positions, and one step of a drafter (its c). Median of `repeats` timings,
+// after as many untimed calls (V8's first runs of a fresh shape are several times slower).
 function medianMs(fn, repeats) {
+  for (let i = 0; i < repeats; i++) fn();
   const times = [];
   for (let i = 0; i < repeats; i++) {
     const t0 = performance.now();

@@ -99,7 +99,7 @@ export function roundSummary(round, vocab) {
 // The sentence under the drafts table: which distribution the round's last character came from.
 export function nextLine(round, vocab, temperature) {
   const ch = quoted(vocab[round.next]), p = prob(round.nextProb), k = round.nAccepted;
-  const greedy = temperature === 0 ? { zh: "（T = 0：分布是独热的，这就是主模型的最大值）", en: " (T = 0: the distribution is one-hot, so this is the main model's argmax)" } : { zh: "", en: "" };
+  const greedy = temperature === 0 ? { zh: "（T = 0：分布是独热的，这就是主模型概率最大的那个字）", en: " (T = 0: the distribution is one-hot, so this is the main model's argmax)" } : { zh: "", en: "" };
   if (round.nextFrom === "main") {
     return { zh: `主模型从 p 抽出 ${ch}，概率 ${p}${greedy.zh}。`, en: `The main model drew ${ch} from p, probability ${p}${greedy.en}.` };
   }
@@ -181,7 +181,7 @@ export function initLab(data) {
     ui.tempOut.textContent = settings.temperature === 0 ? t({ zh: "0（贪心）", en: "0 (greedy)" }) : fixed(settings.temperature, 1);
     ui.raceGo.textContent = settings.method === "plain"
       ? t({ zh: "赛跑：先选一种投机方法", en: "Race: choose a speculative method first" })
-      : t({ zh: `开始赛跑：普通解码对${METHOD_SHORT[settings.method].zh}`, en: `Start the race: plain decoding against the ${METHOD_SHORT[settings.method].en}` });
+      : t({ zh: `开始赛跑：普通解码对${/^[A-Za-z]/.test(METHOD_SHORT[settings.method].zh) ? " " : ""}${METHOD_SHORT[settings.method].zh}`, en: `Start the race: plain decoding against the ${METHOD_SHORT[settings.method].en}` });
   }
 
   function setStatus(msg, state) {
@@ -374,8 +374,9 @@ export function initLab(data) {
         h("td", { class: "ch" }, quoted(vocab[d])),
         h("td", { class: "num" }, prob(round.q[i])),
         h("td", { class: "num" }, prob(round.p[i])),
-        h("td", { class: "num" }, fixed(round.u[i], 3)),
-        h("td", { class: "num" }, prob(ratio)),
+        // after the first rejection nothing is compared: u was drawn (as in Python) but not used
+        h("td", { class: "num" }, v === "unchecked" ? "—" : fixed(round.u[i], 3)),
+        h("td", { class: "num" }, v === "unchecked" ? "—" : prob(ratio)),
         h("td", { class: "verdict" }, t(VERDICT[v])));
     });
     const caption = round.drafts.length
@@ -404,8 +405,8 @@ export function initLab(data) {
       cells.push(h("span", { class: `cell ${kept ? "kept" : "gone"}` }, charLabel(lab.vocab[charAt(j)] ?? "?")));
     }
     const note = t({
-      zh: `原有 ${view.before} 行，这一轮写入 ${view.fed} 行，留下 ${view.kept} 行，回滚 ${view.rolledBack} 行`,
-      en: `held ${view.before} rows, wrote ${view.fed} this round, kept ${view.kept}, rolled back ${view.rolledBack}`,
+      zh: `原有 ${view.before} 行，这一轮写入 ${view.fed} 行、回滚其中 ${view.rolledBack} 行，现在共 ${view.kept} 行`,
+      en: `held ${view.before} rows, wrote ${view.fed} this round and rolled back ${view.rolledBack} of them: ${view.kept} rows now`,
     });
     return h("div", { class: "lab-cache-row" },
       h("span", { class: "lab-cache-name" }, name),
@@ -449,8 +450,9 @@ export function initLab(data) {
   function laneStats(lane) {
     const c = lane.dec.counters;
     const cps = lane.ms > 0 ? c.emitted / (lane.ms / 1000) : 0;
-    return t({ zh: `${c.emitted} 字 · ${c.mainForwards} 次主模型 forward · ${fixed(lane.ms, 0)} 毫秒 · 每秒 ${fixed(cps, 0)} 字`,
-      en: `${c.emitted} chars · ${c.mainForwards} main forwards · ${fixed(lane.ms, 0)} ms · ${fixed(cps, 0)} chars/s` });
+    // no-break spaces: a number never wraps away from its unit
+    return t({ zh: `${c.emitted}\u00a0字 · ${c.mainForwards}\u00a0次主模型 forward · ${fixed(lane.ms, 0)}\u00a0毫秒 · 每秒\u00a0${fixed(cps, 0)}\u00a0字`,
+      en: `${c.emitted}\u00a0chars · ${c.mainForwards} main forwards · ${fixed(lane.ms, 0)}\u00a0ms · ${fixed(cps, 0)}\u00a0chars/s` });
   }
 
   let lanes = null;
@@ -575,6 +577,7 @@ export function initLab(data) {
     for (const tr of rows) { tr.querySelector(".live-alpha").textContent = "…"; tr.querySelector(".live-tokens").textContent = "…"; }
     for (const [i, tr] of rows.entries()) {
       const method = tr.dataset.method, gamma = Number(tr.dataset.gamma);
+      delete ui.compareStatus.dataset.done;
       say(ui.compareStatus, { zh: `正在跑第 ${i + 1} 行，共 ${rows.length} 行……`, en: `Running row ${i + 1} of ${rows.length}…` });
       const dec = newDecoder(lab, { method, gamma, temperature: lg.temperature, seed: settings.seed, prompt, maxChars: lg.n_chars });
       let lastYield = performance.now();
@@ -601,6 +604,7 @@ export function initLab(data) {
     labelControls();
     lanes = null;
     raceResult = null;
+    if (!busy) say(ui.raceNote, null);
     clearRace();
     restart();
   }

@@ -187,6 +187,12 @@ def test_settings_round_trip_through_the_hash(open_page):
     assert again.locator("#lab-method").input_value() == "plain"
     assert again.locator("#lab-temp").input_value() == "0"
     assert again.locator("#lab-prompt-text").input_value() == "JULIET: O"
+    # an address edited by hand applies without a reload
+    again.evaluate("location.hash = '#lang=en&lab-m=mtp&lab-t=0.3&lab-p=KING'")
+    again.wait_for_function("document.getElementById('lab-method').value === 'mtp'")
+    assert again.locator("#lab-temp").input_value() == "0.3"
+    assert again.locator("#lab-prompt-text").input_value() == "KING"
+    assert again.locator("#lab-gamma").is_disabled()  # the MTP head drafts one
     # nonsense in the hash falls back to the defaults
     bad = open_page(hash_="#lang=en&lab-m=beam&lab-g=99&lab-t=-1&lab-s=x")
     assert bad.locator("#lab-method").input_value() == "draft"

@@ -7,12 +7,14 @@ serious violation in the loaded lab. open_page (conftest) fails a test on any co
 network request. Timings are not asserted here (`make bench`)."""
 import re
 
+import orjson
 import pytest
 
 from conftest import ROOT
 
 AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 SPECULATIVE = ["draft", "mtp", "ngram"]
+LAB = orjson.loads((ROOT / "experiments/results/lab.json").read_bytes())
 
 
 def loaded(page):
@@ -46,7 +48,7 @@ def test_lab_waits_until_it_is_seen(open_page):
                                       performance.getEntriesByName('lab-parse-start')[0].startTime]""")
     assert ready < parsed
     assert page.locator("#lab-ui").is_visible()
-    assert "954,112" in page.locator("#lab-status").inner_text()
+    assert f"{LAB['main']['params']:,}" in page.locator("#lab-status").inner_text()
     # the defaults teach: a few rounds are already on show, with drafts and verdicts
     assert page.locator("#lab-round-title").inner_text() == "Round 3 of 3"
     assert page.locator("#lab-drafts tbody tr").count() == 4  # draft model, γ = 4
@@ -217,8 +219,7 @@ def test_phone_width_and_axe_in_the_loaded_lab(open_page, scheme, lang):
 
 def test_prose_has_the_lab_numbers(rendered_page):
     """The section quotes lab.json's rounding figures and the ledger's rows it compares with."""
-    import orjson
-    lab = orjson.loads((ROOT / "experiments/results/lab.json").read_bytes())
+    lab = LAB
     start = rendered_page.index('<section id="s-lab"')
     section = rendered_page[start:rendered_page.index("</section>", start)]
     rd = lab["rounding"]

@@ -602,6 +602,11 @@ export function initLab(data) {
     settings = { ...settings, [key]: value };
     hashSet(LAB_HASH[key], value);
     labelControls();
+    startOver();
+  }
+
+  // new settings: the race and its note are stale, the decoder starts again from the prompt
+  function startOver() {
     lanes = null;
     raceResult = null;
     if (!busy) say(ui.raceNote, null);
@@ -641,11 +646,7 @@ export function initLab(data) {
     if (Object.keys(next).every((key) => next[key] === settings[key])) return;
     settings = next;
     showSettings();
-    lanes = null;
-    raceResult = null;
-    if (!busy) say(ui.raceNote, null);
-    clearRace();
-    restart();
+    startOver();
   });
   ui.step.addEventListener("click", () => stepOnce());
   ui.play.addEventListener("click", play);

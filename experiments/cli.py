@@ -1,5 +1,6 @@
-"""One error style for the three command-line tools (generate, train, measure): bad input or a
+"""One error style for the command-line tools (generate, train, measure, exercises): bad input or a
 missing file prints one line, `error: ...`, on stderr and exits with code 2; no traceback."""
+import argparse
 import pickle
 import os
 import sys
@@ -15,6 +16,14 @@ MAX_SEED = 2 ** 63 - 1  # torch generators take 64-bit seeds; keep them non-nega
 
 class UsageError(Exception):
     """Input the user can fix: the message says what was wrong and what is allowed."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with the same one-line error as run_cli: `error: ...` and exit code 2, no usage
+    dump (`--help` still prints it). Subcommand parsers inherit the class."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
 
 
 def run_cli(run, args):

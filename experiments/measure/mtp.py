@@ -17,11 +17,12 @@ TEMPERATURE = 1.0
 def mtp_val_alpha(main, draft, data, offsets, device):
     """Mean Σmin(p, q) on val text at γ = 1 for both drafters. Small draft: q from the same
     context as p. MTP head: it drafts x_{t+2} from h_t and the true x_{t+1}, so its q at t is
-    compared with the main model's p one position later."""
+    compared with the main model's p one position later. The head's block attends over the
+    whole window of (h, next char) pairs, as in training and in kv-cache decoding."""
     windows = data.val.unfold(0, CONTEXT, 1)[offsets].to(device)        # ..., x_t, x_{t+1}
     logits, h = main(windows)
     p_next = probs_from_logits(logits[:, -1].double(), 1.0)            # p(x_{t+2} | ..., x_{t+1})
-    q_mtp = probs_from_logits(main.mtp_forward(h[:, -2:-1], windows[:, -1:])[:, 0].double(), 1.0)
+    q_mtp = probs_from_logits(main.mtp_forward(h[:, :-1], windows[:, 1:])[:, -1].double(), 1.0)
     q_draft = probs_from_logits(draft(windows)[0][:, -1].double(), 1.0)
     return {"mtp": float(alpha(p_next, q_mtp).mean()), "draft": float(alpha(p_next, q_draft).mean())}
 

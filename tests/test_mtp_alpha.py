@@ -1,0 +1,42 @@
+"""The MTP head's acceptance on validation text (mtp.json) is the acceptance kv-cache decoding
+meets on the same text: the head's block attends over the whole window of (h, next char) pairs,
+as it does in training and while decoding, not over its own position alone."""
+from types import SimpleNamespace
+
+import torch
+
+from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
+from experiments.measure.common import CONTEXT
+from experiments.measure.families import alpha_along
+from experiments.measure.mtp import mtp_val_alpha
+from experiments.model import GPT, GPTConfig
+from experiments.ngram import NgramTable, PromptLookup
+
+TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=CONTEXT)
+
+
+def tiny(seed, mtp):
+    torch.manual_seed(seed)
+    model = GPT(GPTConfig(**TINY, mtp=mtp)).double().eval()
+    with torch.no_grad():
+        model.tok_emb.weight.mul_(4)  # peaked distributions, so that α is far from both 0 and 1
+    return model
+
+
+def test_mtp_val_alpha_is_the_alpha_along_kv_cache_decoding():
+    main, draft = tiny(0, mtp=True), tiny(1, mtp=False)
+    val = torch.randint(0, 65, (CONTEXT + 40,), generator=torch.Generator().manual_seed(2))
+    offsets = torch.tensor([0, 7, 23, 39])  # as val_offsets: each window has a next char
+    drafters = SimpleNamespace(main=main, draft=draft, table=NgramTable(val.tolist(), 3, 65),
+                               lookup=PromptLookup(3, 65),
+                               heads={kind: FeatureDrafter(main, HeadsConfig(kind, main="main_s0")).double()
+                                      for kind in KINDS})
+    with torch.no_grad():
+        val_alpha = mtp_val_alpha(main, draft, SimpleNamespace(val=val), offsets, "cpu")
+        along = []
+        for offset in offsets.tolist():
+            text = val[offset:offset + CONTEXT + 1].tolist()  # the window and the char it predicts
+            per, _ = alpha_along(drafters, text, CONTEXT, 1.0, "cpu")
+            along.append((per["mtp"][0], per["draft"][0]))
+    assert abs(val_alpha["mtp"] - sum(a for a, _ in along) / len(along)) < 1e-6
+    assert abs(val_alpha["draft"] - sum(d for _, d in along) / len(along)) < 1e-6

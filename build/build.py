@@ -108,10 +108,14 @@ def load_results(results_dir=RESULTS):
         path = Path(results_dir) / filename
         if not path.exists():
             raise BuildError(f"missing results file {path}: run `make measure` (or `make data`)")
+        if not path.is_file():
+            raise BuildError(f"results file {path} is not a file: remove it and run `make measure`")
         try:
             obj = orjson.loads(path.read_bytes())
+        except OSError as err:
+            raise BuildError(f"cannot read results file {path}: {err.strerror or err}") from err
         except orjson.JSONDecodeError as err:
-            raise BuildError(f"{path} is not valid JSON: {err}") from err
+            raise BuildError(f"results file {path} is not valid JSON: {err}") from err
         for field in fields:
             path_part, _, kind = field.partition(":")
             check_field(obj, path_part.split("."), kind, filename)
@@ -124,6 +128,100 @@ EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+(
 NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
 EXPORT_KEYWORD = re.compile(r"^export\s+", re.M)
 REGISTRY = "__modules"  # the bundle's table of module exports, keyed by file name
+
+
+# Text that ends (or, for `<!--`, can keep open) the element it is inlined into, whatever the
+# JS or CSS around it means: the page would lose the rest of its script or styles.
+SCRIPT_BREAKERS = {"</script": "would end the page's <script> early; write it as `<\\/script`",
+                   "<!--": "can keep the page's <script> from ending; write it as `<\\!--`"}
+STYLE_BREAKERS = {"</style": "would end the page's <style> early; write it as `<\\/style`"}
+
+
+def refuse_inlining_breakers(where, source, breakers):
+    """A BuildError naming file:line for the first text that would break the inlined element."""
+    for number, line in enumerate(source.splitlines(), 1):
+        for text, why in breakers.items():
+            if text in line.lower():
+                raise BuildError(f"{where}:{number}: `{text}` {why}")
+
+
+REGEX_AFTER = set("(,=:[!&|?{};+-*%<>~^")  # after one of these (or at the start) a '/' opens a regex
+REGEX_AFTER_WORDS = {"return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void",
+                     "throw", "yield", "await", "instanceof"}
+CLOSER = {"'": "'", '"': '"', "regex": "/", "class": "]"}  # a string, a regex, a regex's [...]
+WORD = re.compile(r"[\w$.]+")
+
+
+def lines_inside_literals(source):
+    """The numbers (from 1) of the lines of a JS source that begin inside a string, a template
+    literal, a regex or a block comment: a line there that starts with `import` or `export` is
+    text, not a statement. A small lexer; a template's ${...} is code again, nested to any depth."""
+    inside = set()
+    stack = [["code", 0]]  # [mode, open braces]; a "code" entry above a "template" is its ${...}
+    previous = ""  # the last token of code: decides whether a '/' is a division or opens a regex
+    line, i, n = 1, 0, len(source)
+    while i < n:
+        char, mode = source[i], stack[-1][0]
+        if char == "\n":
+            line += 1
+            if mode == "line comment":
+                stack.pop()
+            elif mode != "code":
+                inside.add(line)
+            i += 1
+            continue
+        if mode in CLOSER:
+            if char == "\\" and source[i + 1:i + 2] != "\n":  # an escaped newline still starts a line
+                i += 1
+            elif mode == "regex" and char == "[":
+                stack.append(["class", 0])
+            elif char == CLOSER[mode]:
+                stack.pop()
+                previous = "x"  # a literal is a value: a '/' after it divides
+        elif mode == "template":
+            if char == "\\" and source[i + 1:i + 2] != "\n":  # an escaped newline still starts a line
+                i += 1
+            elif char == "`":
+                stack.pop()
+                previous = "x"
+            elif source.startswith("${", i):
+                stack.append(["code", 0])
+                i += 1
+        elif mode == "block comment":
+            if source.startswith("*/", i):
+                stack.pop()
+                i += 1
+        elif mode == "code":
+            if source.startswith("//", i):
+                stack.append(["line comment", 0])
+            elif source.startswith("/*", i):
+                stack.append(["block comment", 0])
+                i += 1
+            elif char in "'\"`":
+                stack.append(["template" if char == "`" else char, 0])
+            elif char == "/":
+                opens_regex = previous == "" or previous in REGEX_AFTER or previous in REGEX_AFTER_WORDS
+                if opens_regex:
+                    stack.append(["regex", 0])
+                previous = "/"
+            elif char.isalnum() or char in "_$":
+                word = WORD.match(source, i).group(0)
+                previous = word
+                i += len(word)
+                continue
+            elif not char.isspace():
+                if char == "{":
+                    stack[-1][1] += 1
+                elif char == "}":
+                    if stack[-1][1] == 0 and len(stack) > 1:
+                        stack.pop()  # the end of a template's ${...}
+                        previous = "x"
+                        i += 1
+                        continue
+                    stack[-1][1] -= 1
+                previous = char
+        i += 1
+    return inside
 
 
 def parse_imports(name, names_text):
@@ -143,6 +241,13 @@ def read_module(js_dir, name, importer):
     if not path.exists():
         raise BuildError(f"{f'static/js/{importer}' if importer else 'build'} imports missing module static/js/{name}")
     source = path.read_text(encoding="utf-8")
+    refuse_inlining_breakers(f"static/js/{name}", source, SCRIPT_BREAKERS)
+    inside = lines_inside_literals(source)
+    for number, line in enumerate(source.splitlines(), 1):
+        statement = re.match(r"\s*(import|export)\b", line)
+        if statement and number in inside:
+            raise BuildError(f"static/js/{name}:{number}: a line inside a string, template literal or comment "
+                             f"starts with `{statement.group(1)}`, which the bundler would rewrite; reword that line")
     imports = [(dep, parse_imports(name, names)) for names, dep in IMPORT.findall(source)]
     body = IMPORT.sub("", source)
     if re.search(r"^\s*import\b", body, re.M):
@@ -238,6 +343,16 @@ def lab_meta(lab):
             "ngram": {k: v for k, v in lab["ngram"].items() if k != "blob"}}
 
 
+def inline_css(css_dir=STATIC / "css"):
+    """Every stylesheet in static/css/, in name order, checked to be safe inside <style>."""
+    sources = []
+    for path in sorted(Path(css_dir).glob("*.css")):
+        source = path.read_text(encoding="utf-8")
+        refuse_inlining_breakers(f"static/css/{path.name}", source, STYLE_BREAKERS)
+        sources.append(source)
+    return "\n".join(sources)
+
+
 def render(data):
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
@@ -246,7 +361,7 @@ def render(data):
     env.filters["sci"] = sci
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
-    css = "\n".join(p.read_text(encoding="utf-8") for p in sorted((STATIC / "css").glob("*.css")))
+    css = inline_css()
     page_data = {k: v for k, v in data.items() if k != LAB and k not in NOT_ON_PAGE}
     page_data["lab_meta"] = lab_meta(data[LAB])
     return env.get_template("page.html.j2").render(
@@ -264,9 +379,9 @@ def build(results_dir=RESULTS, out=OUT):
     return out
 
 
-def main():
+def main(results_dir=RESULTS, out=OUT):
     try:
-        out = build()
+        out = build(results_dir, out)
     except (BuildError, jinja2.TemplateError) as err:
         print(f"build error: {err}", file=sys.stderr)
         return 1

@@ -182,3 +182,64 @@ def test_quiz_shuffle_is_a_fixed_permutation():
     assert all(sorted(order) == options for order in orders)
     assert orders == [site_build.shuffled(options, f"closing-q{i}") for i in range(1, 11)]
     assert len({order.index(0) for order in orders}) >= 3  # the first option (often the right one) moves
+
+
+def copy_results(folder):
+    for name in site_build.SCHEMA:
+        shutil.copy(ROOT / "experiments/results" / name, folder / name)
+
+
+@pytest.mark.parametrize("damage, what", [
+    (lambda path: (path.unlink(), path.mkdir()), "is not a file"),
+    (lambda path: path.write_text('{"meta": '), "is not valid JSON"),
+    (lambda path: path.write_bytes(b'{"meta": "\xff"}'), "is not valid JSON"),
+])
+def test_unreadable_results_file_is_named_in_one_line(tmp_path, capsys, damage, what):
+    """`make site` with a results path that is a folder, or a file that is not JSON: one line
+    naming the file and what is wrong, exit status 1, no traceback, nothing written."""
+    results = tmp_path / "results"
+    results.mkdir()
+    copy_results(results)
+    damage(results / "families.json")
+    out = tmp_path / "page.html"
+    assert site_build.main(results, out) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("build error: results file ") and err.count("\n") == 1, err
+    assert f"{results / 'families.json'} {what}" in err
+    assert not out.exists()
+
+
+def test_bundler_refuses_what_would_end_the_inlined_script(tmp_path):
+    """A `</script>` (any case) or `<!--` in a module's text would end or break the page's one
+    <script> element: the build names the file and line instead of writing a dead page."""
+    for line in ('const tag = "</script>";', "const x = `</SCRIPT >`;", "// <!-- old browsers"):
+        write_modules(tmp_path, main=f"const a = 1;\n\n{line}\n")
+        with pytest.raises(site_build.BuildError, match=r"^static/js/main\.js:3: `(</script|<!--)` "):
+            site_build.bundle_js(tmp_path, "main.js")
+    write_modules(tmp_path, main='const fine = "<\\/script>";\n')
+    assert "<\\/script>" in site_build.bundle_js(tmp_path, "main.js")
+
+
+def test_css_that_would_end_the_inlined_style_is_refused(tmp_path):
+    (tmp_path / "a.css").write_text("body { color: red; }\n")
+    (tmp_path / "b.css").write_text('p { color: blue; }\n.x::after { content: "</style>"; }\n')
+    with pytest.raises(site_build.BuildError, match=r"^static/css/b\.css:2: `</style` "):
+        site_build.inline_css(tmp_path)
+    (tmp_path / "b.css").write_text("p { color: blue; }\n")
+    assert site_build.inline_css(tmp_path) == "body { color: red; }\n\np { color: blue; }\n"
+
+
+def test_bundler_leaves_import_and_export_lines_inside_literals_alone_or_refuses(tmp_path):
+    """The bundler rewrites lines that start with `import`/`export`; inside a template literal,
+    a string or a block comment such a line is text, so the build refuses it, naming file:line."""
+    for source, number in (("export const help = `Write\nexport const x = 1;\nin your module`;\n", 2),
+                           ("const a = `${1 + `\n`}\nimport { b } from \"./b.js\";\n`;\n", 3),
+                           ("/* notes\n   export function f() {}\n*/\nexport const y = 2;\n", 2),
+                           ('const s = "one \\\nexport two";\n', 2)):
+        write_modules(tmp_path, main=source)
+        with pytest.raises(site_build.BuildError, match=rf"^static/js/main\.js:{number}: a line inside a string, template literal or comment starts with `(export|import)`"):
+            site_build.bundle_js(tmp_path, "main.js")
+    # the same words in code after literals, regexes and ${...} are real statements
+    write_modules(tmp_path, main='const t = `a ${ {k: `b`}.k } c`, r = /[`/]"/, d = 6 / 3 / 2;\n'
+                                 "export const out = `${t}|${r.source}|${d}`;\nconsole.log(out);\n")
+    assert run_bundle(site_build.bundle_js(tmp_path, "main.js")) == ['a', 'b', 'c|[`/]"|1']

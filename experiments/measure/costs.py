@@ -59,7 +59,8 @@ def forward_prices(main, draft, mode, engines, positions, sizes, device, rounds=
     """{engine: prices}. Seconds per forward: the median over sizes.cost_repeats repeats (each
     the median of sizes.forward_calls calls; every call of every engine interleaved in each
     repeat), with min and max. Ratios are paired, repeat by repeat, then the median is taken:
-    c = draft / main, c_mtp = MTP head / main, over_main[n] = n positions / 1 position, and
+    c = draft / main and c_mtp = MTP head / main (median_pair: with the two times of the median
+    repeat), over_main[n] = n positions / 1 position, and
     c_round[γ] = a draft round / γ / main (the drafting cost per draft when a round is one call,
     as in the compiled engine)."""
     with torch.inference_mode():
@@ -70,17 +71,29 @@ def forward_prices(main, draft, mode, engines, positions, sizes, device, rounds=
                                if name.startswith(f"{engine}:")}, positions, rounds) for engine in engines}
 
 
+def median_pair(values, name):
+    """c, the chapter's one definition of a drafter's cost: in each repeat, a drafter forward's
+    seconds over a one-position main forward's, timed side by side; c is the median repeat's
+    ratio (the lower median for an even count). Returns (c, {name: s, "main": s}) with the two
+    times of that repeat, so a page that prints them prints figures whose ratio is c."""
+    ratios = [a / b for a, b in zip(values[name], values["main"])]
+    i = ratios.index(statistics.median_low(ratios))
+    return ratios[i], {name: values[name][i], "main": values["main"][i]}
+
+
 def prices_of(values, positions, rounds=()):
     key = lambda n: "main" if n == 1 else f"n={n}"
     seconds = {name: statistics.median(v) for name, v in values.items()}
     ratios = lambda name: [a / b for a, b in zip(values[name], values["main"])]  # paired by repeat
+    c, c_pair = median_pair(values, "draft")
+    c_mtp, c_mtp_pair = median_pair(values, "mtp_head")
     over_main = {n: summary(ratios(key(n))) for n in positions}
     prices = {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
                         "positions": {n: seconds[key(n)] for n in positions}},
             "spread": {"main": summary(values["main"]), "draft": summary(values["draft"]),
                        "mtp_head": summary(values["mtp_head"]),
                        "positions": {n: summary(values[key(n)]) for n in positions}},
-            "c": statistics.median(ratios("draft")), "c_mtp": statistics.median(ratios("mtp_head")),
+            "c": c, "c_pair": c_pair, "c_mtp": c_mtp, "c_mtp_pair": c_mtp_pair,
             "over_main": {n: r["median"] for n, r in over_main.items()},
             "over_main_spread": over_main}
     if rounds:

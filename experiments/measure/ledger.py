@@ -33,7 +33,8 @@ def forward_costs(main, draft, mode, engines, device, sizes):
         verify = {g: seconds["positions"][g + 1] for g in range(1, GAMMA + 1)}
         out[engine] = {"seconds": {"main": seconds["main"], "draft": seconds["draft"], "mtp_head": seconds["mtp_head"],
                                    "verify": verify},
-                       "c": prices["c"], "c_mtp": prices["c_mtp"],
+                       "c": prices["c"], "c_pair": prices["c_pair"], "c_mtp": prices["c_mtp"],
+                       "c_mtp_pair": prices["c_mtp_pair"],
                        "verify_over_main": {g: prices["over_main"][g + 1] for g in range(1, GAMMA + 1)}}
         if engine == "compiled":  # a draft round is one compiled call: its c is per draft of a round
             out[engine]["c_round"] = prices["c_round"]
@@ -173,7 +174,7 @@ def gamma_summary(rows, costs):
     deviation = [abs(r["tokens_per_main"] / r["tokens_per_main_expected"] - 1) for r in rows]
     of_mode = {mode: [r for r in rows if r["mode"] == mode] for mode in MODES}
     fastest = {mode: max(of_mode[mode], key=lambda r: r["speedup"]) for mode in MODES}
-    seconds = {mode: costs[mode]["seconds"] for mode in MODES}
+    pair = {mode: costs[mode]["c_pair"] for mode in MODES}  # the times c is the ratio of, per mode
     return {
         "max_tokens_deviation": max(deviation),  # max |measured / expected tokens per main forward − 1|
         "rows_below_expected_tokens": sum(r["tokens_per_main"] < r["tokens_per_main_expected"] for r in rows),
@@ -183,9 +184,10 @@ def gamma_summary(rows, costs):
         # the fastest γ per mode, and what one more draft adds at its α going from γmax − 1 to γmax
         "fastest": {mode: {"gamma": r["gamma"], "alpha": r["alpha"], "speedup": r["speedup"],
                            "gain_of_last_draft": r["alpha"] ** GAMMA} for mode, r in fastest.items()},
-        # how many times faster one forward gets with the kv-cache than recomputing the window
-        "kvcache_forward_gain": {"main": seconds["recompute"]["main"] / seconds["kvcache"]["main"],
-                                 "draft": seconds["recompute"]["draft"] / seconds["kvcache"]["draft"]},
+        # how many times faster one forward gets with the kv-cache than recomputing the window, from
+        # the times c is made of, so that c_kvcache / c_recompute = gain main / gain draft exactly
+        "kvcache_forward_gain": {model: pair["recompute"][model] / pair["kvcache"][model]
+                                 for model in ("main", "draft")},
     }
 
 

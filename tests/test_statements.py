@@ -1,0 +1,35 @@
+"""Sentences whose numbers must reproduce from the figures printed beside them: the measurement
+code computes every figure of such a sentence from the same values (issue 18)."""
+import math
+
+from experiments.measure.costs import median_pair, prices_of
+from experiments.measure.ledger import gamma_summary
+
+
+def fake_values(main, draft, mtp_head):
+    return {"main": main, "draft": draft, "mtp_head": mtp_head}
+
+
+def test_c_is_the_median_repeats_ratio_and_its_pair_reproduces_it():
+    # medians of the two columns (0.4 / 2.0 = 0.2) differ from the median of the ratios
+    values = fake_values(main=[2.0, 1.0, 3.0, 2.5, 1.5], draft=[0.5, 0.4, 0.3, 0.45, 0.6],
+                         mtp_head=[0.7, 0.5, 0.6, 0.8, 0.9])
+    c, pair = median_pair(values, "draft")
+    ratios = sorted(d / m for d, m in zip(values["draft"], values["main"]))
+    assert c == ratios[2] and pair["draft"] / pair["main"] == c
+    prices = prices_of(values, positions=(1,))
+    assert prices["c"] == c and prices["c_pair"] == pair
+    assert prices["c_mtp_pair"]["mtp_head"] / prices["c_mtp_pair"]["main"] == prices["c_mtp"]
+    assert not math.isclose(prices["seconds"]["draft"] / prices["seconds"]["main"], c)  # why the pair is printed
+
+
+def test_the_kv_cache_gains_are_made_of_the_times_c_is_made_of():
+    costs = {"kvcache": {"c_pair": {"draft": 0.44, "main": 2.0}, "c": 0.22},
+             "recompute": {"c_pair": {"draft": 1.1, "main": 5.5}, "c": 0.2}}
+    row = dict(gamma=1, alpha=0.7, tokens_per_main=1.7, tokens_per_main_expected=1.7, speedup=1.2,
+               speedup_theory=1.3)
+    rows = [{**row, "mode": mode} for mode in ("kvcache", "recompute")]
+    gain = gamma_summary(rows, costs)["kvcache_forward_gain"]
+    assert math.isclose(gain["main"], 5.5 / 2.0) and math.isclose(gain["draft"], 1.1 / 0.44)
+    ratio = (0.44 / 2.0) / (1.1 / 5.5)
+    assert math.isclose(ratio, gain["main"] / gain["draft"])  # c larger with the cache <=> main gains more

@@ -15,7 +15,7 @@ import time
 import numpy as np
 import torch
 
-from experiments.speculative import Drafter, sample
+from experiments.speculative import Drafter, probs_from_logits, sample
 from experiments.trees import Tree, best_first, top_choices
 
 DEFAULT_ORDER = 5
@@ -64,12 +64,12 @@ class NgramTable:
     def q(self, seq, temperature):
         """q at temperature T: counts^(1/T), normalized; T = 0 is a one-hot at the most frequent."""
         probs = self.context_probs(seq)
-        if temperature == 0:
-            return torch.nn.functional.one_hot(probs.argmax(), self.vocab_size).float()
         if temperature == 1:
             return probs
-        weights = probs ** (1.0 / temperature)
-        return weights / weights.sum()
+        # the log probabilities are the table's logits: counts^(1/T) itself underflows float32
+        # at small T (a flat context's every count^(1/T) is 0, and 0/0 is NaN); a char that never
+        # followed the context has log 0 = -inf and keeps probability exactly 0
+        return probs_from_logits(probs.log(), temperature)
 
 
 class NgramDrafter(Drafter):

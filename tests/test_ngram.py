@@ -9,7 +9,7 @@ import torch
 
 from experiments.data import CharData
 from experiments.ngram import NgramTable, PromptLookup
-from experiments.speculative import plain_decode, speculative_decode
+from experiments.speculative import MIN_TEMPERATURE, plain_decode, probs_from_logits, speculative_decode
 from tests.test_cli import generate
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
 
@@ -55,6 +55,28 @@ def test_ngram_greedy_equals_plain_greedy(models64, table):
             result = speculative_decode(models64[0], table, prompt, 300, 4, temperature=0, engine=engine)
             assert result.tokens == plain, engine
             assert result.main_forwards + result.accepted == 300
+
+
+def test_q_is_a_distribution_after_every_context_at_the_lowest_temperature(table):
+    """counts^(1/T) underflowed float32 at T = 0.01 after a flat context: q = 0/0 = NaN (issue 18, item 15)."""
+    for (length, code), probs in table.counts.items():
+        context = [code // table.vocab_size ** k % table.vocab_size for k in range(length - 1, -1, -1)]
+        q = table.q(context, MIN_TEMPERATURE)
+        assert torch.isfinite(q).all() and abs(float(q.sum()) - 1) < 1e-5, (length, context)
+        assert q[torch.from_numpy(probs) == 0].eq(0).all() and int(q.argmax()) == int(probs.argmax())
+
+
+def test_ngram_chain_keeps_the_main_models_law_at_the_lowest_temperature(models64, table):
+    """A prompt whose n-gram context is flat (no char above 0.11) and whose next char is a near tie
+    for the main model, so that p at T = 0.01 is not one-hot: the first char keeps p's law."""
+    prompt, draws = CharData().encode("?\n\nGREMIO:\nGood morrow, "), 400
+    with torch.inference_mode():
+        law = probs_from_logits(models64[0](torch.tensor([prompt]))[0][0, -1], MIN_TEMPERATURE)
+        assert table.context_probs(prompt).max() < 0.11 and law.max() < 0.7
+        gen = torch.Generator().manual_seed(3)
+        firsts = np.array([speculative_decode(models64[0], table, prompt, 3, 2, temperature=MIN_TEMPERATURE,
+                                              generator=gen).tokens[0] for _ in range(draws)])
+    assert chi_square_pvalue(firsts, law) > 1e-3
 
 
 def test_ngram_sampled_output_follows_the_main_model(models64, table):

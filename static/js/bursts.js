@@ -5,6 +5,7 @@ import { columnChart, drawWhenOpen, h, readoutBox } from "./dom.js";
 import { fixed, grouped, sci } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { modePhrase } from "./labels.js";
+import { ownEntry } from "./state.js";
 import { meanAccepted } from "./theory.js";
 
 // One row's counts against the law it was tested on, as ratios and means to read.
@@ -57,8 +58,9 @@ export function burstVerdict(pooled, mode) {
       en: `${test.en}, below ${level}: the runs differ measurably from the geometric law, though not in the both-ends shape that bursts would leave (${ends.en}).`,
     },
   };
-  if (!(pooled.verdict in verdicts)) throw new Error(`unknown burst verdict ${pooled.verdict}`);
-  return verdicts[pooled.verdict];
+  const verdict = ownEntry(verdicts, pooled.verdict);
+  if (!verdict) throw new Error(`unknown burst verdict ${pooled.verdict}`);
+  return verdict;
 }
 
 // The readouts of one row: [{value, key: {zh, en}}].

@@ -8,7 +8,7 @@ import { charLabel, fixed, grouped, sci } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { drafterCost, encodePrompt, newDecoder, verifyCostRatio } from "./lab_decode.js";
 import { loadLab } from "./lab_model.js";
-import { hashGet, hashSet, intInRange, onHashChange } from "./state.js";
+import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 import { expectedTokens, speedupTheory } from "./theory.js";
 
 export const LAB_METHODS = ["plain", "draft", "mtp", "ngram"];
@@ -642,7 +642,7 @@ export function initLab(data) {
   // an address edited by hand (or a followed #link) applies at once, as in the other widgets;
   // hashSet fires no hashchange, so the lab never hears its own writes
   onHashChange((hash) => {
-    const next = readSettings((key) => hash[key]);
+    const next = readSettings((key) => ownEntry(hash, key));
     if (Object.keys(next).every((key) => next[key] === settings[key])) return;
     settings = next;
     showSettings();

@@ -5,7 +5,7 @@ import { h, readoutBox } from "./dom.js";
 import { fixed, grouped, percent } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
 import { DRAFTER_LABEL, joinZh, MODE_LABEL, modePhrase } from "./labels.js";
-import { hashGet, hashSet, onHashChange } from "./state.js";
+import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 const METHOD_ORDER = { plain: 0, draft: 1, mtp: 2 };
 
@@ -32,8 +32,15 @@ export const LEDGER_SORT = {
   speedup_theory: (r) => r.speedup_theory ?? null,
 };
 
+// The sort an address asks for ("alpha-asc"): a column of LEDGER_SORT, else the speedup, descending.
+export function sortFromHash(text) {
+  const [key, dir] = String(text ?? "").split("-");
+  return { key: ownEntry(LEDGER_SORT, key) ? key : "speedup", dir: dir === "asc" ? "asc" : "desc" };
+}
+
 export function sortLedger(rows, key, dir) {
-  const value = LEDGER_SORT[key];
+  const value = ownEntry(LEDGER_SORT, key);
+  if (!value) throw new Error(`unknown ledger column ${key}`);
   const sign = dir === "asc" ? 1 : -1;
   return rows.map((row, i) => ({ row, i })).sort((a, b) => {
     const va = value(a.row), vb = value(b.row);
@@ -297,12 +304,10 @@ export function initLedger(ledger, models) {
 
   function fromHash(hash) {
     const mode = modes.includes(hash.lmode) ? hash.lmode : modes.includes("kvcache") ? "kvcache" : modes[0];
-    const [key, dir] = String(hash.lsort || "").split("-");
     const row = Number.parseInt(hash.lrow, 10);
     Object.assign(state, {
       mode,
-      key: key in LEDGER_SORT ? key : "speedup",
-      dir: dir === "asc" ? "asc" : "desc",
+      ...sortFromHash(hash.lsort),
       row: rows[row] && laneOf(rows[row]) === mode ? row : rows.indexOf(fastestIn(mode)),
     });
   }

@@ -3,7 +3,7 @@
 import { h, readoutBox } from "./dom.js";
 import { charLabel, escapeHTML, fixed, grouped, percent, textLabel } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { hashGet, hashSet, intInRange, onHashChange } from "./state.js";
+import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 
 export function kindCounts(steps) {
   const counts = { draft: 0, main: 0, resample: 0 };
@@ -142,7 +142,7 @@ export function initMtpTrace(mtp) {
     const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -1, ArrowDown: 1, PageUp: -10, PageDown: 10 };
     if (e.key === "Home") goStep(0);
     else if (e.key === "End") goStep(steps.length - 1);
-    else if (e.key in moves) goStep(state.step + moves[e.key]);
+    else if (ownEntry(moves, e.key) !== undefined) goStep(state.step + moves[e.key]);
     else return;
     e.preventDefault();
   });

@@ -7,8 +7,15 @@ export function formatHash(params) {
   return "#" + new URLSearchParams(params).toString();
 }
 
+// A table's own entry for a key that comes from outside (the URL hash, a key press, a data file),
+// or undefined: never a member that every object inherits ("__proto__", "constructor", "valueOf"…),
+// which `key in table` and `table[key]` would find.
+export function ownEntry(table, key) {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 export function hashGet(key) {
-  return parseHash(location.hash)[key];
+  return ownEntry(parseHash(location.hash), key);
 }
 
 export function hashSet(key, value) {

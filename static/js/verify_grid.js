@@ -2,7 +2,7 @@
 import { h, readoutBox } from "./dom.js";
 import { charLabel, escapeHTML, fixed, sci, textLabel } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
-import { hashGet, hashSet, intInRange, onHashChange } from "./state.js";
+import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 
 const SUB = "₀₁₂₃₄₅₆₇₈₉";
 const sub = (n) => String(n).split("").map((d) => SUB[d]).join("");
@@ -135,9 +135,10 @@ export function initVerifyGrid(causal) {
   });
   el("verify-grid").addEventListener("keydown", (e) => {
     const moves = { ArrowUp: -1, ArrowDown: 1, Home: -Infinity, End: Infinity };
-    if (!(e.key in moves)) return;
+    const move = ownEntry(moves, e.key);
+    if (move === undefined) return;
     e.preventDefault();
-    select(Number.isFinite(moves[e.key]) ? state.row + moves[e.key] : moves[e.key] < 0 ? 0 : n + state.gamma - 1, true);
+    select(Number.isFinite(move) ? state.row + move : move < 0 ? 0 : n + state.gamma - 1, true);
   });
   onHashChange((hash) => {
     const gamma = intInRange(hash.gamma, 1, ex.gamma, defaultGamma);

@@ -7,7 +7,7 @@ import { gammaCharts, gammaChartSvg, gammaReadouts, measuredRowHTML, optimalRows
 import { gammaSteps, stepsVerdict } from "../../static/js/gamma_steps.js";
 import {
   cardSteps, draftingText, LEDGER_COLUMNS, LEDGER_SORT, ledgerRowHTML, ledgerSteps, ledgerSummary, ledgerVerdict, methodLabel,
-  sizeNote, sortLedger, timeBars,
+  sizeNote, sortFromHash, sortLedger, timeBars,
 } from "../../static/js/ledger.js";
 import { alphaForTokens, expectedTokens, meanAccepted, optimalGamma, speedupTheory } from "../../static/js/theory.js";
 
@@ -288,4 +288,20 @@ test("ledger verdict says why the counts beat the theorem only with the reason t
   assert.match(v.en, /drafted 2\.99 characters on average, fewer than γ = 3/);
   const richer = { ...row, tokens_per_main: 2.75, main_forwards: 218 };
   assert.match(ledgerVerdict(richer, plain, ledgerSteps(richer, plain)).en, /emitted 2\.750 characters per main forward, more than/);
+});
+
+test("the ledger's sort from the address: a column, or the speedup; never a name every object inherits", () => {
+  const rows = results("ledger").rows;
+  assert.deepEqual(sortFromHash("alpha-asc"), { key: "alpha", dir: "asc" });
+  assert.deepEqual(sortFromHash("speedup_theory"), { key: "speedup_theory", dir: "desc" });
+  assert.deepEqual(sortFromHash(undefined), { key: "speedup", dir: "desc" });
+  assert.deepEqual(sortFromHash("nonsense-up"), { key: "speedup", dir: "desc" });
+  for (const name of ["__proto__", "constructor", "valueOf", "hasOwnProperty", "toString"]) {
+    for (const text of [name, `${name}-asc`, `${name}-desc`]) {
+      const sort = sortFromHash(text);
+      assert.equal(sort.key, "speedup", text);
+      assert.equal(sortLedger(rows, sort.key, sort.dir).length, rows.length, text);
+    }
+    assert.throws(() => sortLedger(rows, name, "asc"), /unknown ledger column/);
+  }
 });

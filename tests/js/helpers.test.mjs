@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { calcRows, defaultChar, histColumns, routes, shownChars } from "../../static/js/acceptance.js";
 import { charLabel, escapeHTML, fixed, grouped, percent, sci, textLabel } from "../../static/js/format.js";
 import { chooseLang, LANG_TOGGLE } from "../../static/js/i18n.js";
-import { formatHash, intInRange, onHashChange, parseHash } from "../../static/js/state.js";
+import { formatHash, hashGet, intInRange, onHashChange, ownEntry, parseHash } from "../../static/js/state.js";
 import { sweepTable } from "../../static/js/sweep.js";
 import { draftStatus, gridHTML, rowMeaning, verifyCost } from "../../static/js/verify_grid.js";
 
@@ -130,4 +130,26 @@ test("editing the hash reaches the widgets: onHashChange hands them the parsed h
     delete globalThis.location;
   }
   assert.deepEqual(heard, [{ lang: "en", gamma: "3" }, { lang: "zh" }]);
+});
+
+// Names every object inherits: `key in table` and `table[key]` find them, an address must not.
+export const PROTOTYPE_NAMES = ["__proto__", "constructor", "valueOf", "hasOwnProperty", "toString", "isPrototypeOf"];
+
+test("own entries only: a key from the hash never finds what every object inherits", () => {
+  const table = { speedup: 1, alpha: 0, none: null };
+  for (const name of PROTOTYPE_NAMES) assert.equal(ownEntry(table, name), undefined, name);
+  assert.equal(ownEntry(table, "speedup"), 1);
+  assert.equal(ownEntry(table, "alpha"), 0);
+  assert.equal(ownEntry(table, "none"), null);
+  assert.equal(ownEntry(table, undefined), undefined);
+  assert.equal(ownEntry({ __proto__: null, a: 2 }, "a"), 2);  // an object without a prototype too
+  globalThis.location = { hash: "#lang=en&__proto__=x&toString=y" };
+  try {
+    for (const name of ["constructor", "valueOf", "hasOwnProperty"]) assert.equal(hashGet(name), undefined, name);
+    assert.equal(hashGet("lang"), "en");
+    assert.equal(hashGet("__proto__"), "x");  // written in the address: an own entry like any other
+    assert.equal(hashGet("toString"), "y");
+  } finally {
+    delete globalThis.location;
+  }
 });

@@ -3,7 +3,7 @@ code computes every figure of such a sentence from the same values (issue 18).""
 import math
 
 from experiments.measure.costs import median_pair, prices_of
-from experiments.measure.ledger import gamma_summary
+from experiments.measure.ledger import gamma_summary, tokens_drops
 
 
 def fake_values(main, draft, mtp_head):
@@ -33,3 +33,9 @@ def test_the_kv_cache_gains_are_made_of_the_times_c_is_made_of():
     assert math.isclose(gain["main"], 5.5 / 2.0) and math.isclose(gain["draft"], 1.1 / 0.44)
     ratio = (0.44 / 2.0) / (1.1 / 5.5)
     assert math.isclose(ratio, gain["main"] / gain["draft"])  # c larger with the cache <=> main gains more
+
+
+def test_tokens_drops_counts_longer_chains_that_emitted_fewer():
+    rows = [{"mode": "kvcache", "gamma": g, "tokens_per_main": t} for g, t in ((1, 1.7), (2, 2.2), (3, 2.1), (4, 2.5))]
+    rows += [{"mode": "recompute", "gamma": g, "tokens_per_main": t} for g, t in ((2, 2.0), (1, 1.8))]
+    assert tokens_drops({"kvcache": rows[:4], "recompute": rows[4:]}) == 1

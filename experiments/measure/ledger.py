@@ -169,6 +169,16 @@ def ledger_summary(rows, greedy):
     }
 
 
+def tokens_drops(of_mode):
+    """How many neighbouring γ rows of one mode have the longer chain emit fewer characters per
+    main forward (③'s FAQ asks why that can happen; it says whether it did)."""
+    drops = 0
+    for rows in of_mode.values():
+        chain = sorted(rows, key=lambda r: r["gamma"])
+        drops += sum(b["tokens_per_main"] < a["tokens_per_main"] for a, b in zip(chain, chain[1:]))
+    return drops
+
+
 def gamma_summary(rows, costs):
     """What section ③'s prose quotes about the draft model's γ rows."""
     deviation = [abs(r["tokens_per_main"] / r["tokens_per_main_expected"] - 1) for r in rows]
@@ -181,6 +191,7 @@ def gamma_summary(rows, costs):
         "rows": len(rows),
         "below_theory": {mode: {"rows_below": sum(r["speedup"] < r["speedup_theory"] for r in of_mode[mode]),
                                 "rows": len(of_mode[mode])} for mode in MODES},
+        "tokens_drops": tokens_drops(of_mode),
         # the fastest γ per mode, and what one more draft adds at its α going from γmax − 1 to γmax
         "fastest": {mode: {"gamma": r["gamma"], "alpha": r["alpha"], "speedup": r["speedup"],
                            "gain_of_last_draft": r["alpha"] ** GAMMA} for mode, r in fastest.items()},

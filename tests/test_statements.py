@@ -1,9 +1,17 @@
 """Sentences whose numbers must reproduce from the figures printed beside them: the measurement
 code computes every figure of such a sentence from the same values (issue 18)."""
+import copy
+import html
 import math
+import re
+import sys
+from pathlib import Path
 
 from experiments.measure.costs import median_pair, prices_of
 from experiments.measure.ledger import gamma_summary, tokens_drops
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
+import build  # noqa: E402
 
 
 def fake_values(main, draft, mtp_head):
@@ -39,3 +47,20 @@ def test_tokens_drops_counts_longer_chains_that_emitted_fewer():
     rows = [{"mode": "kvcache", "gamma": g, "tokens_per_main": t} for g, t in ((1, 1.7), (2, 2.2), (3, 2.1), (4, 2.5))]
     rows += [{"mode": "recompute", "gamma": g, "tokens_per_main": t} for g, t in ((2, 2.0), (1, 1.8))]
     assert tokens_drops({"kvcache": rows[:4], "recompute": rows[4:]}) == 1
+
+
+def page_text(results):
+    """The page's visible words as `make site` would render them from these results."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", build.render(results)))
+
+
+def test_the_wasted_rows_faq_counts_what_the_grid_opens_on():
+    results = build.load_results()
+    example = results["causal"]["verify_example"]
+    shown = min(4, example["gamma"])  # the grid's opening γ (verify.html.j2)
+    for accepted in (1, 3):
+        changed = copy.deepcopy(results)
+        changed["causal"]["verify_example"]["n_accepted"] = accepted
+        text = page_text(changed)
+        assert f"{accepted} of its {shown} drafts are accepted and the {shown - accepted} rows" in text
+        assert f"while {example['gamma'] - accepted} rows are discarded" in text

@@ -33,6 +33,17 @@ def load_model(path, device, flag="--checkpoint"):
     return open_checkpoint(path, device, flag)[0]
 
 
+def compiled_positions(prompt_length, args):
+    """The most positions the compiled engine's RoPE tables are asked for (engine.check_positions
+    counts a forward's new positions plus its largest compiled size on top)."""
+    end = prompt_length + args.n
+    if args.method == "plain":  # one new token, at end - 2 at the latest; compiled size 1
+        return end
+    if args.tree is not None:  # the last tree with children is rooted at end - 3 and padded to --tree nodes
+        return max(end, end - 3 + args.tree)
+    return end + args.gamma  # the pending token + up to γ drafts, ending at end - 2; compiled size γ + 1
+
+
 def run(args):
     if args.gamma < 1:
         raise UsageError(f"--gamma must be at least 1, got {args.gamma}")
@@ -112,8 +123,11 @@ def run(args):
         if args.tree > 64:
             raise UsageError(f"lookahead's tree (1 + --gamma + --gamma × (--order − 1) = {args.tree} nodes) must fit "
                              f"one 64-position verify: lower --gamma or --order, or give --tree")
-    if args.engine == "compiled" and len(prompt) + args.n + args.gamma + 1 > ROPE_POSITIONS:
-        raise UsageError(f"--engine compiled holds {ROPE_POSITIONS} positions: prompt + --n is too long")
+    needed = compiled_positions(len(prompt), args)
+    if args.engine == "compiled" and needed > ROPE_POSITIONS:
+        raise UsageError(f"--engine compiled holds {ROPE_POSITIONS} positions; the prompt ({len(prompt)} chars) "
+                         f"and --n {args.n} need {needed} (a chain adds --gamma, a tree --tree − 3): "
+                         f"shorten the prompt or --n")
 
     def decode(engine):
         generator = torch.Generator(device=device).manual_seed(args.seed)

@@ -271,6 +271,69 @@ def test_sections_speak_one_language(open_page, lang):
     assert page.locator("#ledger-table thead button[data-key]").count() == 8
 
 
+# Every piece of text the Chinese page shows or reads out, one item per text node (SVG <title>s
+# included, which inner_text leaves out) and per attribute a tooltip or screen reader uses;
+# English text (lang="en"), code and math stay out.
+ZH_ITEMS = """() => {
+  const skipped = (el) => el.closest("script, style, code, pre, math, [lang=en]");
+  const items = [];
+  const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (el && node.data.trim() && !skipped(el)) items.push([el.tagName.toLowerCase(), node.data.trim()]);
+  }
+  const names = ["aria-label", "title", "alt", "placeholder", "aria-valuetext", "aria-description", "data-title-zh", "data-aria-zh"];
+  for (const el of document.querySelectorAll(names.map((n) => `[${n}]`).join(","))) {
+    if (el.id === "lang-toggle" || el.closest("[lang=en]")) continue;  // the switch names the other language on purpose
+    for (const name of names) if (el.hasAttribute(name)) items.push([`[${name}]`, el.getAttribute(name)]);
+  }
+  return items;
+}"""
+# English words the Chinese text uses as names; any other English word in a Chinese label is a leak
+ZH_NAMES = {"forward", "forwards", "cache", "eager", "token", "tokens", "gram", "prompt", "lookahead", "medusa",
+            "eagle", "greedy", "theorem", "loss", "argmax", "batch", "kernel", "tensor", "head", "heads"}
+
+
+def zh_items_drawn(open_page, race):
+    """The Chinese page's ZH_ITEMS once every widget has drawn: FAQs open, the lab loaded and one
+    round stepped, and (race=True) one race run, so its readouts are on show too."""
+    page = open_page(1280, "light", "#lang=zh")
+    for d in page.locator("details").all():
+        d.evaluate("d => d.open = true")
+    page.wait_for_selector("#bursts-chart .col")
+    page.wait_for_selector("#gamma-steps-verdict")
+    page.locator("#lab-widget").scroll_into_view_if_needed()
+    page.wait_for_selector('#lab-widget[data-state="ready"]', state="attached", timeout=30000)
+    page.click("#lab-step")
+    if race:
+        page.fill("#lab-race-n", "20")
+        page.click("#lab-race-go")
+        page.wait_for_selector("#lab-identical[data-identical]", state="attached", timeout=60000)
+    items = page.evaluate(ZH_ITEMS)
+    assert len(items) > 2000 and sum(where == "title" for where, _ in items) > 40, len(items)
+    return items
+
+
+def test_zh_labels_titles_and_aria_text_are_typeset(open_page):
+    """Every SVG <title>, aria-label, tooltip and text node of the Chinese page, widgets drawn
+    (not only the visible prose): full-width ，：；？（） next to Chinese, no space between two
+    Chinese characters or beside full-width punctuation."""
+    bad = [(where, text) for where, text in zh_items_drawn(open_page, race=True)
+           if ZH_HALF_WIDTH.search(text) or ZH_SPACE.search(text)]
+    assert not bad, bad[:10]
+
+
+@pytest.mark.xfail(strict=True, reason='templates/sections/acceptance.html.j2: #accept-context has aria-label="context" '
+                                        "in both languages (the lead's file); when it is fixed, remove this mark")
+def test_zh_labels_are_not_left_in_english(open_page):
+    """No tooltip, aria-label or chart <title> of the Chinese page is all English, beyond the
+    names the Chinese text itself uses (forward, KV cache, Theorem 3.8, …)."""
+    english = [(where, text) for where, text in zh_items_drawn(open_page, race=False)
+               if (where == "title" or where.startswith("[")) and not CJK.search(text)
+               and {w.lower() for w in re.findall(r"[A-Za-z]{4,}", text)} - ZH_NAMES]
+    assert not english, english[:10]
+
+
 def test_state_comes_back_from_the_hash(open_page):
     page = open_page(hash_="#lang=en&gmode=recompute&galpha=0.6&gc=0.3&lmode=recompute&lsort=alpha-asc")
     assert page.locator("#gamma-mode-recompute").get_attribute("aria-pressed") == "true"

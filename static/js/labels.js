@@ -18,6 +18,13 @@ export function joinZh(...words) {
   return words.reduce((out, w) => (out && !(CJK.test(out.at(-1)) && CJK.test(w[0])) ? `${out} ${w}` : out + w), "");
 }
 
+// "name: value" in each language, as a tooltip or a chart point's <title> says it: a full-width
+// colon after the Chinese name ("其余开销：0.114 s"). The value is one string or a {zh, en} pair.
+export function labelled(name, value) {
+  const v = typeof value === "string" ? { zh: value, en: value } : value;
+  return { zh: `${name.zh}：${v.zh}`, en: `${name.en}: ${v.en}` };
+}
+
 // "kv-cache mode" / "KV cache 模式": the mode as a noun phrase.
 export function modePhrase(mode) {
   return { zh: joinZh(MODE_LABEL[mode].zh, "模式"), en: `${MODE_LABEL[mode].en} mode` };

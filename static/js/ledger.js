@@ -4,7 +4,7 @@
 import { h, readoutBox } from "./dom.js";
 import { fixed, grouped, percent } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
-import { DRAFTER_LABEL, joinZh, MODE_LABEL, modePhrase } from "./labels.js";
+import { DRAFTER_LABEL, joinZh, labelled, MODE_LABEL, modePhrase } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 const METHOD_ORDER = { plain: 0, draft: 1, mtp: 2 };
@@ -242,7 +242,8 @@ export function timeBars(row, plain, steps) {
     { cls: "t-other", s: r.parts_s.other, label: { zh: "其余开销", en: "everything else" } },
   ].filter((p) => p.s > 0);
   const scale = Math.max(plain.wall_s.median, row.wall_s.median);
-  const bar = (name, r, list) => ({ name, wall: r.wall_s.median, parts: list.map((p) => ({ ...p, share: p.s / scale })) });
+  const bar = (name, r, list) => ({ name, wall: r.wall_s.median,
+    parts: list.map((p) => ({ ...p, share: p.s / scale, title: labelled(p.label, `${fixed(p.s, 3)} s`) })) });
   const plainParts = parts(plain, plain.parts_s.main_forwards, 0);
   const rowParts = parts(row, steps.verifySeconds, steps.draftSeconds);
   const legend = [...rowParts, ...plainParts].filter((p, i, all) => all.findIndex((q) => q.cls === p.cls) === i);
@@ -256,7 +257,7 @@ function timeBarsNode({ bars, legend }) {
     bars.map((b) => h("div", { class: "tbar" },
       h("div", { class: "tname" }, t(b.name)),
       h("div", { class: "ttrack" }, b.parts.map((p) => h("span", {
-        class: p.cls, style: { width: `${100 * p.share}%` }, title: `${t(p.label)}: ${fixed(p.s, 3)} s`,
+        class: p.cls, style: { width: `${100 * p.share}%` }, title: t(p.title),
       }))),
       h("div", { class: "tval" }, `${fixed(b.wall, 3)} s`))),
     h("div", { class: "legend" }, legend.map((p) => h("span", {}, h("span", { class: `swatch ${p.cls}` }), t(p.label)))),

@@ -3,6 +3,13 @@
 import { h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
+import { labelled } from "./labels.js";
+
+// A snapshot's <title>: "第 500 步：α 0.619，KL 0.686" / "step 500: α 0.619, KL 0.686".
+export function snapshotTitle(p) {
+  const a = fixed(p.alpha_mean, 3), kl = fixed(p.kl_mean, 3);
+  return labelled({ zh: `第 ${p.step} 步`, en: `step ${p.step}` }, { zh: `α ${a}，KL ${kl}`, en: `α ${a}, KL ${kl}` });
+}
 
 function sweepSvg(snapshots) {
   const W = 440, H = 280, L = 64, R = 14, T = 14, B = 44;
@@ -23,7 +30,7 @@ function sweepSvg(snapshots) {
   s("text", { x: 14, y: (T + y(0)) / 2, transform: `rotate(-90 14 ${(T + y(0)) / 2})`, "text-anchor": "middle" }, t({ zh: "平均 α", en: "mean α" })),
   snapshots.map((p, i) => s("g", {},
     s("circle", { class: "pt", cx: x(p.kl_mean), cy: y(p.alpha_mean), r: 5 },
-      s("title", {}, `step ${p.step}: α ${fixed(p.alpha_mean, 3)}, KL ${fixed(p.kl_mean, 3)}`)),
+      s("title", {}, t(snapshotTitle(p)))),
     s("text", { x: x(p.kl_mean), y: y(p.alpha_mean) + (i % 2 ? 20 : -10), "text-anchor": "middle" }, `${p.step}`))));
 }
 

@@ -4,6 +4,7 @@
 import { dataTable, h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
+import { labelled } from "./labels.js";
 
 // Peak memory bandwidth (bytes/s) and dense 16-bit tensor throughput (FLOP/s), as published.
 export const DEVICES = [
@@ -53,6 +54,13 @@ const ENGINE_LABEL = {
   eager: { zh: "eager 引擎", en: "eager engine" },
   compiled: { zh: "编译引擎", en: "compiled engine" },
 };
+
+// A measured point's <title>: "编译引擎，16 个位置：2.60×" / "compiled engine, 16 positions: 2.60×".
+export function pointTitle(engine, point) {
+  const e = ENGINE_LABEL[engine];
+  return labelled({ zh: `${e.zh}，${point.n} 个位置`, en: `${e.en}, ${point.n} position${point.n === 1 ? "" : "s"}` },
+    `${fixed(point.ratio, 2)}×`);
+}
 
 const flatKey = (engine, slack) => ({
   zh: `${ENGINE_LABEL[engine].zh}：一次 forward 最多喂几个新位置，耗时仍不超过 1 个位置的 ${fixed(1 + slack, 2)} 倍`,
@@ -110,7 +118,7 @@ function curveSvg(curves, positions) {
     s("polyline", { points: c.points.map((p) => `${x(p.n)},${y(p.ratio)}`).join(" ") }),
     c.points.map((p) => s("g", {},
       s("line", { class: "whisker", x1: x(p.n), x2: x(p.n), y1: y(p.lo), y2: y(p.hi) }),
-      s("circle", { cx: x(p.n), cy: y(p.ratio), r: 3.5 }, s("title", {}, `${t(ENGINE_LABEL[c.engine])}, ${p.n}: ${fixed(p.ratio, 2)}×`)))))));
+      s("circle", { cx: x(p.n), cy: y(p.ratio), r: 3.5 }, s("title", {}, t(pointTitle(c.engine, p)))))))));
 }
 
 // The roofline's controls: device, model size (this chapter's main model first), positions.

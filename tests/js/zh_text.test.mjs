@@ -6,15 +6,17 @@ import { test } from "node:test";
 import { burstReadouts, burstVerdict } from "../../static/js/bursts.js";
 import { gammaReadouts, optimalRows } from "../../static/js/gamma.js";
 import { stepsVerdict } from "../../static/js/gamma_steps.js";
-import { joinZh, MODE_LABEL, modePhrase } from "../../static/js/labels.js";
+import { joinZh, labelled, MODE_LABEL, modePhrase } from "../../static/js/labels.js";
 import {
-  baselineText, cardSteps, draftingText, ledgerSteps, ledgerSummary, ledgerVerdict, sizeNote,
+  baselineText, cardSteps, draftingText, ledgerSteps, ledgerSummary, ledgerVerdict, sizeNote, timeBars,
 } from "../../static/js/ledger.js";
 import { compareRows, compareSentence, ledgerPair } from "../../static/js/mtp_compare.js";
 import { diagramParts, partName, partText, sharedNote } from "../../static/js/mtp_diagram.js";
 import { stepView, traceReadouts } from "../../static/js/mtp_trace.js";
 import { rowMeaning } from "../../static/js/verify_grid.js";
 import { calcRows, acceptReadouts } from "../../static/js/acceptance.js";
+import { snapshotTitle } from "../../static/js/sweep.js";
+import { costCurve, pointTitle } from "../../static/js/verify_cost.js";
 
 const JS_DIR = new URL("../../static/js/", import.meta.url);
 const load = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));
@@ -87,7 +89,8 @@ test("generated Chinese: full-width punctuation next to Chinese, no space betwee
     const costs = ledger.forward_costs[row.mode];
     const st = ledgerSteps(row, plain);
     if (row.method === "plain") { outputs.push(baselineText(row, costs)); continue; }
-    outputs.push(draftingText(row, costs, st), cardSteps(row, plain, costs, st), ledgerVerdict(row, plain, st), sizeNote(row, 0.07));
+    outputs.push(draftingText(row, costs, st), cardSteps(row, plain, costs, st), ledgerVerdict(row, plain, st), sizeNote(row, 0.07),
+      timeBars(row, plain, st));
   }
   for (const mode of ["kvcache", "recompute"]) {
     outputs.push(ledgerSummary(ledger.rows, mode));
@@ -102,8 +105,24 @@ test("generated Chinese: full-width punctuation next to Chinese, no space betwee
   const ex = causal.verify_example;
   for (let g = 1; g <= ex.gamma; g++) for (let i = 0; i < ex.context.length + g; i++) outputs.push(rowMeaning(ex, g, i));
   for (const pos of acceptance.positions) outputs.push(calcRows(pos, acceptance.vocab, 0, acceptance.draws), acceptReadouts(pos, acceptance.draws));
+  const costs = load("costs");
+  for (const [engine, measured] of Object.entries(costs.engines)) {
+    for (const point of costCurve(measured, costs.positions)) outputs.push(pointTitle(engine, point));
+  }
+  for (const snapshot of load("divergence_sweep").snapshots) outputs.push(snapshotTitle(snapshot));
   const texts = zhStrings(outputs);
   assert.ok(texts.length > 500, `only ${texts.length} strings checked`);
   const bad = texts.filter((s) => HALF_NEXT_TO_HAN.test(s) || SPACE_BETWEEN_HAN.test(s) || LATIN_TOUCHING_HAN.test(s) || /undefined|NaN|null/.test(s));
   assert.deepEqual(bad.slice(0, 8), []);
+});
+
+test("chart titles and tooltips: a full-width comma and colon after a Chinese name", () => {
+  assert.deepEqual(labelled({ zh: "其余开销", en: "everything else" }, "0.114 s"), { zh: "其余开销：0.114 s", en: "everything else: 0.114 s" });
+  assert.deepEqual(pointTitle("compiled", { n: 1, ratio: 1 }), { zh: "编译引擎，1 个位置：1.00×", en: "compiled engine, 1 position: 1.00×" });
+  assert.deepEqual(pointTitle("eager", { n: 16, ratio: 2.6 }), { zh: "eager 引擎，16 个位置：2.60×", en: "eager engine, 16 positions: 2.60×" });
+  assert.deepEqual(snapshotTitle({ step: 500, alpha_mean: 0.619, kl_mean: 0.6861 }), { zh: "第 500 步：α 0.619，KL 0.686", en: "step 500: α 0.619, KL 0.686" });
+  const ledger = load("ledger");
+  const plain = ledger.rows.find((r) => r.method === "plain"), row = ledger.rows.find((r) => r.method === "draft" && r.mode === plain.mode);
+  const titles = timeBars(row, plain, ledgerSteps(row, plain)).bars.flatMap((b) => b.parts.map((p) => p.title.zh));
+  assert.ok(titles.length >= 4 && titles.every((x) => /^[\u3400-\u9fff A-Za-z]+：\d+\.\d{3} s$/u.test(x)), titles.join(" | "));
 });

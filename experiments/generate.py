@@ -7,7 +7,6 @@ compile_s (the compiled engine's compilation, not counted in wall_s). --engine c
 C++ compiler; without one it says so in one line and runs eagerly.
 A literal \\n in --prompt means a newline.
 """
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import orjson
 import torch
 
-from experiments.cli import UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
+from experiments.cli import ArgumentParser, UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
 from experiments.data import CharData
 from experiments.engine import ROPE_POSITIONS, CompileUnavailable
 from experiments.ngram import DEFAULT_ORDER, MAX_ORDER, NgramTable, PromptLookup
@@ -160,7 +159,7 @@ def run(args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = ArgumentParser(prog="python -m experiments.generate", description=__doc__.split("\n")[0])
     parser.add_argument("--method", choices=["plain", "draft", "ngram", "lookup", "mtp", *KINDS, "lookahead"],
                         default="plain")
     parser.add_argument("--order", type=int, default=DEFAULT_ORDER,

@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 import torch
 
+from experiments.exercises.__main__ import main as exercises_main
+from experiments.generate import main as generate_main
+from experiments.measure.__main__ import main as measure_main
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -101,6 +105,33 @@ def assert_one_line_error(out, message):
 ])
 def test_bad_input_is_one_line_and_exit_2(name, args, message):
     assert_one_line_error(tool(name, *args), message)
+
+
+@pytest.mark.parametrize("main,argv", [
+    (generate_main, ["--engine", "bogus"]),
+    (generate_main, ["--no-such-flag"]),
+    (generate_main, ["--n", "many"]),
+    (measure_main, ["--only", "unknown"]),
+    (measure_main, ["--no-such-flag"]),
+    (exercises_main, []),                                  # the exercise is missing
+    (exercises_main, ["bogus"]),
+    (exercises_main, ["chi2", "--rule", "bogus"]),
+    (exercises_main, ["gamma", "--no-such-flag"]),
+], ids=lambda arg: " ".join(arg) if isinstance(arg, list) else arg.__module__)
+def test_argparse_errors_are_one_line_and_exit_2(main, argv, capsys):
+    """argparse's own errors printed the usage too, 3 to 10 lines (issue 18, item 22)."""
+    with pytest.raises(SystemExit) as exit:
+        main(argv)
+    out, err = capsys.readouterr()
+    assert exit.value.code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: "), err
+
+
+@pytest.mark.parametrize("argv", [["--loads", "x"], ["--no-such-flag"]])
+def test_bench_argparse_errors_are_one_line_and_exit_2(argv):
+    out = subprocess.run([sys.executable, "tools/bench.py", *argv], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert_one_line_error(out, "(see python tools/bench.py --help)")
 
 
 @pytest.mark.parametrize("name", ["generate", "train"])

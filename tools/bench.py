@@ -11,7 +11,6 @@ to compute and render (clicking Step, timed inside the page). Prints what it mea
 read it) and exits 1 when a budget is exceeded. Wall-clock budgets are not part of `make test`:
 a loaded machine makes them flaky, so run this on a quiet one.
 """
-import argparse
 import datetime
 import platform
 import re
@@ -23,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 from conftest import CHROMIUM_ARGS, PAGE  # noqa: E402  the browser test's Chromium, launched the same way
+from experiments.cli import ArgumentParser  # noqa: E402  one-line errors, like every CLI here
 from experiments.jsonio import device_name, git_state, write_json  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -92,7 +92,7 @@ def summary(values):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--loads", type=int, default=5, help="page loads for time to interactive")
     parser.add_argument("--updates", type=int, default=16, help="timed updates per slider")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "bench.json")

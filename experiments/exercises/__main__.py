@@ -1,11 +1,10 @@
 """python -m experiments.exercises {chi2,gamma,medusa,rollback} [options]: see __init__.py."""
-import argparse
 import sys
 from pathlib import Path
 
 import torch
 
-from experiments.cli import UsageError, check_seed, open_checkpoint, run_cli
+from experiments.cli import ArgumentParser, UsageError, check_seed, open_checkpoint, run_cli
 from experiments.data import CharData
 from experiments.exercises import chi2, gamma, medusa_head, solutions
 from experiments.exercises import rollback as reader
@@ -65,7 +64,7 @@ def run_rollback(args):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m experiments.exercises", description=__doc__)
+    parser = ArgumentParser(prog="python -m experiments.exercises", description=__doc__)
     parser.add_argument("--checkpoints", type=Path, default=CHECKPOINTS,
                         help="where main_s0.pt and draft_s0.pt are")
     sub = parser.add_subparsers(dest="exercise", required=True)

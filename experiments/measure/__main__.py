@@ -1,12 +1,11 @@
 """python -m experiments.measure [--only NAME ...] [--seeds S ...] [--device cpu|cuda] [--engines eager compiled]"""
-import argparse
 import sys
 import time
 from pathlib import Path
 
 import torch
 
-from experiments.cli import UsageError, check_device, check_seed, check_threads, run_cli
+from experiments.cli import ArgumentParser, UsageError, check_device, check_seed, check_threads, run_cli
 from experiments.data import CharData
 from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.measure import MEASUREMENTS
@@ -16,7 +15,7 @@ from experiments.train import CHECKPOINTS
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m experiments.measure",
         description="Rerun every measurement the page reads from the trained checkpoints.")
     parser.add_argument("--device", default="cpu")

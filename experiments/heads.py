@@ -24,7 +24,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from experiments.model import MTPHead, load_checkpoint
+from experiments.model import MTPHead, fingerprint, load_checkpoint
 from experiments.speculative import Drafter, make_runner, probs_from_logits, sample
 from experiments.trees import best_first, top_choices
 
@@ -66,6 +66,14 @@ class FeatureDrafter(nn.Module):
         main.requires_grad_(False)
         C = main.cfg.n_embd
         self.net = MedusaHeads(C, cfg.n_heads) if cfg.kind == "medusa" else MTPHead(main.cfg)
+        # EAGLE's feature noise has a stream of its own (on the CPU, so it is the same on any
+        # device) that train() seeds and keeps in the resume state: a resumed run draws what
+        # an uninterrupted one would.
+        self.noise_gen = torch.Generator()
+
+    def trained_on(self):
+        """What the checkpoint records about the main model: its file and its weights' hash."""
+        return {"checkpoint": f"{self.cfg.main}.pt", "fingerprint": fingerprint(self.main)}
 
     def n_params(self):
         return sum(p.numel() for p in self.parameters())
@@ -85,7 +93,8 @@ class FeatureDrafter(nn.Module):
         features_in = h[:, :-1]
         if self.training and self.cfg.feature_noise:
             a = self.cfg.feature_noise
-            features_in = features_in + torch.empty_like(features_in).uniform_(-a, a)
+            noise = torch.empty(features_in.shape).uniform_(-a, a, generator=self.noise_gen)
+            features_in = features_in + noise.to(features_in.device)
         predicted = self.main.mtp_features(features_in, x[:, 1:], head=self.net)  # predicts h[:, 1:]
         logits = self.main.head(predicted)
         with torch.no_grad():
@@ -155,7 +164,9 @@ class MedusaRunner(Drafter):
 
 def load_drafter(path, device="cpu", main=None, checkpoints=None):
     """A trained FeatureDrafter and its payload; its main model is loaded from the checkpoint the
-    drafter names (in `checkpoints`, default: beside it) unless one is given."""
+    drafter names (in `checkpoints`, default: beside it) unless one is given. A drafter trained on
+    another main model, or whose weights do not fit this one, is a ValueError naming both files
+    (drafters saved before `trained_on` existed record no main model: only their shapes are checked)."""
     try:
         payload = torch.load(path, map_location=device, weights_only=True)
         cfg = HeadsConfig(**payload["config"])
@@ -164,8 +175,17 @@ def load_drafter(path, device="cpu", main=None, checkpoints=None):
                          f"--model medusa|eagle ({type(err).__name__})") from None
     if main is None:
         main, _ = load_checkpoint(Path(checkpoints or Path(path).parent) / f"{cfg.main}.pt", device)
+    main_name = main.checkpoint_path or "the main model given"
+    trained_on = payload.get("trained_on")
+    if trained_on and trained_on["fingerprint"] != fingerprint(main):
+        raise ValueError(f"{path} was trained on {trained_on['checkpoint']} (weights {trained_on['fingerprint']}), "
+                         f"not on {main_name} (weights {fingerprint(main)}): use that main model, "
+                         f"or a drafter trained on this one")
     drafter = FeatureDrafter(main, cfg).to(device)
-    drafter.load_state_dict(payload["model"])
+    try:
+        drafter.load_state_dict(payload["model"])
+    except RuntimeError:  # a size mismatch: the drafter was trained on a model of another shape
+        raise ValueError(f"{path} does not fit {main_name}: it was trained on {cfg.main}.pt, "
+                         f"a main model of another shape (n_embd {main.cfg.n_embd} here)") from None
     drafter.eval()
     return drafter, payload
-

@@ -1,8 +1,10 @@
 """One GPT class (RMSNorm, RoPE, SwiGLU, no biases, tied head) for the main and the draft model,
 the depth-1 multi-token-prediction head in DeepSeek-V3's sequential form (arXiv 2412.19437 §2.2),
 and a preallocated kv-cache with a sliding window and rollback."""
+import hashlib
 import os
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import torch
 import torch.nn as nn
@@ -121,6 +123,7 @@ class GPT(nn.Module):
         cos, sin = rope_tables(cfg.head_dim, 16 * cfg.block_size)
         self.register_buffer("rope_cos", cos.float(), persistent=False)
         self.register_buffer("rope_sin", sin.float(), persistent=False)
+        self.checkpoint_path = None  # the file load_checkpoint read it from, for error messages
         self.apply(self._init_weights)
         for name, param in self.named_parameters():
             if name.endswith(("wo.weight", "w2.weight")):  # residual projections, GPT-2 style
@@ -327,4 +330,15 @@ def load_checkpoint(path, device="cpu"):
     model = GPT(GPTConfig(**payload["config"])).to(device)
     model.load_state_dict(payload["model"])
     model.eval()
+    model.checkpoint_path = Path(path)
     return model, payload
+
+
+def fingerprint(model):
+    """A short hash of the weights, the same in float32 and float64 and on any device: it tells
+    whether two models are the same checkpoint (a drafter records its main model's)."""
+    digest = hashlib.sha256()
+    for key, tensor in sorted(model.state_dict().items()):
+        digest.update(key.encode())
+        digest.update(tensor.detach().to("cpu", torch.float32).contiguous().numpy().tobytes())
+    return digest.hexdigest()[:12]

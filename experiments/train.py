@@ -8,8 +8,8 @@ Weights go to experiments/checkpoints/<name>.pt (written atomically, committed),
 state for resuming to <name>.opt.pt (not committed); rerunning an interrupted command resumes.
 The loss curves, config, seed, device and wall time go to experiments/results/train_<name>.json.
 """
-import argparse
 import math
+import pickle
 import sys
 import time
 from dataclasses import asdict, replace
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import torch
 
-from experiments.cli import UsageError, check_device, check_seed, check_threads, run_cli
+from experiments.cli import ArgumentParser, UsageError, check_device, check_seed, check_threads, run_cli
 from experiments.data import CharData, find_data
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
-from experiments.jsonio import RESULTS, meta, write_json
+from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.model import DRAFT, GPT, MAIN, load_checkpoint, save_atomic, save_checkpoint
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
@@ -36,6 +36,21 @@ def run_name(model, mtp, seed):
 
 def snapshot_path(checkpoint_dir, name, step):
     return Path(checkpoint_dir) / f"{name}_step{step}.pt"
+
+
+UNREADABLE = (pickle.UnpicklingError, EOFError, OSError, RuntimeError)  # what torch.load raises on a cut file
+
+
+def unreadable(path, err, remedy):
+    return UsageError(f"{path} cannot be read (truncated or corrupt: {type(err).__name__}): {remedy}")
+
+
+def read_resume_file(path, device="cpu", weights_only=True):
+    """torch.load for the files a rerun resumes from; a truncated or corrupt one is one line."""
+    try:
+        return torch.load(path, map_location=device, weights_only=weights_only)
+    except UNREADABLE as err:
+        raise unreadable(path, err, "rerun with --fresh to train from scratch") from None
 
 
 def lr_at(step, steps, lr, warmup):
@@ -70,6 +85,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
           checkpoint_dir=CHECKPOINTS, results_dir=RESULTS, log_every=100, command=None, build=None):
     """Train one model (a GPT of cfg, or what build() returns); resumable; returns the training
     log (also written as JSON)."""
+    git = git_state()  # the commit trained is the one checked out when the run starts
     checkpoint_dir, results_dir = Path(checkpoint_dir), Path(results_dir)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     weights_path = checkpoint_dir / f"{name}.pt"
@@ -85,6 +101,9 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
         cfg = model.cfg
     optimizer = make_optimizer(model, lr, weight_decay)
     batch_gen = torch.Generator().manual_seed(seed + 1)
+    generators = {"batch_gen": batch_gen}  # every random stream of the run, saved for resuming
+    if build is not None:
+        generators["noise_gen"] = model.noise_gen.manual_seed(seed + 2)
     eval_gen = torch.Generator().manual_seed(EVAL_SEED)
     val_batches = [tuple(t.to(device) for t in data.batch("val", batch_size, cfg.block_size, eval_gen))
                    for _ in range(eval_batches)]
@@ -100,24 +119,31 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     step = 0
     state = None
     if state_path.exists():
-        state = torch.load(state_path, map_location=device, weights_only=False)
+        state = read_resume_file(state_path, device, weights_only=False)
         missing = [s for s in snapshots
                    if s <= state["step"] and not snapshot_path(checkpoint_dir, name, s).exists()]
         if missing:  # e.g. left by older code, which saved the state first: only a fresh run has them
             print(f"[{name}] snapshots at steps {missing} are missing: training from scratch", flush=True)
             state = None
+        elif not generators.keys() <= state.keys():  # older code drew EAGLE's noise from the global RNG
+            print(f"[{name}] {state_path.name} has no {' or '.join(generators.keys() - state.keys())}: "
+                  f"training from scratch", flush=True)
+            state = None
     if state is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
-        batch_gen.set_state(state["batch_gen"])
+        for key, generator in generators.items():
+            generator.set_state(state[key])
         log, step = state["log"], state["step"]
         print(f"[{name}] resuming from step {step}", flush=True)
 
+    about = {"name": name, "seed": seed, "mtp_weight": mtp_weight,
+             **({"trained_on": model.trained_on()} if build is not None else {})}
+
     def save(step):
-        save_checkpoint(weights_path, model, {"step": step, "name": name, "seed": seed,
-                                              "mtp_weight": mtp_weight})
-        save_atomic({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                     "batch_gen": batch_gen.get_state(), "log": log, "step": step}, state_path)
+        save_checkpoint(weights_path, model, {"step": step, **about})
+        save_atomic({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "log": log, "step": step,
+                     **{key: generator.get_state() for key, generator in generators.items()}}, state_path)
 
     def record(step, train_means):
         val = evaluate(model, val_batches)
@@ -174,7 +200,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
 
     log["elapsed_s"] = time.time() - t0
     final = {key: values[-1] for key, values in log["curves"]["val"].items()}
-    result = {"meta": meta([seed], device, command), **log, "final_val": final,
+    result = {"meta": meta([seed], device, command, git), **log, "final_val": final,
               "wall_time_s": round(log["elapsed_s"], 1)}
     write_json(results_dir / f"train_{name}.json", result)
     save(step)
@@ -190,7 +216,7 @@ def is_complete(name, steps, snapshots):
     paths = [CHECKPOINTS / f"{name}.pt"] + [snapshot_path(CHECKPOINTS, name, s) for s in snapshots]
     if not all(p.exists() for p in paths):
         return False
-    return torch.load(paths[0], map_location="cpu", weights_only=True).get("step") == steps
+    return read_resume_file(paths[0]).get("step") == steps
 
 
 def head_builder(kind, seed, device):
@@ -200,7 +226,11 @@ def head_builder(kind, seed, device):
     if not main_path.exists():
         raise UsageError(f"{main_path} not found: train the main model of seed {seed} first "
                          f"(python -m experiments.train --model main --seed {seed})")
-    main = load_checkpoint(main_path, device)[0]
+    try:
+        main = load_checkpoint(main_path, device)[0]
+    except UNREADABLE as err:
+        raise unreadable(main_path, err, f"retrain it (python -m experiments.train --model main "
+                                         f"--seed {seed} --fresh)") from None
     return lambda: FeatureDrafter(main, HeadsConfig(kind, main=main_name))
 
 
@@ -213,14 +243,15 @@ def train_one(model, mtp, seed, steps, batch, lr, device, fresh):
     if fresh:
         (CHECKPOINTS / f"{name}.opt.pt").unlink(missing_ok=True)
     steps = steps or default_steps(model)
+    paths = dict(checkpoint_dir=CHECKPOINTS, results_dir=RESULTS)  # read now, like the unlink above
     if model in KINDS:
         result = train(None, name, 0.0, steps, batch, seed, lr or HEAD_LR, device=device,
-                       build=head_builder(model, seed, device))
+                       build=head_builder(model, seed, device), **paths)
     else:
         cfg = replace(MAIN, mtp=mtp > 0) if model == "main" else DRAFT
         lr = lr or (2e-3 if model == "main" else 3e-3)
         snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
-        result = train(cfg, name, mtp, steps, batch, seed, lr, snapshots=snapshots, device=device)
+        result = train(cfg, name, mtp, steps, batch, seed, lr, snapshots=snapshots, device=device, **paths)
     print(f"[{name}] done in {result['wall_time_s'] / 60:.1f} min: val " +
           " ".join(f"{k} {v:.4f}" for k, v in result["final_val"].items()), flush=True)
 
@@ -230,7 +261,7 @@ def main(argv=None):
 
 
 def arg_parser():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", choices=["main", "draft", *KINDS, "all"], default="main",
                         help="medusa / eagle: drafters trained on the frozen main + MTP model of --seed; "
                              "all: main + MTP, the control, the draft, Medusa and EAGLE, for every --seeds")

@@ -7,11 +7,13 @@ import pytest
 import torch
 
 from experiments.data import CharData
-from experiments.heads import FeatureDrafter, HeadsConfig, load_drafter
-from experiments.model import GPT, GPTConfig
+from experiments.generate import main as generate_cli
+from experiments.heads import KINDS, FeatureDrafter, HeadsConfig, load_drafter
+from experiments.model import GPT, GPTConfig, fingerprint, load_checkpoint, save_checkpoint
 from experiments.speculative import feature_decode, plain_decode
 from experiments.train import train
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
+from tests.test_train import FlakyData, Interrupted
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
 
@@ -35,9 +37,15 @@ def plain_greedy(models64):
         return prompt, plain_decode(models64[0], prompt, 300, temperature=0).tokens
 
 
-def tiny_main():
-    torch.manual_seed(0)
-    return GPT(GPTConfig(n_layer=1, n_embd=32, n_head=2, mlp_hidden=48, block_size=16, mtp=True)).eval()
+def tiny_main(seed=0, n_embd=32):
+    torch.manual_seed(seed)
+    return GPT(GPTConfig(n_layer=1, n_embd=n_embd, n_head=2, mlp_hidden=48, block_size=16, mtp=True)).eval()
+
+
+def train_tiny_drafter(root, kind, main, steps=30, data=None, **kw):
+    return train(None, f"{kind}_tiny", 0.0, steps, 8, 0, 3e-3, eval_batches=2, data=data or CharData(),
+                 checkpoint_dir=root, results_dir=root, log_every=1000,
+                 build=lambda: FeatureDrafter(main, HeadsConfig(kind, main="tiny", block_size=16)), **kw)
 
 
 def test_medusa_heads_start_as_the_next_token_head():
@@ -68,10 +76,7 @@ def test_eagle_drafter_reads_features_and_next_token_like_the_mtp_head():
 def test_training_moves_the_drafter_and_not_the_main_model(tmp_path, kind):
     main = tiny_main()
     before = {k: v.clone() for k, v in main.state_dict().items()}
-    data = CharData()
-    result = train(None, f"{kind}_tiny", 0.0, 30, 8, 0, 3e-3, eval_interval=30, eval_batches=2, data=data,
-                   checkpoint_dir=tmp_path, results_dir=tmp_path, log_every=1000,
-                   build=lambda: FeatureDrafter(main, HeadsConfig(kind, main="tiny", block_size=16)))
+    result = train_tiny_drafter(tmp_path, kind, main, eval_interval=30)
     for k, v in main.state_dict().items():
         assert torch.equal(v, before[k]), f"the main model's {k} changed"
     val = result["curves"]["val"]
@@ -121,3 +126,72 @@ def test_sampled_output_follows_the_main_model(models64, drafters, kind):
 def test_medusa_gamma_is_at_most_its_heads(models64, drafters):
     with pytest.raises(ValueError, match="at most 3"):
         feature_decode(models64[0], drafters["medusa"], [0, 1], 10, 4)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_resumed_drafter_run_equals_an_uninterrupted_one(tmp_path, kind):
+    """Issue 18, item 20: EAGLE's feature noise has its own generator, kept in the resume state."""
+    main, data = tiny_main(), CharData()
+    straight = train_tiny_drafter(tmp_path / "a", kind, main, eval_interval=10)
+    with pytest.raises(Interrupted):
+        train_tiny_drafter(tmp_path / "b", kind, main, data=FlakyData(data, fail_after=25), eval_interval=10)
+    resumed = train_tiny_drafter(tmp_path / "b", kind, main, eval_interval=10)
+    assert resumed["curves"]["val"] == straight["curves"]["val"]
+    a, b = (torch.load(root / f"{kind}_tiny.pt", weights_only=True)["model"] for root in (tmp_path / "a", tmp_path / "b"))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.fixture(scope="module")
+def tiny_eagle(tmp_path_factory):
+    """A drafter trained on tiny.pt, saved beside it, and that main model as loaded from there."""
+    root = tmp_path_factory.mktemp("tiny_eagle")
+    save_checkpoint(root / "tiny.pt", tiny_main())
+    main = load_checkpoint(root / "tiny.pt")[0]
+    train_tiny_drafter(root, "eagle", main, steps=5, eval_interval=5)
+    return root / "eagle_tiny.pt", main
+
+
+def test_a_drafter_records_and_loads_on_its_main_model(tiny_eagle):
+    path, main = tiny_eagle
+    for given in (None, main, main.double()):  # None: the main checkpoint it names, beside it
+        _, payload = load_drafter(path, main=given)
+    assert payload["trained_on"] == {"checkpoint": "tiny.pt", "fingerprint": fingerprint(main)}
+
+
+def test_a_drafter_refuses_another_main_model(tiny_eagle, tmp_path):
+    """Issue 18, item 17: same shapes, other weights (another seed's main model)."""
+    path, _ = tiny_eagle
+    save_checkpoint(tmp_path / "other.pt", tiny_main(seed=1))
+    with pytest.raises(ValueError) as refused:
+        load_drafter(path, main=load_checkpoint(tmp_path / "other.pt")[0])
+    message = str(refused.value)
+    assert len(message.splitlines()) == 1 and str(path) in message and str(tmp_path / "other.pt") in message
+    assert "trained on tiny.pt" in message
+
+
+def test_a_drafter_without_a_record_loads_unchecked_but_not_on_another_shape(tiny_eagle, tmp_path):
+    """Drafters saved before `trained_on` existed still load; a shape mismatch is one line."""
+    path, main = tiny_eagle
+    payload = torch.load(path, weights_only=True)
+    del payload["trained_on"]
+    old = tmp_path / "eagle_old.pt"
+    torch.save(payload, old)
+    load_drafter(old, main=tiny_main(seed=1))
+    save_checkpoint(tmp_path / "wide.pt", tiny_main(n_embd=16))
+    with pytest.raises(ValueError) as refused:
+        load_drafter(old, main=load_checkpoint(tmp_path / "wide.pt")[0])
+    message = str(refused.value)
+    assert len(message.splitlines()) == 1 and str(old) in message and str(tmp_path / "wide.pt") in message
+
+
+ON_THE_DRAFT_MODEL = ["--checkpoint", str(CHECKPOINTS / "draft_s0.pt")]  # another shape
+
+
+@pytest.mark.parametrize("args,drafter,main", [
+    (["--method", "eagle", *ON_THE_DRAFT_MODEL], "eagle_s0.pt", "draft_s0.pt"),
+    (["--method", "medusa", "--tree", "8", *ON_THE_DRAFT_MODEL], "medusa_s0.pt", "draft_s0.pt")])
+def test_generate_refuses_a_drafter_of_another_main_model_in_one_line(capsys, args, drafter, main):
+    assert generate_cli([*args, "--n", "5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and len(err.splitlines()) == 1, err
+    assert f"/{drafter} " in err and f"/{main}" in err

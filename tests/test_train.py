@@ -71,6 +71,13 @@ def test_resume_matches_uninterrupted(tmp_path, data):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_cli_argument_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exited:
+        train_cli(["--model", "bogus"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.startswith("error: ") and len(err.splitlines()) == 1, err
+
+
 def test_cli_rejects_mtp_for_the_draft(capsys):
     assert train_cli(["--model", "draft", "--mtp", "0.3"]) == 2
     err = capsys.readouterr().err
@@ -140,3 +147,27 @@ def test_a_missing_snapshot_is_noticed_and_rebuilt(tmp_path, data, straight, mon
     assert not is_complete("tiny", 30, SNAPSHOTS)
     assert_same_as_straight(straight, tmp_path, run(tmp_path, data, 30, snapshots=SNAPSHOTS))
     assert is_complete("tiny", 30, SNAPSHOTS)
+
+
+def cut_in_half(source, target):
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(source.read_bytes()[:source.stat().st_size // 2])
+
+
+@pytest.mark.parametrize("damaged,source,args,remedy", [
+    ("main_s7.opt.pt", "tiny.opt.pt", ["--model", "main"], "--fresh"),   # the resume state
+    ("main_s7.pt", "tiny.pt", ["--model", "all"], "--fresh"),            # is_complete reads the weights
+    ("main_s7.pt", "tiny.pt", ["--model", "eagle"], "--model main --seed 7 --fresh")])  # a drafter's main
+def test_a_truncated_file_is_one_line_that_names_it(tmp_path, straight, monkeypatch, capsys,
+                                                     damaged, source, args, remedy):
+    """Issue 18, item 19: a resume file cut short is one line naming it, not a PytorchStreamReader
+    traceback; the remedy it names works."""
+    monkeypatch.setattr(train_module, "CHECKPOINTS", tmp_path)
+    monkeypatch.setattr(train_module, "RESULTS", tmp_path)
+    cut_in_half(straight[0] / "ck" / source, tmp_path / damaged)
+    assert train_cli([*args, "--seed", "7", "--seeds", "7", "--threads", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and len(err.splitlines()) == 1, err
+    assert str(tmp_path / damaged) in err and remedy in err
+    if damaged.endswith(".opt.pt"):
+        assert train_cli([*args, "--seed", "7", "--fresh", "--steps", "1", "--batch", "1", "--threads", "1"]) == 0

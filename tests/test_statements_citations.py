@@ -1,0 +1,52 @@
+"""What the page cites for what (issue 18, items 10 and 13): each claim names the source that says
+it. Rendered in memory from templates/ and the results JSON, in both languages."""
+import re
+
+import pytest
+
+ZH = re.compile(r'<p lang="zh">(.*?)</p>', re.S)
+EN = re.compile(r'<p lang="en">(.*?)</p>', re.S)
+
+
+def paragraphs(html, section, lang):
+    body = re.search(rf'<section id="{section}".*?</section>', html, re.S).group(0)
+    body = re.sub(r"<math.*?</math>", "[math]", body, flags=re.S)
+    return (ZH if lang == "zh" else EN).findall(body)
+
+
+def the_one(paras, *needles):
+    found = [p for p in paras if all(n in p for n in needles)]
+    assert len(found) == 1, f"expected one paragraph with {needles}, found {len(found)}"
+    return found[0]
+
+
+@pytest.mark.parametrize("lang, needle", [("zh", "草稿被接受的概率"), ("en", "probability that a draft is accepted")])
+def test_one_position_acceptance_is_theorem_3_5(rendered_page, lang, needle):
+    """Σ min(p, q) at one position is Theorem 3.5 of arXiv 2211.17192 (β there); Corollary 3.6 is
+    its expectation over positions, and the page says so rather than citing it for the result."""
+    p = the_one(paragraphs(rendered_page, "s-accept", lang), needle)
+    assert "2211.17192" in p and "Theorem 3.5" in p
+    assert p.index("Theorem 3.5") < p.index("Corollary 3.6")
+    assert "β" in p  # the paper's letter for the one-position rate
+
+
+def test_no_paragraph_cites_corollary_3_6_for_a_single_position(rendered_page):
+    for lang in ("zh", "en"):
+        for section in re.findall(r'<section id="([^"]+)"', rendered_page):
+            for p in paragraphs(rendered_page, section, lang):
+                if "Corollary 3.6" in p:
+                    assert "Theorem 3.5" in p, f"{section} ({lang}) cites Corollary 3.6 alone: {p[:200]}"
+
+
+@pytest.mark.parametrize("lang, own_norm", [("zh", "自己的末层 RMSNorm"), ("en", "final RMSNorm of its own")])
+def test_deepseek_own_final_norm_cites_the_released_weights(rendered_page, lang, own_norm):
+    """DeepSeek-V3's MTP module has its own final norm in the released weights
+    (shared_head.norm of the MTP layer); §2.2 of the report shows the shared embedding and output
+    head, not that norm."""
+    p = the_one(paragraphs(rendered_page, "s-mtp", lang), own_norm)
+    after = p[p.index(own_norm):]
+    clause = after[:after.index("；" if lang == "zh" else ";")]
+    assert "model.layers.61.shared_head.norm.weight" in clause
+    assert "huggingface.co/deepseek-ai/DeepSeek-V3" in clause
+    assert "§2.2" not in clause  # the report is cited for what it says: the shared embedding and head
+    assert "§2.2" in p[:p.index(own_norm)]

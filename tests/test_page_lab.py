@@ -110,6 +110,12 @@ def test_greedy_race_is_identical_for_every_method(open_page):
         assert "Theorem 3.8" in readouts and not re.search(r"NaN|undefined|null|Infinity", readouts), readouts
         assert page.locator("#lab-race-readouts .readout").count() == 6
     assert page.locator("#lab-race-verdict").inner_text().startswith("In your browser the n-gram table")
+    # c and r are timed in batches, since the timer here reads to 0.1 ms: the page says so beside them
+    c_label = page.locator("#lab-race-readouts .readout").nth(2).inner_text()
+    assert re.search(r"timer reads to \d[\d.]*\s(ms|µs), so calls are timed in batches: each lasts at least 20\sms", c_label), c_label
+    page.click("#lang-toggle")
+    c_label = page.locator("#lab-race-readouts .readout").nth(2).inner_text()
+    assert re.search(r"计时器精度是 \d[\d.]*\s(毫秒|微秒)，所以成批计时：每批连续调用至少 20\s毫秒", c_label), c_label
 
 
 def test_stepping_at_t1_shows_rounds_and_moves_the_counters(open_page):

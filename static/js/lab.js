@@ -6,7 +6,7 @@
 import { h, readoutBox } from "./dom.js";
 import { charLabel, fixed, grouped, sci } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { drafterCost, encodePrompt, newDecoder, verifyCostRatio } from "./lab_decode.js";
+import { drafterCost, encodePrompt, newDecoder, TIMING, timerResolution, verifyCostRatio } from "./lab_decode.js";
 import { loadLab } from "./lab_model.js";
 import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 import { expectedTokens, speedupTheory } from "./theory.js";
@@ -121,6 +121,17 @@ const VERDICT = {
   unchecked: { zh: "没有检查", en: "not checked" },
 };
 
+// How c and r were timed, beside them: the clock's resolution on this page and the batching.
+export function timingNote(resolutionMs) {
+  const fine = resolutionMs < 0.01;  // a cross-origin-isolated page reads µs
+  const res = fine ? fixed(1000 * resolutionMs, 1) : String(Number(resolutionMs.toPrecision(2)));
+  const { minMs, samples } = TIMING;
+  return {
+    zh: `这个页面的计时器精度是 ${res}\u00a0${fine ? "微秒" : "毫秒"}，所以成批计时：每批连续调用至少 ${minMs}\u00a0毫秒，按调用次数平均，取 ${samples} 批的中位数`,
+    en: `this page's timer reads to ${res}\u00a0${fine ? "µs" : "ms"}, so calls are timed in batches: each lasts at least ${minMs}\u00a0ms and is divided by its calls, and the figure is the median of ${samples} batches`,
+  };
+}
+
 // The race's verdict sentence: measured speedup beside the theorem's two predictions.
 export function raceVerdict(r) {
   const x = (v) => `${fixed(v, 2)}×`;
@@ -160,7 +171,7 @@ export function initLab(data) {
   const say = (el, msg) => { said.set(el, msg); el.textContent = msg ? t(msg) : ""; };
   let decoder = null, promptIds = [], seq = [], rounds = [], spans = [], shown = -1;
   let playTimer = null, busy = false, raceToken = 0, raceResult = null, raceSettings = null;
-  const costs = { verify: new Map(), drafter: new Map() };
+  const costs = { verify: new Map(), drafter: new Map(), resolution: null };
 
   // settings -> controls (also before the models load: a shared link shows its settings at once)
   function showSettings() {
@@ -499,6 +510,7 @@ export function initLab(data) {
     if (token !== raceToken) { busy = false; drawButtons(); return; }
     const [plainLane, specLane] = lanes;
     const g = effectiveGamma(settings.method, settings.gamma);
+    if (costs.resolution === null) costs.resolution = timerResolution();
     if (!costs.verify.has(g)) {
       costs.verify.set(g, verifyCostRatio(lab, g));
     }
@@ -514,7 +526,7 @@ export function initLab(data) {
       method: settings.method, gamma: g, temperature: settings.temperature, n,
       identical: mismatch < 0, mismatch,
       plainMs: plainLane.ms, specMs: specLane.ms, speedup: plainLane.ms / specLane.ms,
-      alpha, tokens: sc.emitted / sc.mainForwards, c, verify,
+      alpha, tokens: sc.emitted / sc.mainForwards, c, verify, resolution: costs.resolution,
       theory: alpha === null ? null : speedupTheory(alpha, g, c),
       withVerify: alpha === null ? null : expectedTokens(alpha, g) / (g * c + verify),
       plainForwardMs: plainLane.dec.counters.mainMs / plainLane.dec.counters.mainForwards,
@@ -552,8 +564,8 @@ export function initLab(data) {
     ui.raceReadouts.replaceChildren(
       readoutBox(x(r.speedup), t({ zh: `实测加速（普通 ${fixed(r.plainMs, 0)} 毫秒 ÷ 投机 ${fixed(r.specMs, 0)} 毫秒）`, en: `measured speedup (plain ${fixed(r.plainMs, 0)} ms ÷ speculative ${fixed(r.specMs, 0)} ms)` }), r.speedup >= 1 ? "good" : "warn"),
       readoutBox(r.alpha === null ? "—" : fixed(r.alpha, 3), t({ zh: `实测 α；每次主模型 forward 得到 ${fixed(r.tokens, 2)} 个字`, en: `measured α; ${fixed(r.tokens, 2)} characters per main forward` })),
-      readoutBox(fixed(r.c, 3), t({ zh: "c：起草一步 ÷ 一次单个位置的主模型 forward（这个浏览器）", en: "c: one drafting step ÷ one single-position main forward (this browser)" })),
-      readoutBox(fixed(r.verify, 2), t({ zh: `r：验收 ${r.gamma + 1} 个位置 ÷ 1 个位置的 forward（这个浏览器；PyTorch 在本章 CPU 上约 ${fixed(verifyPyTorch(r.gamma), 2)}）`, en: `r: verifying ${r.gamma + 1} positions ÷ a 1-position forward (this browser; PyTorch on this chapter's CPU: ${fixed(verifyPyTorch(r.gamma), 2)})` })),
+      readoutBox(fixed(r.c, 3), t({ zh: `c：起草一步 ÷ 一次单个位置的主模型 forward（这个浏览器；${timingNote(r.resolution).zh}）`, en: `c: one drafting step ÷ one single-position main forward (this browser; ${timingNote(r.resolution).en})` })),
+      readoutBox(fixed(r.verify, 2), t({ zh: `r：验收 ${r.gamma + 1} 个位置 ÷ 1 个位置的 forward（这个浏览器，计时同 c；PyTorch 在本章 CPU 上约 ${fixed(verifyPyTorch(r.gamma), 2)}）`, en: `r: verifying ${r.gamma + 1} positions ÷ a 1-position forward (this browser, timed as c is; PyTorch on this chapter's CPU: ${fixed(verifyPyTorch(r.gamma), 2)})` })),
       readoutBox(x(r.theory), t({ zh: "定理 3.8 的预测（验收算 1 次 forward）", en: "Theorem 3.8's prediction (a verify priced at 1 forward)" })),
       readoutBox(x(r.withVerify), t({ zh: "把验收的价钱换成实测的 r 之后的预测", en: "the prediction with the verify priced at the measured r" })),
     );

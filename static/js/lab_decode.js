@@ -185,19 +185,48 @@ export function newDecoder(lab, { method, gamma = 4, temperature = 1, seed = 0, 
   };
 }
 
-// Costs in this browser, relative to one main forward of one position at a context of 32:
-// a verify of γ + 1 positions, and one step of a drafter (its c). Median of `repeats` timings,
-// after as many untimed calls (V8's first runs of a fresh shape are several times slower).
-function medianMs(fn, repeats) {
-  for (let i = 0; i < repeats; i++) fn();
-  const times = [];
-  for (let i = 0; i < repeats; i++) {
-    const t0 = performance.now();
-    fn();
-    times.push(performance.now() - t0);
+// How costs are timed here. A page that is not cross-origin isolated (this one, opened from a
+// file) reads performance.now() to 0.1 ms only, about the time of one small forward: timing single
+// calls gives multiples of 0.1 ms. So each sample repeats the call until at least minMs have
+// passed and divides by the count; a figure is the median of `samples` such samples.
+export const TIMING = { minMs: 20, samples: 5, warmMs: 5 };
+const clock = () => performance.now();
+
+// Milliseconds per call of fn. First untimed calls, in doubling runs, for warmMs (V8's first runs
+// of a fresh shape are several times slower); they also tell how many calls fill minMs. Then each
+// sample times that many calls between two readings of the clock `now` (ms), so reading the clock
+// costs nothing per call; a sample that ends short of minMs is taken again with twice the calls.
+export function timePerCall(fn, { now = clock, minMs = TIMING.minMs, samples = TIMING.samples, warmMs = TIMING.warmMs } = {}) {
+  let warmCalls = 0, elapsed = 0;
+  const start = now();
+  for (let run = 1; elapsed < warmMs || elapsed <= 0; run *= 2) {
+    for (let i = 0; i < run; i++) fn();
+    warmCalls += run;
+    elapsed = now() - start;
   }
-  times.sort((a, b) => a - b);
-  return times[times.length >> 1];
+  let calls = Math.max(1, Math.ceil((1.1 * minMs * warmCalls) / elapsed));
+  const perCall = [];
+  while (perCall.length < samples) {
+    const t0 = now();
+    for (let i = 0; i < calls; i++) fn();
+    const dt = now() - t0;
+    if (dt >= minMs) perCall.push(dt / calls);
+    else calls *= 2;
+  }
+  perCall.sort((a, b) => a - b);
+  return perCall[perCall.length >> 1];
+}
+
+// The smallest step the clock takes (ms): the finest time this page can read.
+export function timerResolution(now = clock, tries = 20) {
+  let smallest = Infinity;
+  for (let i = 0; i < tries; i++) {
+    const t0 = now();
+    let t1 = now();
+    while (t1 === t0) t1 = now();
+    smallest = Math.min(smallest, t1 - t0);
+  }
+  return smallest;
 }
 
 function primed(model, cacheOf = (m) => m.newCache()) {
@@ -206,16 +235,18 @@ function primed(model, cacheOf = (m) => m.newCache()) {
   return cache;
 }
 
-export function mainForwardMs(lab, positions, repeats = 15) {
+// Costs in this browser, relative to one main forward of one position at a context of 32:
+// a verify of γ + 1 positions (r), and one step of a drafter (its c).
+export function mainForwardMs(lab, positions) {
   const cache = primed(lab.main), tokens = Array.from({ length: positions }, (_, i) => i);
-  return medianMs(() => { lab.main.forward(cache, tokens); cache.rollback(32); }, repeats);
+  return timePerCall(() => { lab.main.forward(cache, tokens); cache.rollback(32); });
 }
 
-export function verifyCostRatio(lab, gamma, repeats = 15) {
-  return mainForwardMs(lab, gamma + 1, repeats) / mainForwardMs(lab, 1, repeats);
+export function verifyCostRatio(lab, gamma) {
+  return mainForwardMs(lab, gamma + 1) / mainForwardMs(lab, 1);
 }
 
-export function drafterCost(lab, method, repeats = 15) {
+export function drafterCost(lab, method) {
   let step;
   if (method === "draft") {
     const cache = primed(lab.draft);
@@ -225,10 +256,9 @@ export function drafterCost(lab, method, repeats = 15) {
     lab.main.mtpForward(cache, Array(32).fill(h), Array(32).fill(1));
     step = () => { lab.main.mtpForward(cache, [h], [1]); cache.rollback(32); };
   } else if (method === "ngram") {
-    step = () => { for (let i = 0; i < 20; i++) ngramQ(lab.ngram.probs([1, 2, 3, 4]), 1); };
-    return medianMs(step, repeats) / 20 / mainForwardMs(lab, 1, repeats);
+    step = () => ngramQ(lab.ngram.probs([1, 2, 3, 4]), 1);
   } else {
     return 0;
   }
-  return medianMs(step, repeats) / mainForwardMs(lab, 1, repeats);
+  return timePerCall(step) / mainForwardMs(lab, 1);
 }

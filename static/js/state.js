@@ -11,7 +11,7 @@ export function formatHash(params) {
 // or undefined: never a member that every object inherits ("__proto__", "constructor", "valueOf"…),
 // which `key in table` and `table[key]` would find.
 export function ownEntry(table, key) {
-  return Object.hasOwn(table, key) ? table[key] : undefined;
+  return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;  // Object.hasOwn: Safari 15.4+
 }
 
 export function hashGet(key) {

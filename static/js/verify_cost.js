@@ -5,20 +5,21 @@ import { dataTable, h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { labelled } from "./labels.js";
+import { fitNote } from "./roofline_fit.js";
 
-// Peak memory bandwidth (bytes/s) and dense 16-bit tensor throughput (FLOP/s), as published.
+// Memory (bytes), peak memory bandwidth (bytes/s) and dense 16-bit tensor throughput (FLOP/s), as published.
 export const DEVICES = [
-  { id: "rtx4090", name: "RTX 4090", bandwidth: 1008e9, flops: 165.2e12,
-    source: { zh: "NVIDIA Ada GPU 架构白皮书：显存带宽 1008 GB/s；FP16 Tensor（FP32 累加，不计稀疏）165.2 TFLOPS",
-      en: "NVIDIA Ada GPU architecture whitepaper: 1008 GB/s memory bandwidth; 165.2 TFLOPS FP16 tensor (FP32 accumulate, dense)" },
+  { id: "rtx4090", name: "RTX 4090", memory: 24e9, bandwidth: 1008e9, flops: 165.2e12,
+    source: { zh: "NVIDIA Ada GPU 架构白皮书：24 GB GDDR6X 显存，带宽 1008 GB/s；FP16 Tensor（FP32 累加，不计稀疏）165.2 TFLOPS",
+      en: "NVIDIA Ada GPU architecture whitepaper: 24 GB of GDDR6X memory, 1008 GB/s bandwidth; 165.2 TFLOPS FP16 tensor (FP32 accumulate, dense)" },
     url: "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf" },
-  { id: "a100", name: "A100 SXM 80GB", bandwidth: 2039e9, flops: 312e12,
-    source: { zh: "NVIDIA A100 数据手册：显存带宽 2039 GB/s；BF16/FP16 Tensor 312 TFLOPS（不计稀疏）",
-      en: "NVIDIA A100 datasheet: 2039 GB/s memory bandwidth; 312 TFLOPS BF16/FP16 tensor (dense)" },
+  { id: "a100", name: "A100 SXM 80GB", memory: 80e9, bandwidth: 2039e9, flops: 312e12,
+    source: { zh: "NVIDIA A100 数据手册：80 GB HBM2e 显存，带宽 2039 GB/s；BF16/FP16 Tensor 312 TFLOPS（不计稀疏）",
+      en: "NVIDIA A100 datasheet: 80 GB of HBM2e memory, 2039 GB/s bandwidth; 312 TFLOPS BF16/FP16 tensor (dense)" },
     url: "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf" },
-  { id: "h100", name: "H100 SXM", bandwidth: 3.35e12, flops: 989.4e12,
-    source: { zh: "NVIDIA H100 数据手册：显存带宽 3.35 TB/s；BF16/FP16 Tensor 1979 TFLOPS 是计入稀疏的数字，不计稀疏为一半，989.4",
-      en: "NVIDIA H100 datasheet: 3.35 TB/s memory bandwidth; its 1979 TFLOPS BF16/FP16 tensor figure counts sparsity, dense is half, 989.4" },
+  { id: "h100", name: "H100 SXM", memory: 80e9, bandwidth: 3.35e12, flops: 989.4e12,
+    source: { zh: "NVIDIA H100 数据手册：80 GB 显存，带宽 3.35 TB/s；BF16/FP16 Tensor 1979 TFLOPS 是计入稀疏的数字，不计稀疏为一半，989.4",
+      en: "NVIDIA H100 datasheet: 80 GB of memory, 3.35 TB/s bandwidth; its 1979 TFLOPS BF16/FP16 tensor figure counts sparsity, dense is half, 989.4" },
     url: "https://www.nvidia.com/en-us/data-center/h100/" },
 ];
 export const MODEL_SIZES = [1e9, 7e9, 70e9]; // plus this chapter's main model, read from models.json
@@ -80,6 +81,7 @@ function rooflineNodes(state, sizes) {
     h("div", { class: "tval" }, us(value)));
   const knee = ridge(device);
   const tiny = r.memory < 1e-6;
+  const note = fitNote(device, params, BYTES_PER_PARAM);
   return [
     h("div", { class: "tbars" },
       bar("t-verify", r.memory, { zh: "读一遍权重（字节 ÷ 带宽）", en: "reading the weights (bytes ÷ bandwidth)" }),
@@ -94,6 +96,7 @@ function rooflineNodes(state, sizes) {
           en: `Arithmetic from the datasheet, not a measurement. Reading the weights of a ${sizeLabel(params)}-parameter model takes only ${us(r.memory)}, less than launching the dozens of kernels of one forward, so this arithmetic does not describe it: like this chapter's CPU, it is bound by dispatch.` }
       : { zh: `这是按规格书算的，不是测量：batch 1、16 位权重、读写 KV cache 和启动 kernel 的时间都没算进去，峰值在实际中也达不到。`,
           en: "Arithmetic from the datasheet, not a measurement: batch 1, 16-bit weights, no time for kv-cache traffic or kernel launches, and peaks that real kernels never reach." })),
+    ...(note ? [h("p", { class: "warn roof-fit" }, t(note))] : []),
     h("p", { class: "caption" }, t({ zh: "来源：", en: "Source: " }), h("a", { href: device.url }, t(device.source)), t({ zh: "。", en: "." })),
   ];
 }

@@ -25,12 +25,11 @@ export function probsFromLogits(logits, temperature) {
   return p;
 }
 
-// The n-gram table's q at temperature T: counts^(1/T), normalized (ngram.py NgramTable.q).
-function ngramQ(probs, temperature) {
+// The n-gram table's q at temperature T, as ngram.py NgramTable.q: the log probabilities are the
+// table's logits (counts^(1/T) underflows at small T; a char never seen after the context stays 0).
+export function ngramQ(probs, temperature) {
   if (temperature === 1) return probs;
-  if (temperature === 0) return probsFromLogits(probs, 0);
-  const w = probs.map((x) => x ** (1 / temperature)), sum = w.reduce((a, b) => a + b, 0);
-  return w.map((x) => x / sum);
+  return probsFromLogits(Array.from(probs, Math.log), temperature);
 }
 
 export function encodePrompt(lab, text) {

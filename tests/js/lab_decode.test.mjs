@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { loadLab } from "../../static/js/lab_model.js";
-import { encodePrompt, METHODS, newDecoder } from "../../static/js/lab_decode.js";
+import { encodePrompt, METHODS, newDecoder, ngramQ } from "../../static/js/lab_decode.js";
 
 const LAB = JSON.parse(readFileSync(new URL("../../experiments/results/lab.json", import.meta.url), "utf8"));
 const lab = await loadLab(LAB, async (text) => new Uint8Array(gunzipSync(Buffer.from(text, "base64"))));
@@ -67,4 +67,20 @@ test("a prompt with characters outside the vocabulary is refused by name", () =>
   assert.deepEqual(out.ids, []);
   assert.equal(encodePrompt(lab, "ROMEO:\n").unknown.length, 0);
   assert.throws(() => newDecoder(lab, { method: "plain", prompt: [] }), /empty/);
+});
+
+test("the n-gram table's q is a distribution at any temperature, zeros kept (ngram.py's twin)", () => {
+  const flat = new Float64Array(65).fill(1 / 65);  // (1/65)^(1/T) underflows to 0 at T = 0.001: 0/0
+  assert.ok(ngramQ(flat, 0.001).every((x) => Math.abs(x - 1 / 65) < 1e-12));
+  const probs = Float64Array.from([0.5, 0.3, 0.2, 0]);
+  for (const T of [0.01, 0.5, 1.5]) {
+    const q = ngramQ(probs, T);
+    assert.ok(q.every(Number.isFinite), `T = ${T}: ${q}`);
+    assert.ok(Math.abs(q.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+    assert.equal(q[3], 0);
+    assert.ok(q[0] > q[1] && q[1] > q[2]);
+  }
+  const tempered = ngramQ(probs, 0.5), squared = [0.25, 0.09, 0.04].map((x) => x / 0.38);
+  squared.forEach((x, i) => assert.ok(Math.abs(tempered[i] - x) < 1e-12));  // counts^(1/T), normalized
+  assert.deepEqual(Array.from(ngramQ(probs, 0)), [1, 0, 0, 0]);
 });

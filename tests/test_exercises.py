@@ -75,7 +75,43 @@ def test_cli_exit_codes(capsys):
     assert exercises_main(["rollback"]) == 1 and "not yet" in capsys.readouterr().out
     assert exercises_main(["rollback", "--solution"]) == 0 and "passed" in capsys.readouterr().out
     assert exercises_main(["chi2", "--n", "5"]) == 2
-    assert "--n must be at least 100" in capsys.readouterr().err
+    assert "--n must be between 100 and" in capsys.readouterr().err
     assert exercises_main(["gamma", "--c", "0.1"]) == 0 and "best γ" in capsys.readouterr().out
     assert exercises_main(["gamma", "--c", "2"]) == 0 and "don't speculate" in capsys.readouterr().out
     assert exercises_main(["chi2", "--position", "-1"]) == 2 and "--position" in capsys.readouterr().err
+
+
+OUT_OF_RANGE = [
+    (["chi2", "--n", "99"], "--n must be between 100 and 2,000,000 draws"),
+    (["chi2", "--n", "2000001"], "--n must be between 100 and 2,000,000 draws"),
+    (["chi2", "--n", "1000000000000"], "--n must be between 100 and 2,000,000 draws"),
+    (["chi2", "--position", "1000"], "--position must be 0 .. 999"),
+    (["chi2", "--seed", "-1"], "--seed must be between 0 and"),
+    (["gamma", "--c", "inf"], "--c must be a finite cost ratio > 0"),
+    (["gamma", "--c", "nan"], "--c must be a finite cost ratio > 0"),
+    (["gamma", "--c", "0"], "--c must be a finite cost ratio > 0"),
+    (["gamma", "--c", "-0.1"], "--c must be a finite cost ratio > 0"),
+    (["medusa", "--steps", "0"], "--steps must be between 1 and 800"),
+    (["medusa", "--steps", "801"], "--steps must be between 1 and 800"),
+    (["medusa", "--steps", "1000000000000"], "--steps must be between 1 and 800"),
+    (["medusa", "--seed", "-1"], "--seed must be between 0 and"),
+]
+
+
+@pytest.mark.parametrize("argv,message", OUT_OF_RANGE, ids=[" ".join(argv) for argv, _ in OUT_OF_RANGE])
+def test_numbers_out_of_range_are_one_line_and_exit_2(argv, message, capsys):
+    """Issue 18, item 23: an unbounded --n or --steps ran without end, --c inf answered."""
+    assert exercises_main(argv) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert out == "" and len(lines) == 1 and lines[0].startswith(f"error: {message}"), err
+
+
+def test_a_long_chi2_run_logs_its_progress_and_draws_the_same(models, data, monkeypatch):
+    main, draft = models
+    whole = chi2.chi2_check(main, draft, data, 500, seed=4)
+    monkeypatch.setattr(chi2, "PROGRESS_EVERY", 200)
+    lines = []
+    chunked = chi2.chi2_check(main, draft, data, 500, seed=4, log=lines.append)
+    assert lines == ["200 of 500 draws", "400 of 500 draws", "500 of 500 draws"]
+    assert chunked == whole

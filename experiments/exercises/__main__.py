@@ -1,4 +1,5 @@
 """python -m experiments.exercises {chi2,gamma,medusa,rollback} [options]: see __init__.py."""
+import math
 import sys
 from pathlib import Path
 
@@ -20,29 +21,31 @@ def models(args):
 
 
 def run_chi2(args):
-    if args.n < 100:
-        raise UsageError(f"--n must be at least 100 draws, got {args.n}")
+    if not chi2.MIN_DRAWS <= args.n <= chi2.MAX_DRAWS:
+        raise UsageError(f"--n must be between {chi2.MIN_DRAWS} and {chi2.MAX_DRAWS:,} draws, got {args.n}")
     if not 0 <= args.position < 1000:
         raise UsageError(f"--position must be 0 .. 999, got {args.position}")
+    check_seed(args.seed)
     main, draft = models(args)
     rule = chi2.accept_every_draft if args.rule == "accept-all" else accept_reject
-    chi2.report(chi2.chi2_check(main, draft, CharData(), args.n, args.position, check_seed(args.seed), rule))
+    chi2.report(chi2.chi2_check(main, draft, CharData(), args.n, args.position, args.seed, rule, log=print))
     return 0
 
 
 def run_gamma(args):
-    if not args.c >= 0:
-        raise UsageError(f"--c must be a cost ratio ≥ 0, got {args.c}")
+    if not 0 < args.c < math.inf:  # NaN fails too
+        raise UsageError(f"--c must be a finite cost ratio > 0, got {args.c}")
     gamma.report(args.c, gamma.optimal_gammas(args.c), gamma.measured_check())
     return 0
 
 
 def run_medusa(args):
-    if args.steps < 1:
-        raise UsageError(f"--steps must be at least 1, got {args.steps}")
+    if not 1 <= args.steps <= medusa_head.MAX_STEPS:
+        raise UsageError(f"--steps must be between 1 and {medusa_head.MAX_STEPS}, got {args.steps}")
+    check_seed(args.seed)
     main, draft = models(args)
     data = CharData()
-    untrained = medusa_head.train_head(main, data, 0, seed=check_seed(args.seed))  # zero-init: main's own head
+    untrained = medusa_head.train_head(main, data, 0, seed=args.seed)  # zero-init: main's own head
     before = medusa_head.first_draft_alpha(main, draft, untrained, data)
     head = medusa_head.train_head(main, data, args.steps, seed=args.seed)
     medusa_head.report(before, medusa_head.first_draft_alpha(main, draft, head, data), args.steps)
@@ -69,17 +72,19 @@ def parse_args(argv=None):
                         help="where main_s0.pt and draft_s0.pt are")
     sub = parser.add_subparsers(dest="exercise", required=True)
     one = sub.add_parser("chi2", help="1. N draws through accept_reject against p")
-    one.add_argument("--n", type=int, default=50_000)
-    one.add_argument("--position", type=int, default=0, help="which random val position (0, 1, ...)")
+    one.add_argument("--n", type=int, default=50_000,
+                     help=f"draws, {chi2.MIN_DRAWS} .. {chi2.MAX_DRAWS:,} (the most take about a minute)")
+    one.add_argument("--position", type=int, default=0, help="which random val position, 0 .. 999")
     one.add_argument("--seed", type=int, default=0)
     one.add_argument("--rule", choices=["accept-reject", "accept-all"], default="accept-reject",
                      help="accept-all: a broken rule that accepts every draft (its output follows q)")
     one.set_defaults(run=run_chi2)
     two = sub.add_parser("gamma", help="2. the best γ for α = 0.5, 0.7, 0.85 at a cost c")
-    two.add_argument("--c", type=float, default=0.05, help="drafting cost per draft, in main forwards")
+    two.add_argument("--c", type=float, default=0.05, help="drafting cost per draft, in main forwards (finite, > 0)")
     two.set_defaults(run=run_gamma)
     three = sub.add_parser("medusa", help="3. train one Medusa head and measure its α")
-    three.add_argument("--steps", type=int, default=300)
+    three.add_argument("--steps", type=int, default=300,
+                       help=f"training steps, 1 .. {medusa_head.MAX_STEPS} (the most take about a minute)")
     three.add_argument("--seed", type=int, default=0)
     three.set_defaults(run=run_medusa)
     four = sub.add_parser("rollback", help="4. check your rollback() in experiments/exercises/rollback.py")

@@ -9,6 +9,8 @@ from experiments.measure.common import CONTEXT, val_offsets
 from experiments.measure.stats import alpha
 from experiments.speculative import probs_from_logits
 
+MAX_STEPS = 800  # about a minute on this machine's CPU (50 to 80 ms a step); it logs every 100 steps
+
 
 def train_head(main, data, steps, batch_size=32, lr=2e-3, seed=0, log=print):
     """One Medusa head on the frozen main model; returns it in eval mode."""

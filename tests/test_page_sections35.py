@@ -323,8 +323,6 @@ def test_zh_labels_titles_and_aria_text_are_typeset(open_page):
     assert not bad, bad[:10]
 
 
-@pytest.mark.xfail(strict=True, reason='templates/sections/acceptance.html.j2: #accept-context has aria-label="context" '
-                                        "in both languages (the lead's file); when it is fixed, remove this mark")
 def test_zh_labels_are_not_left_in_english(open_page):
     """No tooltip, aria-label or chart <title> of the Chinese page is all English, beyond the
     names the Chinese text itself uses (forward, KV cache, Theorem 3.8, …)."""

@@ -38,7 +38,7 @@ def test_no_paragraph_cites_corollary_3_6_for_a_single_position(rendered_page):
                     assert "Theorem 3.5" in p, f"{section} ({lang}) cites Corollary 3.6 alone: {p[:200]}"
 
 
-@pytest.mark.parametrize("lang, own_norm", [("zh", "自己的末层 RMSNorm"), ("en", "final RMSNorm of its own")])
+@pytest.mark.parametrize("lang, own_norm", [("zh", "自己的末层 RMSNorm"), ("en", "has its own final RMSNorm")])
 def test_deepseek_own_final_norm_cites_the_released_weights(rendered_page, lang, own_norm):
     """DeepSeek-V3's MTP module has its own final norm in the released weights
     (shared_head.norm of the MTP layer); §2.2 of the report shows the shared embedding and output

@@ -267,6 +267,27 @@ SCHEMA = {
         "tree_rounds.*.p_top.*.chars:str", "tree_rounds.*.p_top.*.p:list",  # p at each node, top chars
         "tree_rounds.*.p_at_parent:list",     # p of each node's char at its parent
         "tree_rounds.*.tokens_per_main:num",  # over that whole decode
+        # (families.json also holds verify_prices, which the summary below is computed from and the
+        # page does not read: per engine, chain.<k> and tree.<nodes> = that verify forward timed back
+        # to back over a one-position forward, families.py verify_prices.)
+        # families.py summarize: the conclusions sections ⑤ and ⑦ print, on the primary engine
+        # (compiled where it ran). Optional until every families.json carries it.
+        "summary?.primary_engine:str",
+        # each family's best row at T = 1 and at T = 0 (rows above): its speedups, faster at T = 0?
+        "summary?.temperature_change.engine:str",
+        *each("summary?.temperature_change.families.*",
+              ["family:str", "speedup_T1:num", "speedup_T0:num", "faster_at_T0:bool"]),
+        "summary?.temperature_change.faster_at_T0:list", "summary?.temperature_change.slower_at_T0:list",
+        # a row's verify price in the decoding loop (its verify_over_main) beside the same forward
+        # timed back to back in the same run (families.py verify_prices; over a one-position forward):
+        # in_loop = back_to_back + loop_extra, and for a tree back_to_back = chain_back_to_back + mask_extra
+        *[f"{where}.{field}" for where in ("summary?.fastest_verify?", "summary?.tree_verify?.*")
+          for field in ("family:str", "shape:str", "size:int",
+                        "positions:int",          # new positions in the verify: γ + 1, or the tree's nodes
+                        "in_loop:num", "back_to_back:num",
+                        "chain_back_to_back:num", # a chain forward over as many positions (①'s curve, this run)
+                        "loop_extra:num",
+                        "mask_extra?:num")],      # trees: building the tree mask and the nodes' positions
     ],
     # conditions.json (conditions.py): when speculation pays; the first seed's models, T = 1 unless said
     "conditions.json": META + [

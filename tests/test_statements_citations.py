@@ -50,3 +50,32 @@ def test_deepseek_own_final_norm_cites_the_released_weights(rendered_page, lang,
     assert "huggingface.co/deepseek-ai/DeepSeek-V3" in clause
     assert "§2.2" not in clause  # the report is cited for what it says: the shared embedding and head
     assert "§2.2" in p[:p.index(own_norm)]
+
+
+@pytest.mark.parametrize("lang, needles", [
+    ("zh", ("arXiv 2401.10774", "每个头还有自己的输出层", "共用主模型", "输出头")),
+    ("en", ("arXiv 2401.10774", "each head also has an output layer of its own", "share the main model's output head")),
+])
+def test_medusa_heads_share_the_output_head_unlike_the_paper(rendered_page, lang, needles):
+    """In arXiv 2401.10774 each Medusa head has its own output layer; here the heads share the main
+    model's tied output head (experiments/heads.py), and the page says so where the heads are drawn."""
+    figure = re.search(r'<figure class="fam-diagram" id="medusa-diagram">.*?</figure>', rendered_page, re.S).group(0)
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", figure, re.S).group(1).replace("&#39;", "'")
+    part = "".join(re.findall(rf'<span lang="{lang}">(.*?)</span>', caption, re.S))
+    for needle in needles:
+        assert needle in part, (needle, part)
+
+
+def test_medusa_heads_have_no_output_layer_of_their_own():
+    """What the sentence above says of the code: a head is one d×d residual matrix, and its logits
+    go through the main model's embedding matrix (the tied output head)."""
+    import torch
+    from experiments.heads import FeatureDrafter, HeadsConfig
+    from experiments.model import GPT, GPTConfig
+    main = GPT(GPTConfig(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64))
+    heads = FeatureDrafter(main, HeadsConfig("medusa", main="x", n_heads=3))
+    assert heads.n_params() == 3 * 16 * 16
+    with torch.no_grad():
+        h = torch.randn(5, 16)
+        expected = heads.net(main.norm(h)) @ main.tok_emb.weight.T
+        assert torch.allclose(heads.medusa_logits(h), expected, atol=1e-6)

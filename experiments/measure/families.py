@@ -7,7 +7,12 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
   timed (interleaved repeats) and counted (tokens per main forward, drafts accepted);
 - rows: the best configuration of each family per engine and temperature (by the sweep's median
   speedup), timed again with the ledger's repeats, against plain decoding in the same run;
-- what each family costs: parameters and training time, the n-gram table's size, c in the run.
+- what each family costs: parameters and training time, the n-gram table's size, c in the run;
+- verify_prices: the main model's verify forward timed back to back in the same run, as a
+  chain of k positions and as each recorded token tree, so that a row's verify price inside
+  the decoding loop can be taken apart (the positions, the tree's own mask, the loop);
+- summary: the conclusions the page prints (which families are faster at T = 0, where a
+  tree's verify price comes from), computed here so templates only format.
 """
 import statistics
 
@@ -17,16 +22,16 @@ from experiments.heads import load_drafter
 from experiments.jsonio import read_json
 from experiments.lookahead import Lookahead
 from experiments.measure.common import LEDGER_PROMPT, main_and_draft, require
-from experiments.measure.costs import engines_available
+from experiments.measure.costs import engines_available, price_calls
 from experiments.measure.ledger import median_repeat, time_parts
 from experiments.measure.stats import alpha as overlap
 from experiments.measure.stats import theorem_3_8
 from experiments.ngram import DEFAULT_ORDER, NgramTable, PromptLookup
-from experiments.speculative import (ENGINES, feature_decode, mtp_decode, plain_decode, probs_from_logits,
-                                     speculative_decode)
-from experiments.timing import interleaved, set_threads, summary
+from experiments.speculative import (ENGINES, feature_decode, make_runner, mtp_decode, plain_decode,
+                                     probs_from_logits, speculative_decode)
+from experiments.timing import interleaved, interleaved_calls, set_threads, summary
 from experiments.train import run_name
-from experiments.trees import tree_decode
+from experiments.trees import Tree, tree_decode
 
 FAMILIES = ("draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead")
 TEMPERATURES = (1.0, 0.0)
@@ -278,6 +283,100 @@ def recorded_trees(drafters, data, prompt, n_chars, tree_sizes, device):
     return out
 
 
+def tree_call(main, engine, tree, size):
+    """fn() for the verify forward of one token tree after a cache that holds a full window, as
+    tree_decode runs it with trees of `size` nodes (Runner.extend_tree: the tree mask and each
+    node's position, then the forward, padded to `size` in the compiled engine), followed by the
+    rollback."""
+    window = main.cfg.block_size
+    runner = make_runner(main, "kvcache", engine, sizes=(1,), tree_size=size)
+    runner.extend([(7 * i) % main.cfg.vocab_size for i in range(window)])
+
+    def call():
+        runner.extend_tree(tree)
+        runner.truncate(window)
+    return call
+
+
+def verify_prices(main, draft, trees, engines, sizes, device):
+    """{engine: prices} of the main model's verify forward, timed back to back in this run (every
+    call of every engine interleaved, as costs.py does): `chain` = a forward on k new positions (k
+    = 1 .. γmax + 1 and every tree size; costs.price_calls, ①'s curve), `tree` = the verify forward
+    of each recorded tree (`trees`: {size: Tree}). Each over a one-position forward of the same
+    repeat: the median of the paired ratios."""
+    positions = sorted({1, *(g + 1 for g in sizes.family_gammas), *trees})
+    calls = {}
+    with torch.inference_mode():
+        for engine in engines:
+            chain = price_calls(main, draft, "kvcache", engine, positions)
+            calls.update({f"{engine}:{name}": fn for name, fn in chain.items() if name == "main" or name.startswith("n=")})
+            calls.update({f"{engine}:tree={size}": tree_call(main, engine, tree, size) for size, tree in trees.items()})
+        values = interleaved_calls(calls, sizes.cost_repeats, sizes.forward_calls, sizes.forward_warmup, device)
+    out = {}
+    for engine in engines:
+        v = {name.split(":", 1)[1]: s for name, s in values.items() if name.startswith(f"{engine}:")}
+        over = lambda name: statistics.median(a / b for a, b in zip(v[name], v["main"]))
+        out[engine] = {
+            "main_s": statistics.median(v["main"]),
+            "chain": {k: 1.0 if k == 1 else over(f"n={k}") for k in positions},
+            "tree": {size: over(f"tree={size}") for size in trees}}
+    return out
+
+
+def primary_engine(engines):
+    """The engine the page's sentences are about: compiled where it ran, else eager."""
+    return "compiled" if "compiled" in engines else "eager"
+
+
+def temperature_change(rows, engine):
+    """Each family's best row at T = 1 and at T = 0 on `engine`: its speedups, and whether it is
+    faster at T = 0; then the two lists, in FAMILIES order."""
+    best = {(r["family"], r["temperature"]): r for r in rows if r["engine"] == engine and r["family"] != "plain"}
+    families = [{"family": f, "speedup_T1": best[(f, 1.0)]["speedup"], "speedup_T0": best[(f, 0.0)]["speedup"],
+                 "faster_at_T0": best[(f, 0.0)]["speedup"] > best[(f, 1.0)]["speedup"]}
+                for f in FAMILIES if (f, 1.0) in best and (f, 0.0) in best]
+    return {"engine": engine, "families": families,
+            "faster_at_T0": [r["family"] for r in families if r["faster_at_T0"]],
+            "slower_at_T0": [r["family"] for r in families if not r["faster_at_T0"]]}
+
+
+def verify_positions(row):
+    """New positions in a row's verify forward: γ + 1 for a chain, the nodes for a tree."""
+    return row["size"] + 1 if row["shape"] == "chain" else row["size"]
+
+
+def verify_parts(row, prices):
+    """A row's verify price in the decoding loop (verify_over_main: plain forwards per round) beside
+    the same forward timed back to back in the same run: as a chain of its positions, and for a
+    tree, as the tree itself. in_loop = back_to_back (tree: chain + mask_extra) + loop_extra."""
+    k = verify_positions(row)
+    chain = prices["chain"][k]
+    back = prices["tree"][row["size"]] if row["shape"] == "tree" else chain
+    out = {"family": row["family"], "shape": row["shape"], "size": row["size"], "positions": k,
+           "in_loop": row["verify_over_main"], "chain_back_to_back": chain, "back_to_back": back,
+           "loop_extra": row["verify_over_main"] - back}
+    if row["shape"] == "tree":
+        out["mask_extra"] = back - chain
+    return out
+
+
+def summarize(rows, sweep_rows, prices, engines, family="ngram", temperature=1.0):
+    """The conclusions section ⑤ and ⑦ print, on the primary engine: which families are faster at
+    T = 0 (by their best rows), the fastest row at T = 1 and its verify taken apart, and for
+    `family` the sweep's fastest tree and fastest chain at `temperature` with theirs."""
+    engine = primary_engine(engines)
+    out = {"primary_engine": engine, "temperature_change": temperature_change(rows, engine)}
+    spec = [r for r in rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] != "plain"]
+    if spec and engine in prices:
+        out["fastest_verify"] = verify_parts(max(spec, key=lambda r: r["speedup"]), prices[engine])
+    swept = [r for r in sweep_rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] == family]
+    shapes = {shape: [r for r in swept if r["shape"] == shape] for shape in ("tree", "chain")}
+    if all(shapes.values()) and engine in prices:
+        out["tree_verify"] = {shape: verify_parts(max(rs, key=lambda r: r["speedup"]), prices[engine])
+                              for shape, rs in shapes.items()}
+    return out
+
+
 def family_costs(by_seed, args):
     """Parameters, training time and size of each drafter (the table: its entries and bytes);
     Medusa and EAGLE for every seed measured (`by_seed`: {seed: Drafters}, the first seed first)."""
@@ -340,6 +439,11 @@ def measure(args, data, seeds, sizes):
         sweep_rows = sweep(drafters, prompt, n_chars, engines, args.device, sizes)
         rows = best_rows(drafters, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
         trees = recorded_trees(drafters, data, prompt, n_chars, sizes.family_trees, args.device)
+    shapes = {t["nodes"]: Tree(data.encode(t["tokens"]), list(t["parents"]), list(t["depths"])) for t in trees}
+    prices = verify_prices(drafters.main, drafters.draft, shapes, engines, sizes, args.device)
+    for engine, p in prices.items():
+        print(f"  verify back to back, {engine}: " + ", ".join(
+            f"tree {n} {p['tree'][n]:.2f} (chain {p['chain'][n]:.2f})" for n in p["tree"]), flush=True)
     return {"families": {
         "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines,
         "temperatures": list(TEMPERATURES), "families": list(FAMILIES), "chain_gammas": list(sizes.family_gammas),
@@ -347,4 +451,5 @@ def measure(args, data, seeds, sizes):
         "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)), "model_seed": seeds[0],
         "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,
         "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows, "targets": targets(rows),
-        "tree_rounds": trees}}
+        "tree_rounds": trees, "verify_prices": prices,
+        "summary": summarize(rows, sweep_rows, prices, engines)}}

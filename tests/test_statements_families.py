@@ -1,0 +1,206 @@
+"""Sections ⑤ and ⑦ say what families.json's summary says (issue 18, items 5 and 6): which families
+are faster at T = 0 (their best rows on the primary engine) and where a verify's price comes from
+(the same forward timed back to back in the same run: as a chain, as the tree, and what the
+decoding loop adds). The summary is checked on hand-made rows; the page is rendered with the
+committed results plus a summary, and with changed figures, and its sentences follow them."""
+import copy
+import re
+import sys
+
+import pytest
+import torch
+
+from experiments.measure import families as F
+from experiments.measure.common import Sizes
+from tests.conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "build"))
+import build  # noqa: E402
+from schema import SCHEMA  # noqa: E402
+
+DATA = build.load_results()
+FAM = DATA["families"]
+
+
+def row(family, temperature, speedup, engine="compiled", shape="chain", size=2, verify=1.5):
+    return {"family": family, "temperature": temperature, "speedup": speedup, "engine": engine,
+            "shape": shape, "size": size, "verify_over_main": verify}
+
+
+def prices(chain=None, tree=None):
+    """Hand-made verify_prices of one engine: chains 1 + 0.1 (k − 1), trees their chain + 0.25."""
+    chain = chain or {k: 1 + 0.1 * (k - 1) for k in range(1, 33)}
+    tree = tree or {n: chain[n] + 0.25 for n in (4, 8, 16, 32)}
+    return {"main_s": 1e-3, "chain": chain, "tree": tree}
+
+
+def test_temperature_change_lists_families_by_their_best_rows():
+    rows = [row("plain", 1.0, 1.0), row("plain", 0.0, 1.0),
+            row("ngram", 1.0, 1.72), row("ngram", 0.0, 1.33), row("lookup", 1.0, 0.81), row("lookup", 0.0, 1.99),
+            row("eagle", 1.0, 0.70), row("eagle", 0.0, 0.56), row("draft", 1.0, 0.99), row("draft", 0.0, 1.10),
+            row("ngram", 1.0, 9.0, engine="eager"), row("ngram", 0.0, 0.1, engine="eager")]
+    out = F.temperature_change(rows, "compiled")
+    assert out["engine"] == "compiled"
+    assert out["faster_at_T0"] == ["draft", "lookup"]  # in FAMILIES order, plain left out
+    assert out["slower_at_T0"] == ["ngram", "eagle"]
+    by = {r["family"]: r for r in out["families"]}
+    assert by["ngram"] == {"family": "ngram", "speedup_T1": 1.72, "speedup_T0": 1.33, "faster_at_T0": False}
+    assert F.temperature_change(rows, "eager")["slower_at_T0"] == ["ngram"]
+
+
+def test_verify_parts_add_up():
+    p = prices()
+    chain = F.verify_parts(row("ngram", 1.0, 2.0, shape="chain", size=5, verify=1.94), p)
+    assert chain["positions"] == 6 and chain["back_to_back"] == chain["chain_back_to_back"] == p["chain"][6]
+    assert chain["in_loop"] == pytest.approx(chain["back_to_back"] + chain["loop_extra"])
+    assert "mask_extra" not in chain
+    tree = F.verify_parts(row("ngram", 1.0, 0.6, shape="tree", size=8, verify=3.41), p)
+    assert tree["positions"] == 8 and tree["chain_back_to_back"] == p["chain"][8] and tree["back_to_back"] == p["tree"][8]
+    assert tree["back_to_back"] == pytest.approx(tree["chain_back_to_back"] + tree["mask_extra"])
+    assert tree["in_loop"] == pytest.approx(tree["back_to_back"] + tree["loop_extra"])
+    assert tree["mask_extra"] == pytest.approx(0.25) and tree["loop_extra"] == pytest.approx(3.41 - 1.95)
+
+
+def test_summarize_takes_the_fastest_tree_and_chain_of_the_sweep():
+    sweep = [row("ngram", 1.0, s, shape=shape, size=n, verify=v) for s, shape, n, v in
+             [(1.2, "chain", 3, 1.5), (1.6, "chain", 5, 1.9), (0.6, "tree", 8, 3.4), (0.5, "tree", 16, 4.6),
+              (9.9, "tree", 4, 1.0)]] + [row("ngram", 0.0, 5.0, shape="tree", size=4)]
+    sweep[-2]["engine"] = "eager"  # another engine's rows are not the primary engine's
+    rows = [row("plain", 1.0, 1.0), row("ngram", 1.0, 1.7, shape="chain", size=5, verify=1.8),
+            row("lookup", 1.0, 0.8, shape="chain", size=1, verify=1.3), row("ngram", 0.0, 1.3), row("lookup", 0.0, 2.0)]
+    s = F.summarize(rows, sweep, {"compiled": prices(), "eager": prices()}, ["eager", "compiled"])
+    assert s["primary_engine"] == "compiled"
+    assert (s["tree_verify"]["tree"]["size"], s["tree_verify"]["chain"]["size"]) == (8, 5)
+    assert (s["fastest_verify"]["family"], s["fastest_verify"]["positions"]) == ("ngram", 6)
+    assert F.summarize(rows, sweep, {"eager": prices()}, ["eager"])["primary_engine"] == "eager"
+    # what the schema declares of the summary is what summarize writes
+    summary_fields = [f for f in SCHEMA["families.json"] if f.startswith("summary")]
+    for field in summary_fields:
+        path, _, kind = field.partition(":")
+        build.check_field({"summary": s}, path.split("."), kind, "families.json")
+
+
+def test_verify_prices_on_the_committed_models():
+    """A short run of the real measurement (eager engine, few calls): every chain length and tree."""
+    from experiments.model import load_checkpoint
+    main = load_checkpoint(ROOT / "experiments/checkpoints/main_s0.pt")[0]
+    draft = load_checkpoint(ROOT / "experiments/checkpoints/draft_s0.pt")[0]
+    t = FAM["tree_rounds"][0]
+    chars = {c: i for i, c in enumerate(DATA["models"]["vocab"])} if "vocab" in DATA["models"] else None
+    if chars is None:
+        from experiments.data import CharData
+        chars = CharData().stoi
+    tree = F.Tree([chars[c] for c in t["tokens"]], list(t["parents"]), list(t["depths"]))
+    sizes = Sizes(cost_repeats=2, forward_calls=3, forward_warmup=1, family_gammas=(1, 2))
+    with torch.inference_mode():
+        out = F.verify_prices(main, draft, {t["nodes"]: tree}, ["eager"], sizes, "cpu")
+    p = out["eager"]
+    assert sorted(p["chain"]) == sorted({1, 2, 3, t["nodes"]}) and p["chain"][1] == 1.0
+    assert list(p["tree"]) == [t["nodes"]] and all(v > 0 for v in [*p["chain"].values(), *p["tree"].values()])
+
+
+# the page, from the committed results plus a summary
+
+
+def with_summary(edit_rows=None, edit_prices=None):
+    data = copy.deepcopy(DATA)
+    fam = data["families"]
+    if edit_rows:
+        edit_rows(fam)
+    vp = {e: prices() for e in fam["engines"]}
+    if edit_prices:
+        edit_prices(vp)
+    fam["summary"] = F.summarize(fam["rows"], fam["sweep"], vp, fam["engines"])
+    return data, fam["summary"]
+
+
+def text(html, section, lang):
+    body = re.search(rf'<section id="{section}".*?</section>', html, re.S).group(0)
+    body = re.sub(rf'<span lang="{"en" if lang == "zh" else "zh"}">.*?</span>', "", body)
+    return [re.sub(r"<[^>]+>", "", p).replace("&#39;", "'") for p in re.findall(rf'<p lang="{lang}">(.*?)</p>', body, re.S)]
+
+
+def one(paras, needle):
+    (p,) = [p for p in paras if needle in p]
+    return p
+
+
+f2 = "{:.2f}".format
+d2 = lambda a, b: f2(round(a, 2) - round(b, 2))
+
+
+def test_tree_sentence_takes_the_tree_verify_apart():
+    data, s = with_summary()
+    html = build.render(data)
+    tt, tc = s["tree_verify"]["tree"], s["tree_verify"]["chain"]
+    en = one(text(html, "s-families", "en"), "The price differs too")
+    assert f"{tt['positions']} positions cost {f2(tt['chain_back_to_back'])} one-position forwards as a chain and " \
+           f"{f2(tt['back_to_back'])} as this tree" in en
+    assert f"adds {d2(tt['back_to_back'], tt['chain_back_to_back'])}" in en
+    assert f"the remaining {d2(tt['in_loop'], tt['back_to_back'])} of its {f2(tt['in_loop'])}" in en
+    assert f"The fastest chain's {tc['positions']} positions cost {f2(tc['back_to_back'])} back to back" in en
+    assert "Extra positions are not free on this CPU" not in en
+    zh = one(text(html, "s-families", "zh"), "价钱也不一样")
+    assert f"{tt['positions']} 个位置排成一条链要 {f2(tt['chain_back_to_back'])} 次" in zh
+    assert f"排成这棵树要 {f2(tt['back_to_back'])} 次" in zh and f"多花 {d2(tt['back_to_back'], tt['chain_back_to_back'])}" in zh
+    assert "多算几个位置并不免费（见 ① 的价钱曲线），所以" not in zh
+
+    def free_tree(vp):  # a tree no dearer than its chain, and a loop that adds nothing
+        for p in vp.values():
+            p["chain"] = {k: 10.0 for k in p["chain"]}
+            p["tree"] = {n: 10.0 for n in p["tree"]}
+
+    en = one(text(build.render(with_summary(edit_prices=free_tree)[0]), "s-families", "en"), "The price differs too")
+    assert "the tree's own mask and node positions add next to nothing" in en
+    assert "the remaining" not in en and "more in the loop" not in en
+
+
+def test_fastest_row_sentence_prints_its_verify_parts():
+    data, s = with_summary()
+    fv = s["fastest_verify"]
+    en = one(text(build.render(data), "s-families", "en"), "Why only")
+    assert f"a forward over its {fv['positions']} positions costs {f2(fv['back_to_back'])} one-position forwards" in en
+    if round(fv["in_loop"], 2) > round(fv["back_to_back"], 2):
+        assert f"cost {d2(fv['in_loop'], fv['back_to_back'])} more, {f2(fv['in_loop'])} in all" in en
+    assert "between other work" not in en
+
+
+def t0_sentence(html, lang):
+    return one(text(html, "s-choosing", lang), "That is α per draft" if lang == "en" else "这只是每个草稿的 α")
+
+
+def test_choosing_lists_the_families_faster_and_slower_at_t0():
+    data, s = with_summary()
+    html = build.render(data)
+    tch = s["temperature_change"]
+    en, zh = t0_sentence(html, "en"), t0_sentence(html, "zh")
+    faster = en[en.index("T = 0 is faster for"):en.index("and slower for")]
+    slower = en[en.index("and slower for"):]
+    for r in tch["families"]:
+        figures = f"({f2(r['speedup_T1'])}× → {f2(r['speedup_T0'])}×)"
+        assert figures in (faster if r["faster_at_T0"] else slower), (r, en)
+        assert f"（{f2(r['speedup_T1'])}× → {f2(r['speedup_T0'])}×）" in zh
+    for claim in ("longer runs", "one reason being", "retrieval and trees"):
+        assert claim not in en
+    assert "一个原因是" not in zh and "also show" not in en
+    # without a summary (older files) the template applies the same rule
+    assert t0_sentence(build.render(DATA), "en") == en
+
+
+def test_choosing_sentence_follows_the_rows():
+    def ngram_gains(fam):  # the n-gram table's best T = 0 row made faster than its T = 1 one
+        for r in fam["rows"]:
+            if r["family"] == "ngram" and r["temperature"] == 0.0:
+                r["speedup"] = 4.56
+    data, s = with_summary(edit_rows=ngram_gains)
+    en = t0_sentence(build.render(data), "en")
+    assert "ngram" in s["temperature_change"]["faster_at_T0"]
+    assert "n-gram table (" in en[en.index("faster for"):en.index("slower for") if "slower for" in en else None]
+    assert "→ 4.56×)" in en
+
+    def all_slower(fam):
+        for r in fam["rows"]:
+            if r["temperature"] == 0.0 and r["family"] != "plain":
+                r["speedup"] = 0.01
+    en = t0_sentence(build.render(with_summary(edit_rows=all_slower)[0]), "en")
+    assert f"all {len(FAM['families'])} families are slower at T = 0" in en

@@ -204,3 +204,25 @@ def test_choosing_sentence_follows_the_rows():
                 r["speedup"] = 0.01
     en = t0_sentence(build.render(with_summary(edit_rows=all_slower)[0]), "en")
     assert f"all {len(FAM['families'])} families are slower at T = 0" in en
+
+
+def test_busy_hardware_case_follows_the_cost_curve():
+    """⑦'s "hardware already busy" case reads ①'s curve: with no flat start (flat_until = 1) it
+    says a second position already costs r_2, and only claims a flat range when there is one."""
+    def busy(html, lang):
+        return one(text(html, "s-choosing", lang), "Speculation bets" if lang == "en" else "投机解码赌的是")
+
+    costs = DATA["costs"]
+    eng = "compiled" if "compiled" in costs["engines"] else "eager"
+    p2 = str(costs["positions"][1])
+    en = busy(build.render(DATA), "en")
+    if costs["summary"][eng]["flat_until"] == 1:
+        assert f"a forward over {p2} positions already costs {f2(costs['engines'][eng]['over_main'][p2])}×" in en
+        assert "holds only over a small range" not in en
+
+    data = copy.deepcopy(DATA)
+    data["costs"]["summary"][eng].update(flat_until=4, flat_slack=0.15)
+    en = busy(build.render(data), "en")
+    assert "holds only over a small range" in en and "up to 4 positions" in en and "already costs" not in en
+    zh = busy(build.render(data), "zh")
+    assert "最多 4 个位置时不超过 1 个位置的 1.15 倍" in zh

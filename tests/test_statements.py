@@ -64,3 +64,15 @@ def test_the_wasted_rows_faq_counts_what_the_grid_opens_on():
         text = page_text(changed)
         assert f"{accepted} of its {shown} drafts are accepted and the {shown - accepted} rows" in text
         assert f"while {example['gamma'] - accepted} rows are discarded" in text
+
+
+def test_the_sweeps_characters_per_forward_name_their_run():
+    """⑤ quotes the sweep's n-gram chain (3.90 at γ = 8) and ⑧ the timed row (3.82): each names
+    its run, so the two figures are not one quantity printed twice."""
+    results = build.load_results()
+    text = page_text(results)
+    assert "In the sweep (compiled engine, T = 1, one run per configuration, sampling seed 0)" in text \
+        or "In the sweep (eager engine, T = 1, one run per configuration, sampling seed 0)" in text
+    changed = copy.deepcopy(results)
+    changed["families"]["sweep_repeats"] = 3
+    assert "T = 1, 3 runs per configuration)" in page_text(changed)

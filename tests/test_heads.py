@@ -97,7 +97,7 @@ def test_greedy_equals_plain_greedy(models64, drafters, plain_greedy, kind, gamm
         result = feature_decode(models64[0], drafters[kind], prompt, 300, gamma, temperature=0, engine=engine)
     assert result.tokens == plain
     assert result.main_forwards + result.accepted == 300
-    assert result.accepted > 0.3 * result.proposed  # the drafts are not noise: they were trained
+    assert result.accepted > 0.2 * result.proposed  # trained: an untrained drafter accepts about 1%
 
 
 def test_eagle_chain_greedy_in_recompute_mode_within_the_window(models64, drafters):
@@ -189,9 +189,17 @@ ON_THE_DRAFT_MODEL = ["--checkpoint", str(CHECKPOINTS / "draft_s0.pt")]  # anoth
 
 @pytest.mark.parametrize("args,drafter,main", [
     (["--method", "eagle", *ON_THE_DRAFT_MODEL], "eagle_s0.pt", "draft_s0.pt"),
-    (["--method", "medusa", "--tree", "8", *ON_THE_DRAFT_MODEL], "medusa_s0.pt", "draft_s0.pt")])
+    (["--method", "medusa", "--tree", "8", *ON_THE_DRAFT_MODEL], "medusa_s0.pt", "draft_s0.pt"),
+    (["--method", "eagle", "--heads-checkpoint", str(CHECKPOINTS / "eagle_s1.pt")], "eagle_s1.pt", "main_s0.pt")])
 def test_generate_refuses_a_drafter_of_another_main_model_in_one_line(capsys, args, drafter, main):
     assert generate_cli([*args, "--n", "5"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and len(err.splitlines()) == 1, err
     assert f"/{drafter} " in err and f"/{main}" in err
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_committed_drafters_record_their_main_model(kind, seed):
+    _, payload = load_drafter(CHECKPOINTS / f"{kind}_s{seed}.pt")  # checks the record against main_s<seed>.pt
+    assert payload["trained_on"]["checkpoint"] == f"main_s{seed}.pt"

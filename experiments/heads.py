@@ -170,7 +170,7 @@ def load_drafter(path, device="cpu", main=None, checkpoints=None):
     try:
         payload = torch.load(path, map_location=device, weights_only=True)
         cfg = HeadsConfig(**payload["config"])
-    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, RuntimeError) as err:
+    except (pickle.UnpicklingError, EOFError, OSError, KeyError, TypeError, RuntimeError) as err:
         raise ValueError(f"{path} is not a drafter checkpoint written by experiments.train "
                          f"--model medusa|eagle ({type(err).__name__})") from None
     if main is None:

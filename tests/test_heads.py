@@ -158,6 +158,15 @@ def test_a_drafter_records_and_loads_on_its_main_model(tiny_eagle):
     assert payload["trained_on"] == {"checkpoint": "tiny.pt", "fingerprint": fingerprint(main)}
 
 
+def test_a_truncated_drafter_is_one_line(tiny_eagle, tmp_path):
+    path, main = tiny_eagle
+    whole, cut = path.read_bytes(), tmp_path / "cut.pt"
+    for twentieths in range(1, 20):  # torch.load fails with a RuntimeError or an OSError, by where it is cut
+        cut.write_bytes(whole[:len(whole) * twentieths // 20])
+        with pytest.raises(ValueError, match="is not a drafter checkpoint"):
+            load_drafter(cut, main=main)
+
+
 def test_a_drafter_refuses_another_main_model(tiny_eagle, tmp_path):
     """Issue 18, item 17: same shapes, other weights (another seed's main model)."""
     path, _ = tiny_eagle

@@ -74,6 +74,6 @@ def open_checkpoint(path, device, flag="--checkpoint"):
                          f"experiments.train) to train it")
     try:
         return load_checkpoint(path, device)
-    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, RuntimeError) as err:
+    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, RuntimeError, OSError) as err:
         raise UsageError(f"{flag} {path} is not a checkpoint written by experiments.train "
                          f"({type(err).__name__})") from None

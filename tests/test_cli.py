@@ -157,3 +157,15 @@ def test_compiled_engine_without_a_compiler_says_so_and_runs_eager():
     lines = fallback.stderr.strip().splitlines()
     assert len(lines) == 1 and "compiled engine is unavailable" in lines[0] and "no-such-c++-compiler" in lines[0]
     assert json.loads(fallback.stdout)["text"] == json.loads(eager.stdout)["text"]
+
+
+def test_a_main_checkpoint_cut_short_is_one_line(tmp_path):
+    """torch.load raises RuntimeError or OSError depending on where a file is cut: every cut of
+    the committed main checkpoint is one error line naming the file."""
+    from experiments.cli import UsageError, open_checkpoint
+    whole = (ROOT / "experiments" / "checkpoints" / "main_s0.pt").read_bytes()
+    for fraction in (0.01, 0.1, 0.5, 0.9, 0.99):  # 0.01: OSError, the others RuntimeError
+        cut = tmp_path / f"main_cut{fraction}.pt"
+        cut.write_bytes(whole[:int(len(whole) * fraction)])
+        with pytest.raises(UsageError, match="is not a checkpoint written by experiments.train"):
+            open_checkpoint(cut, "cpu")

@@ -32,8 +32,12 @@ COSTS = [  # ledger.forward_costs: seconds per forward, per mode (*: recompute |
     "forward_costs.*.seconds.main:num", "forward_costs.*.seconds.draft:num",
     "forward_costs.*.seconds.mtp_head:num",
     "forward_costs.*.seconds.verify.*:num",   # main verifying 1 + γ tokens, keys "1".."8"
-    "forward_costs.*.c:num",                  # draft / main
-    "forward_costs.*.c_mtp:num",              # MTP head / main
+    "forward_costs.*.c:num",                  # draft / main: the median repeat's ratio (costs.median_pair)
+    "forward_costs.*.c_pair.draft:num",       # the two times of that repeat: c = draft / main exactly
+    "forward_costs.*.c_pair.main:num",
+    "forward_costs.*.c_mtp:num",              # MTP head / main, the same way
+    "forward_costs.*.c_mtp_pair.mtp_head:num",
+    "forward_costs.*.c_mtp_pair.main:num",
     "forward_costs.*.verify_over_main.*:num",
 ]
 
@@ -229,6 +233,7 @@ SCHEMA = {
         # what the section's prose quotes (ledger.py gamma_summary)
         "summary.max_tokens_deviation:num",   # max |measured / expected tokens per main forward − 1|
         "summary.rows_below_expected_tokens:int", "summary.rows:int",
+        "summary.tokens_drops:int",            # neighbouring γ rows where the longer chain emitted fewer (ledger.tokens_drops)
         "summary.below_theory.*.rows_below:int", "summary.below_theory.*.rows:int",  # speedup < Theorem 3.8
         "summary.fastest.*.gamma:int", "summary.fastest.*.alpha:num", "summary.fastest.*.speedup:num",
         "summary.fastest.*.gain_of_last_draft:num",  # α^γmax: what γmax − 1 → γmax adds at that α
@@ -271,17 +276,17 @@ SCHEMA = {
         # page does not read: per engine, chain.<k> and tree.<nodes> = that verify forward timed back
         # to back over a one-position forward, families.py verify_prices.)
         # families.py summarize: the conclusions sections ⑤ and ⑦ print, on the primary engine
-        # (compiled where it ran). Optional until every families.json carries it.
-        "summary?.primary_engine:str",
+        # (compiled where it ran).
+        "summary.primary_engine:str",
         # each family's best row at T = 1 and at T = 0 (rows above): its speedups, faster at T = 0?
-        "summary?.temperature_change.engine:str",
-        *each("summary?.temperature_change.families.*",
+        "summary.temperature_change.engine:str",
+        *each("summary.temperature_change.families.*",
               ["family:str", "speedup_T1:num", "speedup_T0:num", "faster_at_T0:bool"]),
-        "summary?.temperature_change.faster_at_T0:list", "summary?.temperature_change.slower_at_T0:list",
+        "summary.temperature_change.faster_at_T0:list", "summary.temperature_change.slower_at_T0:list",
         # a row's verify price in the decoding loop (its verify_over_main) beside the same forward
         # timed back to back in the same run (families.py verify_prices; over a one-position forward):
         # in_loop = back_to_back + loop_extra, and for a tree back_to_back = chain_back_to_back + mask_extra
-        *[f"{where}.{field}" for where in ("summary?.fastest_verify?", "summary?.tree_verify?.*")
+        *[f"{where}.{field}" for where in ("summary.fastest_verify?", "summary.tree_verify?.*")
           for field in ("family:str", "shape:str", "size:int",
                         "positions:int",          # new positions in the verify: γ + 1, or the tree's nodes
                         "in_loop:num", "back_to_back:num",
@@ -336,7 +341,7 @@ SCHEMA = {
         "engines.*.seconds.main:num", "engines.*.seconds.draft:num", "engines.*.seconds.mtp_head:num",
         "engines.*.seconds.positions.*:num",  # keys: the positions above
         *each("engines.*.spread.positions.*", SPREAD),  # over the repeats
-        "engines.*.c:num", "engines.*.c_mtp:num",
+        "engines.*.c:num", "engines.*.c_mtp:num", "engines.*.c_pair.*:num", "engines.*.c_mtp_pair.*:num",
         "engines.*.over_main.*:num",          # n positions / 1 position: median of the paired repeats
         *each("engines.*.over_main_spread.*", SPREAD),  # the paired ratios over the repeats
         "summary.*.flat_until:int",           # most positions within flat_slack of one (costs.py flat_until)

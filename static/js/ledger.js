@@ -88,19 +88,24 @@ export function baselineText(row, costs) {
 // after every main forward, on the hidden state that forward left behind.
 export function draftingText(row, costs, steps) {
   const round = row.method === "draft" ? costs.c_round?.[String(row.gamma)] : undefined; // compiled engine
-  const price = ms(row.method === "mtp" ? costs.seconds.mtp_head : round !== undefined ? round * costs.seconds.main : costs.seconds.draft);
   const c = fixed(row.c_used, 3);
+  // c is the median repeat's ratio (experiments/measure/costs.py median_pair): print that repeat's two times
+  const pair = row.method === "mtp" ? { drafter: costs.c_mtp_pair.mtp_head, main: costs.c_mtp_pair.main }
+    : { drafter: costs.c_pair.draft, main: costs.c_pair.main };
+  const priced = {
+    zh: `${ms(pair.drafter)} ms，和它挨着计时的主模型单字 forward 是 ${ms(pair.main)} ms（c = ${c}）`,
+    en: `${ms(pair.drafter)} ms against ${ms(pair.main)} ms for a one-character main forward timed beside it (c = ${c})` };
   const how = round !== undefined
-    ? { zh: `编译引擎把一轮的 ${row.gamma} 个草稿连同它们的采样编成一次调用，折合每个草稿 ${price} ms（c = ${c}）`,
-        en: `the compiled engine runs a round's ${row.gamma} draft${row.gamma > 1 ? "s" : ""} and their sampling as one call, ${price} ms per draft (c = ${c})` }
+    ? { zh: `编译引擎把一轮的 ${row.gamma} 个草稿连同它们的采样编成一次调用；这次调用的耗时 ÷ ${row.gamma} ÷ 挨着计时的主模型单字 forward，得每个草稿 c = ${c}`,
+        en: `the compiled engine runs a round's ${row.gamma} draft${row.gamma > 1 ? "s" : ""} and their sampling as one call; that call's time ÷ ${row.gamma} ÷ a one-character main forward timed beside it gives c = ${c} per draft` }
     : row.method === "mtp"
-    ? { zh: `MTP 头每次 forward ${price} ms（c = ${c}），它读的是主模型这次 forward 刚留下的隐状态，所以每次主 forward 之后只跑一次，打 1 个草稿`,
-        en: `each MTP-head forward takes ${price} ms (c = ${c}); it reads the hidden state the main forward has just left behind, so it runs once after every main forward and drafts one character` }
+    ? { zh: `MTP 头每次 forward ${priced.zh}，它读的是主模型这次 forward 刚留下的隐状态，所以每次主 forward 之后只跑一次，打 1 个草稿`,
+        en: `each MTP-head forward takes ${priced.en}; it reads the hidden state the main forward has just left behind, so it runs once after every main forward and drafts one character` }
     : row.gamma === 1
-      ? { zh: `草稿模型每次 forward ${price} ms（c = ${c}），γ = 1 时每轮只打 1 个草稿，没有前后相接的草稿链要等`,
-          en: `each draft-model forward takes ${price} ms (c = ${c}); at γ = 1 a round drafts a single character, so there is no chain of drafts to wait on` }
-      : { zh: `草稿模型每次 forward ${price} ms（c = ${c}），一轮里的 ${row.gamma} 次必须一个接一个跑，因为下一个草稿要以上一个为输入`,
-          en: `each draft-model forward takes ${price} ms (c = ${c}), and the ${row.gamma} of a round must run one after another, since each draft is the input of the next` };
+      ? { zh: `草稿模型每次 forward ${priced.zh}，γ = 1 时每轮只打 1 个草稿，没有前后相接的草稿链要等`,
+          en: `each draft-model forward takes ${priced.en}; at γ = 1 a round drafts a single character, so there is no chain of drafts to wait on` }
+      : { zh: `草稿模型每次 forward ${priced.zh}，一轮里的 ${row.gamma} 次必须一个接一个跑，因为下一个草稿要以上一个为输入`,
+          en: `each draft-model forward takes ${priced.en}, and the ${row.gamma} of a round must run one after another, since each draft is the input of the next` };
   const spread = row.speedup_runs;
   const share = percent(steps.draftSeconds / row.forward_time_s, 0);
   const median = fixed(steps.draftSeconds, 3);

@@ -11,6 +11,7 @@ EN = re.compile(r'<p lang="en">(.*?)</p>', re.S)
 def paragraphs(html, section, lang):
     body = re.search(rf'<section id="{section}".*?</section>', html, re.S).group(0)
     body = re.sub(r"<math.*?</math>", "[math]", body, flags=re.S)
+    body = body.replace("<wbr>", "")  # line-break hints inside long names
     return (ZH if lang == "zh" else EN).findall(body)
 
 

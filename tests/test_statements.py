@@ -76,3 +76,16 @@ def test_the_sweeps_characters_per_forward_name_their_run():
     changed = copy.deepcopy(results)
     changed["families"]["sweep_repeats"] = 3
     assert "T = 1, 3 runs per configuration)" in page_text(changed)
+
+
+def test_c_is_printed_with_the_two_times_that_reproduce_it():
+    """③: 'c = 0.113 / 0.406 = 0.280' divides; the mode with the larger c is the one whose main
+    step the cache sped up more (the old text said 'only 2.4 times' of a gain above 2.3)."""
+    results = build.load_results()
+    text = page_text(results)
+    draft, main, c = map(float, re.search(r"so c = ([\d.]+) / ([\d.]+) = ([\d.]+)", text).groups())
+    assert abs(draft / main - c) < 0.003
+    gain = results["gamma_sweep"]["summary"]["kvcache_forward_gain"]
+    larger = results["gamma_sweep"]["c"]["kvcache"] > results["gamma_sweep"]["c"]["recompute"]
+    assert ("so c is larger in this mode" in text) == larger == (gain["main"] > gain["draft"])
+    assert "(;" not in text and "（；" not in text

@@ -231,6 +231,18 @@ def test_families_rows_alpha_and_seeds(measured):
         lane = [r for r in fam["rows"] if r["engine"] == engine and r["temperature"] == temperature]
         assert sorted(r["family"] for r in lane) == sorted(["plain", *fam["families"]])
         assert all(r["greedy_equal"] for r in lane if temperature == 0)
+    # at T = 1 the draft model and the MTP head are the ledger's rows, timed once: the ledger's
+    # fastest γ on each engine, with the ledger's speedup and Theorem 3.8
+    ledger = read_json(measured / "ledger.json")
+    kv = [r for r in ledger["rows"] + ledger.get("compiled", {}).get("rows", []) if r["mode"] == "kvcache"]
+    for row in fam["rows"]:
+        assert row["run"] == ("ledger" if row["temperature"] == 1 and row["family"] in ("draft", "mtp") else "families")
+        if row["run"] == "ledger":
+            same = [r for r in kv if r["engine"] == row["engine"] and r["method"] == row["family"]]
+            fastest = max(same, key=lambda r: r["speedup"])
+            assert (row["size"], row["speedup"], row["speedup_theory"]) == (
+                fastest["gamma"], fastest["speedup"], fastest["speedup_theory"])
+            assert row in ledger["family_rows"]
 
 
 def test_costs_per_engine(measured):

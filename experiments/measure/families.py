@@ -6,7 +6,9 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
 - sweep: every chain length γ = 1..8 and tree size of every family, both engines, T = 1 and 0,
   timed (interleaved repeats) and counted (tokens per main forward, drafts accepted);
 - rows: the best configuration of each family per engine and temperature (by the sweep's median
-  speedup), timed again with the ledger's repeats, against plain decoding in the same run;
+  speedup), timed again with the ledger's repeats, against plain decoding in the same run; at
+  T = 1 the draft model and the MTP head are the ledger's own rows (run "ledger": its fastest γ,
+  timed in its run), so that no configuration is timed twice and printed with two speedups;
 - what each family costs: parameters and training time, the n-gram table's size, c in the run;
 - verify_prices: the main model's verify forward timed back to back in the same run, as a
   chain of k positions and as each recorded token tree, so that a row's verify price inside
@@ -15,21 +17,22 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
   tree's verify price comes from), computed here so templates only format.
 """
 import statistics
+from pathlib import Path
 
 import torch
 
+from experiments.cli import UsageError
 from experiments.heads import load_drafter
 from experiments.jsonio import read_json
 from experiments.lookahead import Lookahead
 from experiments.measure.common import LEDGER_PROMPT, main_and_draft, require
 from experiments.measure.costs import engines_available, price_calls
-from experiments.measure.ledger import median_repeat, time_parts
+from experiments.measure.ledger import timed_row
 from experiments.measure.stats import alpha as overlap
-from experiments.measure.stats import theorem_3_8
 from experiments.ngram import DEFAULT_ORDER, NgramTable, PromptLookup
 from experiments.speculative import (ENGINES, feature_decode, make_runner, mtp_decode, plain_decode,
                                      probs_from_logits, speculative_decode)
-from experiments.timing import interleaved, interleaved_calls, set_threads, summary
+from experiments.timing import interleaved, interleaved_calls, set_threads
 from experiments.train import run_name
 from experiments.trees import Tree, tree_decode
 
@@ -99,51 +102,6 @@ def name_of(family, shape, size):
     return family if family == "plain" else f"{family}:{shape}:{size}"
 
 
-def counted(results, n_chars):
-    """What the counters say, pooled over runs: tokens per main forward, drafts accepted."""
-    main = sum(r.main_forwards for r in results)
-    proposed, accepted = sum(r.proposed for r in results), sum(r.accepted for r in results)
-    checked = accepted + sum(r.rejected for r in results)  # drafts after a rejection are never checked
-    return {"tokens_per_main": n_chars * len(results) / main,
-            "accepted_per_proposed": accepted / proposed if proposed else None,
-            # per-draft acceptance of a chain, as the ledger's α (a tree's candidates are not checked one by one)
-            "alpha": accepted / checked if checked else None,
-            "accepted_per_main": accepted / main}
-
-
-def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature):
-    """One timed configuration against plain decoding of the same run: counts, speedup, where the
-    median run's time went, c as measured in it, and Theorem 3.8 at the measured α and c."""
-    results, wall = run["results"], run["wall_s"]
-    plain_results, plain_wall = plain_run["results"], plain_run["wall_s"]
-    k, kp = median_repeat(wall), median_repeat(plain_wall)
-    parts, median_run = time_parts(results[k], wall[k]), results[k]
-    # the median-wall run of this row against the median-wall run of plain decoding
-    plain_forward = plain_results[kp].main_forward_s / plain_results[kp].main_forwards
-    rounds = median_run.main_forwards
-    row = {"family": family, "shape": shape, "size": size, "engine": engine, "temperature": temperature,
-           "repeats": len(results), **counted(results, n_chars),
-           "main_forwards": sum(r.main_forwards for r in results) / len(results),
-           "wall_s": summary(wall), "wall_s_runs": wall,
-           "speedup": statistics.median(plain_wall) / statistics.median(wall),
-           "speedup_runs": summary([p / w for p, w in zip(plain_wall, wall)]),
-           "parts_s": parts, "parts_repeat": k,
-           # the median run taken apart per round: seconds of the main model's verify, of the
-           # drafter, and of the rest (sampling, the rule, Python), each over plain decoding's
-           # seconds per main forward (its median run); speedup ≈ tokens_per_main × (1 + plain's
-           # own rest per forward) / their sum
-           "verify_over_main": parts["main_forwards"] / rounds / plain_forward,
-           "drafter_per_round": parts["draft_forwards"] / rounds / plain_forward,
-           "other_per_round": parts["other"] / rounds / plain_forward,
-           "c": parts["draft_forwards"] / median_run.proposed / plain_forward if median_run.proposed else None}
-    if temperature == 0:  # greedy: every run must write plain decoding's text, character for character
-        row["greedy_equal"] = all(r.tokens == plain_results[0].tokens for r in results)
-    alpha = row["alpha"]
-    if shape == "chain" and family != "plain" and alpha is not None and alpha < 1:
-        row["speedup_theory"] = theorem_3_8(alpha, size, row["c"])
-    return row
-
-
 WARM_CHARS = 64  # the compiled sweep warms each configuration up with a decode this long
 
 
@@ -171,14 +129,20 @@ def sweep(drafters, prompt, n_chars, engines, device, sizes):
     return rows
 
 
+LEDGER_FAMILIES = ("draft", "mtp")  # at T = 1 the ledger times these (every γ, 7 repeats): their rows are its
+
+
 def best_rows(drafters, sweep_rows, prompt, n_chars, engines, device, repeats):
     """The fastest configuration of each family per engine and temperature, timed again with
-    every other family's best and plain decoding, interleaved."""
+    every other family's best and plain decoding, interleaved; at T = 1 the ledger's families
+    are left to the ledger (ledger_family_rows), so that each is timed once."""
     rows = []
     for engine in engines:
         for temperature in TEMPERATURES:
             best = {}
             for row in sweep_rows:
+                if temperature == 1.0 and row["family"] in LEDGER_FAMILIES:
+                    continue
                 if row["engine"] == engine and row["temperature"] == temperature:
                     if row["family"] not in best or row["speedup"] > best[row["family"]]["speedup"]:
                         best[row["family"]] = row
@@ -189,9 +153,23 @@ def best_rows(drafters, sweep_rows, prompt, n_chars, engines, device, repeats):
             runs = interleaved(methods, repeats, warmup=1, device=device)
             for name, run in runs.items():
                 family, shape, size = name.split(":") if name != "plain" else ("plain", "chain", 0)
-                rows.append(timed_row(family, shape, int(size), run, runs["plain"], n_chars, engine, temperature))
+                rows.append({**timed_row(family, shape, int(size), run, runs["plain"], n_chars, engine, temperature),
+                             "run": "families"})
                 print(f"  {engine} T={temperature} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
                       f"speedup {rows[-1]['speedup']:.2f}", flush=True)
+    return rows
+
+
+def ledger_family_rows(args, engines, n_chars):
+    """The ledger's rows of the draft model and the MTP head at T = 1 (ledger.json family_rows,
+    written earlier in the same `make measure`): one run, one number for them on the whole page."""
+    path = require(Path(args.results) / "ledger.json")
+    ledger = read_json(path)
+    rows = [r for r in ledger.get("family_rows", []) if r["engine"] in engines]
+    missing = {(f, e) for f in LEDGER_FAMILIES for e in engines} - {(r["family"], r["engine"]) for r in rows}
+    if missing or ledger["n_chars"] != n_chars:
+        raise UsageError(f"{path} has no family rows for {sorted(missing)} at {n_chars} characters: "
+                         f"measure the ledger first (python -m experiments.measure --only ledger families)")
     return rows
 
 
@@ -438,6 +416,7 @@ def measure(args, data, seeds, sizes):
             print(f"  alpha T=1, seed {s}: " + ", ".join(f"{k} {v['alpha']}" for k, v in a.items()), flush=True)
         sweep_rows = sweep(drafters, prompt, n_chars, engines, args.device, sizes)
         rows = best_rows(drafters, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
+        rows += ledger_family_rows(args, engines, n_chars)
         trees = recorded_trees(drafters, data, prompt, n_chars, sizes.family_trees, args.device)
     shapes = {t["nodes"]: Tree(data.encode(t["tokens"]), list(t["parents"]), list(t["depths"])) for t in trees}
     prices = verify_prices(drafters.main, drafters.draft, shapes, engines, sizes, args.device)

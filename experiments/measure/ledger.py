@@ -75,6 +75,51 @@ def time_parts(result, wall_s):
     return parts
 
 
+def counted(results, n_chars):
+    """What the counters say, pooled over runs: tokens per main forward, drafts accepted."""
+    main = sum(r.main_forwards for r in results)
+    proposed, accepted = sum(r.proposed for r in results), sum(r.accepted for r in results)
+    checked = accepted + sum(r.rejected for r in results)  # drafts after a rejection are never checked
+    return {"tokens_per_main": n_chars * len(results) / main,
+            "accepted_per_proposed": accepted / proposed if proposed else None,
+            # per-draft acceptance of a chain, as the ledger's α (a tree's candidates are not checked one by one)
+            "alpha": accepted / checked if checked else None,
+            "accepted_per_main": accepted / main}
+
+
+def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature):
+    """One timed configuration against plain decoding of the same run: counts, speedup, where the
+    median run's time went, c as measured in it, and Theorem 3.8 at the measured α and c."""
+    results, wall = run["results"], run["wall_s"]
+    plain_results, plain_wall = plain_run["results"], plain_run["wall_s"]
+    k, kp = median_repeat(wall), median_repeat(plain_wall)
+    parts, median_run = time_parts(results[k], wall[k]), results[k]
+    # the median-wall run of this row against the median-wall run of plain decoding
+    plain_forward = plain_results[kp].main_forward_s / plain_results[kp].main_forwards
+    rounds = median_run.main_forwards
+    row = {"family": family, "shape": shape, "size": size, "engine": engine, "temperature": temperature,
+           "repeats": len(results), **counted(results, n_chars),
+           "main_forwards": sum(r.main_forwards for r in results) / len(results),
+           "wall_s": summary(wall), "wall_s_runs": wall,
+           "speedup": statistics.median(plain_wall) / statistics.median(wall),
+           "speedup_runs": summary([p / w for p, w in zip(plain_wall, wall)]),
+           "parts_s": parts, "parts_repeat": k,
+           # the median run taken apart per round: seconds of the main model's verify, of the
+           # drafter, and of the rest (sampling, the rule, Python), each over plain decoding's
+           # seconds per main forward (its median run); speedup ≈ tokens_per_main × (1 + plain's
+           # own rest per forward) / their sum
+           "verify_over_main": parts["main_forwards"] / rounds / plain_forward,
+           "drafter_per_round": parts["draft_forwards"] / rounds / plain_forward,
+           "other_per_round": parts["other"] / rounds / plain_forward,
+           "c": parts["draft_forwards"] / median_run.proposed / plain_forward if median_run.proposed else None}
+    if temperature == 0:  # greedy: every run must write plain decoding's text, character for character
+        row["greedy_equal"] = all(r.tokens == plain_results[0].tokens for r in results)
+    alpha = row["alpha"]
+    if shape == "chain" and family != "plain" and alpha is not None and alpha < 1:
+        row["speedup_theory"] = theorem_3_8(alpha, size, row["c"])
+    return row
+
+
 def ledger_row(name, mode, run, plain_wall, costs, n_chars, engine="eager"):
     """One method in one mode and engine: counters pooled over the repeats, wall time, speedups
     against plain decoding in the same mode and engine, and the median run taken apart."""
@@ -280,6 +325,24 @@ def peer_row(method, run, runs, n_chars):
             "parts_s": time_parts(results[k], wall[k]), "parts_repeat": k}
 
 
+def family_rows(kv_runs, kv_rows, engines, n_chars):
+    """The draft model's fastest γ and the MTP head per engine (kv-cache mode), as families.json
+    rows (timed_row, the same runs as the ledger's rows); Theorem 3.8 and c stay the ledger's
+    (c timed alone, c_used), so the page prints one prediction for each of these rows."""
+    rows = []
+    for engine in engines:
+        plain = kv_runs[f"{engine}:plain"]
+        for method in ("draft", "mtp"):
+            ledger = max((r for r in kv_rows if r["engine"] == engine and r["method"] == method),
+                         key=lambda r: r["speedup"])
+            name = f"draft_{ledger['gamma']}" if method == "draft" else "mtp"
+            row = timed_row(method, "chain", ledger["gamma"], kv_runs[f"{engine}:{name}"], plain, n_chars,
+                            engine, TEMPERATURE)
+            rows.append({**row, "c": ledger["c_used"], "speedup_theory": ledger["speedup_theory"], "run": "ledger",
+                         "plain_wall_s": statistics.median(plain["wall_s"])})  # the baseline of its speedup
+    return rows
+
+
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     main, draft = main_and_draft(args, seeds[0])
@@ -321,11 +384,11 @@ def measure(args, data, seeds, sizes):
              "repeats": sizes.ledger_repeats, "warmup": 1, "threads": threads,
              "seeds": list(range(sizes.ledger_repeats)), "gamma_max": GAMMA,
              "forward_costs": {mode: costs[mode, "eager"] for mode in MODES}}
+    kv_runs = {key.split("/")[1]: run for key, run in all_runs.items() if key.startswith("kvcache/")}
+    kv_rows = [r for r in rows if r["mode"] == "kvcache"]
     ledger = {**setup, "rows": eager, "greedy_check": greedy, "summary": ledger_summary(eager, greedy),
-              "engines": engines}
+              "engines": engines, "family_rows": family_rows(kv_runs, kv_rows, engines, n_chars)}
     if "compiled" in engines:
-        kv_runs = {key.split("/")[1]: run for key, run in all_runs.items() if key.startswith("kvcache/")}
-        kv_rows = [r for r in rows if r["mode"] == "kvcache"]
         compiled_rows = [r for r in rows if r["engine"] == "compiled"]
         ledger["compiled"] = {
             "mode": "kvcache", "rows": compiled_rows, "forward_costs": costs["kvcache", "compiled"],
@@ -338,7 +401,6 @@ def measure(args, data, seeds, sizes):
             "targets": engine_targets(kv_rows, costs["kvcache", "compiled"]),
             "compile_s": compile_seconds(("main", main), ("draft", draft))}
     if peer_check is not None:
-        kv_runs = {key.split("/")[1]: run for key, run in all_runs.items() if key.startswith("kvcache/")}
         ledger["peer"] = {"library": "transformers", "version": peer.available(), "gamma": PEER_GAMMA,
                           "check": peer_check,
                           "rows": [peer_row(m, kv_runs[f"peer:{m}"], kv_runs, n_chars) for m in peer.PEER_METHODS]}

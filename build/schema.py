@@ -171,6 +171,9 @@ SCHEMA = {
         "greedy_check.*.chars_compared:int", "greedy_check.*.equal:bool",
         "greedy_check.*.first_mismatch_past_window?:int",  # recompute only; null: all identical
         "engines:list",                       # the engines measured: eager, and compiled where it compiled
+        # the draft model's fastest γ and the MTP head per engine as families.json rows (ledger.py
+        # family_rows; their Theorem 3.8 and c are the ledger rows'): families.json takes them as its own
+        *each("family_rows.*", FAMILY_ROW + ["run:str", "plain_wall_s:num"]),  # plain_wall_s: this run's plain median
         # the compiled engine, kv-cache mode (absent when it could not compile or was not asked for)
         *each("compiled?.rows.*", LEDGER_ROW),
         *each("compiled?.forward_costs", [c.replace("forward_costs.*.", "") for c in COSTS]),
@@ -260,7 +263,9 @@ SCHEMA = {
           for field in ("params:int", "train_wall_s:num")],
         "costs.ngram.order:int", "costs.ngram.contexts:int", "costs.ngram.entries:int", "costs.ngram.bytes:int",
         "costs.lookup.match_chars:int", "costs.lookahead.ngram:int",
-        *each("sweep.*", FAMILY_ROW), *each("rows.*", FAMILY_ROW),
+        *each("sweep.*", FAMILY_ROW),
+        *each("rows.*", FAMILY_ROW + ["run:str", "plain_wall_s?:num"]),  # run: "families" (timed here) or
+        #   "ledger" (ledger.json family_rows, with plain_wall_s: the ledger run's plain median, its baseline)
         "targets.*.name:str", "targets.*.target:num", "targets.*.value:num", "targets.*.at_least:bool",
         "targets.*.family:str", "targets.*.shape:str", "targets.*.size:int",
         # one real round of n-gram tree decoding per tree size (families.py recorded_trees)

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { configLabel, laneRows } from "../../static/js/family_ledger.js";
+import { configLabel, laneRows, ledgerRunNote } from "../../static/js/family_ledger.js";
 import { branchOf, drawnAt, layout, maskRow } from "../../static/js/token_tree.js";
 
 const families = JSON.parse(readFileSync(new URL("../../experiments/results/families.json", import.meta.url)));
@@ -64,4 +64,11 @@ test("families' lanes: plain first, then fastest first; one row per family", () 
     }
   }
   assert.deepEqual(configLabel({ family: "ngram", shape: "tree", size: 8 }), { zh: "树 8 节点", en: "tree, 8 nodes" });
+});
+
+test("rows the ledger timed are marked, and the note names their run's baseline", () => {
+  assert.equal(ledgerRunNote([{ run: "families" }]), null);
+  const note = ledgerRunNote([{ run: "families" }, { run: "ledger", plain_wall_s: 0.1234 }]);
+  assert.match(note.en, /0\.123 s/);
+  assert.match(note.zh, /0\.123 s/);
 });

@@ -7,6 +7,7 @@ static/js/ are bundled into one module script, each module wrapped in its own fu
 the data goes in as <script type="application/json"> with every '<' escaped; LaTeX becomes
 MathML here, at build time.
 """
+import argparse
 import os
 import random
 import re
@@ -385,9 +386,18 @@ def main(results_dir=RESULTS, out=OUT):
     except (BuildError, jinja2.TemplateError) as err:
         print(f"build error: {err}", file=sys.stderr)
         return 1
-    print(f"wrote {out.relative_to(ROOT)} ({out.stat().st_size / 1024:.0f} KiB)")
+    shown = out.relative_to(ROOT) if out.resolve().is_relative_to(ROOT) else out
+    print(f"wrote {shown} ({out.stat().st_size / 1024:.0f} KiB)")
     return 0
 
 
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(prog="python build/build.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--results", type=Path, default=RESULTS, help="the results JSON to build from")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the page")
+    return parser.parse_args(argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    args = parse_args()
+    sys.exit(main(args.results, args.out))

@@ -15,7 +15,10 @@ import datetime
 import platform
 import re
 import statistics
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +31,7 @@ from experiments.jsonio import device_name, git_state, write_json  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 # SPEC §8. The page budget is the one without the lab's weights (4 MB once they are inlined).
 BUDGETS = {"interactive_ms": 300.0, "slider_update_ms": 8.0, "page_mib": 4.0, "page_without_lab_mib": 1.5,
-           "lab_round_ms": 50.0}
+           "lab_round_ms": 50.0, "site_build_s": 10.0}
 LAB_ROUNDS = 12  # Step clicks timed, each one round of the draft model at γ = 4 and T = 1
 TIME_STEP = """(n) => { const step = document.getElementById("lab-step"), out = [];
     for (let i = 0; i < n; i++) { const t0 = performance.now(); step.click(); out.push(performance.now() - t0); }
@@ -91,6 +94,15 @@ def summary(values):
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
 
 
+def time_site_build():
+    """Seconds of `python build/build.py` (what make site runs), into a scratch file."""
+    with tempfile.TemporaryDirectory() as scratch:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, str(ROOT / "build" / "build.py"), "--out", str(Path(scratch) / "page.html")],
+                       check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+
 def main(argv=None):
     parser = ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--loads", type=int, default=5, help="page loads for time to interactive")
@@ -102,6 +114,7 @@ def main(argv=None):
         print(f"bench: {args.page} is missing: run `make site`", file=sys.stderr)
         return 2
     git = git_state()
+    site_build_s = time_site_build()
     version, ready, sliders, lab = measure(args.page, args.loads, args.updates)
     html = args.page.read_text(encoding="utf-8")
     lab_data = re.search(r'<script type="application/json" id="lab-data">(.*?)</script>', html, re.S)
@@ -113,6 +126,7 @@ def main(argv=None):
                  "command": "python tools/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])},
         "budgets": BUDGETS,
         "page": str(args.page), "page_bytes": args.page.stat().st_size, "lab_data_bytes": lab_bytes,
+        "site_build_s": site_build_s,
         "interactive_ms": summary(ready),
         "slider_update_ms": {sid: summary(times) for sid, times in sliders.items()},
         "lab": {"unpack_ms": lab["unpack_ms"], "round_ms": summary(lab["round_ms"]),
@@ -128,12 +142,15 @@ def main(argv=None):
         over.append("page size without the lab's weights")
     if result["lab"]["round_ms"]["median"] > BUDGETS["lab_round_ms"]:
         over.append("lab round")
+    if site_build_s > BUDGETS["site_build_s"]:
+        over.append("make site")
     result["over_budget"] = over
     write_json(args.out, result)
 
     print(f"page            {result['page_bytes'] / 2**20:7.2f} MiB   (budget {BUDGETS['page_mib']} MiB; "
           f"{(result['page_bytes'] - lab_bytes) / 2**20:.2f} MiB without the lab's weights, budget "
           f"{BUDGETS['page_without_lab_mib']} MiB)")
+    print(f"make site       {site_build_s:7.2f} s     build/build.py once (budget {BUDGETS['site_build_s']:.0f} s)")
     r = result["interactive_ms"]
     print(f"interactive     {r['median']:7.1f} ms    median of {r['n']} loads, {r['min']:.1f}–{r['max']:.1f} "
           f"(budget {BUDGETS['interactive_ms']:.0f} ms)")

@@ -96,8 +96,8 @@ export function draftingText(row, costs, steps) {
     zh: `${ms(pair.drafter)} ms，和它挨着计时的主模型单字 forward 是 ${ms(pair.main)} ms（c = ${c}）`,
     en: `${ms(pair.drafter)} ms against ${ms(pair.main)} ms for a one-character main forward timed beside it (c = ${c})` };
   const how = round !== undefined
-    ? { zh: `编译引擎把一轮的 ${row.gamma} 个草稿连同它们的采样编成一次调用；这次调用的耗时 ÷ ${row.gamma} ÷ 挨着计时的主模型单字 forward，得每个草稿 c = ${c}`,
-        en: `the compiled engine runs a round's ${row.gamma} draft${row.gamma > 1 ? "s" : ""} and their sampling as one call; that call's time ÷ ${row.gamma} ÷ a one-character main forward timed beside it gives c = ${c} per draft` }
+    ? { zh: `编译引擎把一轮的 ${row.gamma} 个草稿连同它们的采样编成一次调用；这次调用的耗时 ÷ ${row.gamma} ÷ 挨着计时的主模型单字 forward，得一轮里每个草稿的 c = ${c}`,
+        en: `the compiled engine runs a round's ${row.gamma} draft${row.gamma > 1 ? "s" : ""} and their sampling as one call; that call's time ÷ ${row.gamma} ÷ a one-character main forward timed beside it gives c = ${c} per draft of a round` }
     : row.method === "mtp"
     ? { zh: `MTP 头每次 forward ${priced.zh}，它读的是主模型这次 forward 刚留下的隐状态，所以每次主 forward 之后只跑一次，打 1 个草稿`,
         en: `each MTP-head forward takes ${priced.en}; it reads the hidden state the main forward has just left behind, so it runs once after every main forward and drafts one character` }
@@ -119,8 +119,8 @@ export function draftingText(row, costs, steps) {
 export function sizeNote(row, paramShare, c = row.c_used) {
   if (row.method !== "draft" || c < 2 * paramShare) return null;
   return {
-    zh: `草稿模型的参数量是主模型的 ${percent(paramShare)}，一次 forward 的耗时却达到主模型单字 forward 的 ${percent(c, 0)}：调用一次的固定成本（调度、一层层的小矩阵运算）并不按参数量打折。`,
-    en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards takes ${percent(c, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model.`,
+    zh: `草稿模型的参数量是主模型的 ${percent(paramShare)}，单独计时的一次 forward 却达到主模型单字 forward 的 ${percent(c, 0)}：调用一次的固定成本（调度、一层层的小矩阵运算）并不按参数量打折。`,
+    en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards, timed on its own, takes ${percent(c, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model.`,
   };
 }
 

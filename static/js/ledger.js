@@ -128,7 +128,6 @@ export function sizeNote(row, paramShare, c = row.c_used) {
 export function cardSteps(row, plain, costs, st) {
   const drafter = DRAFTER_LABEL[row.method];
   const ratio = (a, b) => `×${fixed(b / a, 3)}`;
-  const verify = costs.seconds.verify[String(row.gamma)];
   // per-forward averages of the median run's timed parts (counts: means over the repeats)
   const perMain = row.parts_s.main_forwards / row.main_forwards;
   const plainPerMain = plain.parts_s.main_forwards / plain.main_forwards;
@@ -141,8 +140,8 @@ export function cardSteps(row, plain, costs, st) {
       zh: `实测每次主 forward 吐 ${fixed(row.tokens_per_main, 3)} 个字（${fixed(row.main_forwards, 1)} 次主 forward），${drafter.zh}跑了 ${fixed(row.draft_forwards, 1)} 次，每轮 ${fixed(st.draftsPerRound, 2)} 次；价格仍按定理算。`,
       en: `measured: ${fixed(row.tokens_per_main, 3)} characters per main forward (${fixed(row.main_forwards, 1)} main forwards) and ${fixed(row.draft_forwards, 1)} ${drafter.en} forwards, ${fixed(st.draftsPerRound, 2)} per round; still at the theorem's prices.` } },
     { label: { zh: "forward 在运行中的真实耗时", en: "The forwards' real time in the run" }, value: st.priced, change: ratio(st.counted, st.priced), why: {
-      zh: `在墙钟居中的那次运行里计时：这一行的主 forward 平均约 ${ms(perMain)} ms，普通解码的单字 forward 平均 ${ms(plainPerMain)} ms（${fixed(perMain / plainPerMain, 2)} 倍，定理按 1 倍算），${drafter.zh}每次约 ${ms(perDraft)} ms（定理按 c = ${fixed(row.c_used, 3)} 倍算）。单独计时时，${1 + row.gamma} 个位置的验收 forward 要 ${ms(verify)} ms，是单字 forward 的 ${fixed(row.verify_over_main, 2)} 倍。`,
-      en: `timed inside the run with the median wall time: this row's main forwards average about ${ms(perMain)} ms against ${ms(plainPerMain)} ms for plain decoding's one-character forwards (${fixed(perMain / plainPerMain, 2)}×; the theorem counts 1×), and each ${drafter.en} forward about ${ms(perDraft)} ms (the theorem counts c = ${fixed(row.c_used, 3)}). Timed on its own, a verify forward over ${1 + row.gamma} positions takes ${ms(verify)} ms, ${fixed(row.verify_over_main, 2)}× a one-character forward.` } },
+      zh: `在墙钟居中的那次运行里计时：这一行的主 forward 平均约 ${ms(perMain)} ms，普通解码的单字 forward 平均 ${ms(plainPerMain)} ms（${fixed(perMain / plainPerMain, 2)} 倍，定理按 1 倍算），${drafter.zh}每次约 ${ms(perDraft)} ms（定理按 c = ${fixed(row.c_used, 3)} 倍算）。单独计时时，${1 + row.gamma} 个位置的验收 forward 是挨着计时的单字 forward 的 ${fixed(row.verify_over_main, 2)} 倍（各次重复逐次配对后的中位数）。`,
+      en: `timed inside the run with the median wall time: this row's main forwards average about ${ms(perMain)} ms against ${ms(plainPerMain)} ms for plain decoding's one-character forwards (${fixed(perMain / plainPerMain, 2)}×; the theorem counts 1×), and each ${drafter.en} forward about ${ms(perDraft)} ms (the theorem counts c = ${fixed(row.c_used, 3)}). Timed on its own, a verify forward over ${1 + row.gamma} positions costs ${fixed(row.verify_over_main, 2)}× a one-character forward timed beside it (the median of the paired repeats).` } },
     { label: { zh: "加上 forward 以外的开销 = 实测", en: "Plus everything outside the forwards = measured" }, value: st.measured, change: ratio(st.priced, st.measured), why: {
       zh: `采样、验收的簿记、Python 循环：这一行每次主 forward ${ms(row.overhead_per_main_forward_s)} ms（共 ${fixed(row.overhead_s, 3)} s），普通解码每个字 ${ms(plain.overhead_per_main_forward_s)} ms。`,
       en: `sampling, acceptance bookkeeping, the Python loop: ${ms(row.overhead_per_main_forward_s)} ms per main forward here (${fixed(row.overhead_s, 3)} s in all), against ${ms(plain.overhead_per_main_forward_s)} ms per character in plain decoding.` } },

@@ -96,7 +96,7 @@ def run(args):
         try:
             draft = load_drafter(path, device, main=model)[0]
         except ValueError as err:
-            raise UsageError(f"--heads-checkpoint: {err}") from None
+            raise UsageError(f"the drafter (--heads-checkpoint) does not fit the main model (--checkpoint): {err}") from None
         if draft.cfg.kind != args.method:
             raise UsageError(f"--heads-checkpoint {path} holds {draft.cfg.kind} drafters, not {args.method}")
         if args.method == "medusa" and args.gamma > draft.cfg.n_heads:
@@ -169,15 +169,17 @@ def main(argv=None):
                         help="drafts per main forward (a chain); lookahead: its Jacobi window")
     parser.add_argument("--tree", type=int, default=None,
                         help=f"verify a token tree of this many nodes per main forward ({', '.join(TREE_METHODS)})")
-    parser.add_argument("--mode", choices=MODES, default="kvcache")
+    parser.add_argument("--mode", choices=MODES, default="kvcache",
+                        help="kvcache: a sliding 64-position cache; recompute: every forward reruns the last 64 characters")
     parser.add_argument("--engine", choices=ENGINES, default="eager",
                         help="compiled: static kv cache + torch.compile steps (kvcache mode only)")
-    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="divides both models' logits: 0 is greedy, otherwise at least 0.01")
     parser.add_argument("--n", type=int, default=200, help="characters to generate")
-    parser.add_argument("--prompt", default="ROMEO:\\n")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--checkpoint", default=str(CHECKPOINTS / "main_s0.pt"))
-    parser.add_argument("--draft-checkpoint", default=str(CHECKPOINTS / "draft_s0.pt"))
+    parser.add_argument("--prompt", default="ROMEO:\\n", help="the text to continue (\\n is a newline)")
+    parser.add_argument("--seed", type=int, default=0, help="the sampling seed")
+    parser.add_argument("--checkpoint", default=str(CHECKPOINTS / "main_s0.pt"), help="the main model (with its MTP head)")
+    parser.add_argument("--draft-checkpoint", default=str(CHECKPOINTS / "draft_s0.pt"), help="--method draft: the draft model")
     parser.add_argument("--heads-checkpoint", default=None,
                         help="medusa / eagle: the trained drafter (default experiments/checkpoints/<method>_s0.pt); "
                              "its main model is --checkpoint")

@@ -169,3 +169,9 @@ def test_a_main_checkpoint_cut_short_is_one_line(tmp_path):
         cut.write_bytes(whole[:int(len(whole) * fraction)])
         with pytest.raises(UsageError, match="is not a checkpoint written by experiments.train"):
             open_checkpoint(cut, "cpu")
+
+
+def test_measure_refuses_an_untrained_seed_before_it_starts(capsys):
+    assert measure_main(["--seeds", "5", "--only", "models"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.startswith("error: --seeds: seed 5 has no full set") and out.err.count("\n") == 1

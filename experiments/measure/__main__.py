@@ -11,7 +11,7 @@ from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.measure import MEASUREMENTS
 from experiments.measure.common import Sizes, trained_seeds
 from experiments.speculative import ENGINES
-from experiments.train import CHECKPOINTS
+from experiments.train import CHECKPOINTS, RUNS, run_name
 
 
 def parse_args(argv=None):
@@ -39,6 +39,11 @@ def measure(args, sizes=Sizes()):
     torch.set_num_threads(check_threads(args.threads))
     if args.seeds:
         seeds = [check_seed(s, "--seeds") for s in args.seeds]
+        missing = [s for s in seeds if not all((Path(args.checkpoints) / f"{run_name(*run, s)}.pt").exists()
+                                               for run in RUNS)]
+        if missing:  # before any measurement starts, not halfway through one
+            raise UsageError(f"--seeds: seed {', '.join(map(str, missing))} has no full set of checkpoints in "
+                             f"{args.checkpoints}: run `make data SEEDS=...`")
     else:
         seeds = trained_seeds(args.checkpoints, args.results)
     if len(set(seeds)) != len(seeds):

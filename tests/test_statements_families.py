@@ -183,7 +183,7 @@ def test_choosing_lists_the_families_faster_and_slower_at_t0():
     for claim in ("longer runs", "one reason being", "retrieval and trees"):
         assert claim not in en
     assert "一个原因是" not in zh and "also show" not in en
-    # without a summary (older files) the template applies the same rule
+    # the committed summary (measure wrote it) gives the same sentence as one recomputed here
     assert t0_sentence(build.render(DATA), "en") == en
 
 

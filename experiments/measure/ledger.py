@@ -48,10 +48,15 @@ def decoder_runs(main, draft, prompt, n_chars, mode, temperature, device, engine
     common = dict(temperature=temperature, mode=mode, engine=engine)
     runs = {"plain": lambda seed: plain_decode(main, prompt, n_chars, generator=gen(seed), **common)}
     for g in LEDGER_GAMMAS:
-        runs[f"draft_{g}"] = (lambda g: lambda seed: speculative_decode(
+        runs[run_name_of("draft", g)] = (lambda g: lambda seed: speculative_decode(
             main, draft, prompt, n_chars, g, generator=gen(seed), **common))(g)
     runs["mtp"] = lambda seed: mtp_decode(main, prompt, n_chars, generator=gen(seed), **common)
     return runs
+
+
+def run_name_of(method, gamma):
+    """(plain, 0) -> 'plain'; (draft, 3) -> 'draft_3'; (mtp, 1) -> 'mtp': decoder_runs' names."""
+    return f"draft_{gamma}" if method == "draft" else method
 
 
 def method_of(name):
@@ -254,8 +259,7 @@ def engine_ladder(runs, rows):
     eager_plain = runs["eager:plain"]["wall_s"]
 
     def step(engine, row):
-        name = "plain" if row["method"] == "plain" else (f"draft_{row['gamma']}" if row["method"] == "draft" else "mtp")
-        wall = runs[f"{engine}:{name}"]["wall_s"]
+        wall = runs[f"{engine}:{run_name_of(row['method'], row['gamma'])}"]["wall_s"]
         return {**pick(row), "engine": engine,
                 "over_eager_plain": statistics.median(eager_plain) / statistics.median(wall),
                 "over_eager_plain_runs": summary([e / w for e, w in zip(eager_plain, wall)])}
@@ -335,9 +339,8 @@ def family_rows(kv_runs, kv_rows, engines, n_chars):
         for method in ("draft", "mtp"):
             ledger = max((r for r in kv_rows if r["engine"] == engine and r["method"] == method),
                          key=lambda r: r["speedup"])
-            name = f"draft_{ledger['gamma']}" if method == "draft" else "mtp"
-            row = timed_row(method, "chain", ledger["gamma"], kv_runs[f"{engine}:{name}"], plain, n_chars,
-                            engine, TEMPERATURE)
+            run = kv_runs[f"{engine}:{run_name_of(method, ledger['gamma'])}"]
+            row = timed_row(method, "chain", ledger["gamma"], run, plain, n_chars, engine, TEMPERATURE)
             rows.append({**row, "c": ledger["c_used"], "speedup_theory": ledger["speedup_theory"], "run": "ledger",
                          "plain_wall_s": statistics.median(plain["wall_s"])})  # the baseline of its speedup
     return rows

@@ -3,14 +3,8 @@
 import { h } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { hashGet, hashSet } from "./state.js";
-
-export const FAMILY_LABEL = {
-  plain: { zh: "普通解码", en: "plain decoding" }, draft: { zh: "草稿模型", en: "draft model" },
-  mtp: { zh: "MTP 头", en: "MTP head" }, ngram: { zh: "n-gram 表", en: "n-gram table" },
-  lookup: { zh: "提示查找", en: "prompt lookup" }, medusa: { zh: "Medusa 头", en: "Medusa heads" },
-  eagle: { zh: "EAGLE 草稿层", en: "EAGLE drafter" }, lookahead: { zh: "前瞻解码", en: "lookahead decoding" },
-};
+import { FAMILY_LABEL } from "./labels.js";
+import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 export function configLabel(row) {
   if (row.family === "plain") return { zh: "—", en: "—" };
@@ -52,11 +46,19 @@ const COLUMNS = [
   { label: { zh: "墙钟中位 (s)", en: "Wall median (s)" }, cell: (r) => fixed(r.wall_s.median, 3) },
 ];
 
-export function initFamilyLedger(families) {
-  const state = {
-    engine: families.engines.includes(hashGet("feng")) ? hashGet("feng") : families.engines[families.engines.length - 1],
-    temperature: hashGet("ftemp") === "0" ? 0 : 1,
+// The lane an address asks for (#feng=eager&ftemp=0): an engine families.json measured and T = 0
+// or 1; where it asks for none of these, the lane of `current`.
+export function laneFromHash(get, families, current) {
+  const engine = get("feng"), temperature = get("ftemp");
+  return {
+    engine: families.engines.includes(engine) ? engine : current.engine,
+    temperature: temperature === "0" ? 0 : temperature === "1" ? 1 : current.temperature,
   };
+}
+
+export function initFamilyLedger(families) {
+  // by default the engine the page's sentences are about (families.json summary.primary_engine), T = 1
+  let state = laneFromHash(hashGet, families, { engine: families.summary.primary_engine, temperature: 1 });
   const table = document.getElementById("family-ledger");
   const buttons = [...document.querySelectorAll("#family-ledger-widget [data-feng], #family-ledger-widget [data-ftemp]")];
 
@@ -83,6 +85,13 @@ export function initFamilyLedger(families) {
       draw();
     });
   }
+  // an address edited by hand (or a followed #link) applies at once; hashSet fires no hashchange
+  onHashChange((hash) => {
+    const next = laneFromHash((key) => ownEntry(hash, key), families, state);
+    if (next.engine === state.engine && next.temperature === state.temperature) return;
+    state = next;
+    draw();
+  });
   onLangChange(draw);
   draw();
 }

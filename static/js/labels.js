@@ -4,10 +4,17 @@ export const MODE_LABEL = {
   recompute: { zh: "整窗重算", en: "recompute" },
 };
 
-export const DRAFTER_LABEL = {
+// The method families, as every widget names them (templates/macros.html.j2 `fname` is the
+// templates' side of the same names).
+export const FAMILY_LABEL = {
   plain: { zh: "普通解码", en: "plain decoding" },
   draft: { zh: "草稿模型", en: "draft model" },
   mtp: { zh: "MTP 头", en: "MTP head" },
+  ngram: { zh: "n-gram 表", en: "n-gram table" },
+  lookup: { zh: "提示查找", en: "prompt lookup" },
+  medusa: { zh: "Medusa 头", en: "Medusa heads" },
+  eagle: { zh: "EAGLE 草稿层", en: "EAGLE drafter" },
+  lookahead: { zh: "前瞻解码", en: "lookahead decoding" },
 };
 
 const CJK = /[\u3400-\u9fff]/;

@@ -4,7 +4,7 @@
 import { h, readoutBox } from "./dom.js";
 import { fixed, grouped, percent } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
-import { DRAFTER_LABEL, joinZh, labelled, MODE_LABEL, modePhrase } from "./labels.js";
+import { FAMILY_LABEL, joinZh, labelled, MODE_LABEL, modePhrase } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 const METHOD_ORDER = { plain: 0, draft: 1, mtp: 2 };
@@ -69,7 +69,7 @@ export function ledgerSteps(row, plain) {
 }
 
 export function methodLabel(row, short = false) {
-  if (row.method !== "draft") return DRAFTER_LABEL[row.method];
+  if (row.method !== "draft") return FAMILY_LABEL[row.method];
   return short ? { zh: `草稿 γ = ${row.gamma}`, en: `draft γ = ${row.gamma}` }
     : { zh: `草稿模型 γ = ${row.gamma}`, en: `draft model γ = ${row.gamma}` };
 }
@@ -126,7 +126,7 @@ export function sizeNote(row, paramShare, c = row.c_used) {
 
 // The four steps of the card's table: [{label, value, why, change}], labels and why in {zh, en}.
 export function cardSteps(row, plain, costs, st) {
-  const drafter = DRAFTER_LABEL[row.method];
+  const drafter = FAMILY_LABEL[row.method];
   const ratio = (a, b) => `×${fixed(b / a, 3)}`;
   // per-forward averages of the median run's timed parts (counts: means over the repeats)
   const perMain = row.parts_s.main_forwards / row.main_forwards;
@@ -251,7 +251,7 @@ export function timeBars(row, plain, steps) {
   const plainParts = parts(plain, plain.parts_s.main_forwards, 0);
   const rowParts = parts(row, steps.verifySeconds, steps.draftSeconds);
   const legend = [...rowParts, ...plainParts].filter((p, i, all) => all.findIndex((q) => q.cls === p.cls) === i);
-  const bars = [bar(DRAFTER_LABEL.plain, plain, plainParts)];
+  const bars = [bar(FAMILY_LABEL.plain, plain, plainParts)];
   if (row !== plain) bars.push(bar(methodLabel(row), row, rowParts));
   return { bars, legend };
 }

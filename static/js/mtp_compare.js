@@ -3,7 +3,7 @@
 import { h } from "./dom.js";
 import { fixed, grouped } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { DRAFTER_LABEL } from "./labels.js";
+import { FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 
 const MODES = ["kvcache", "recompute"];
@@ -80,9 +80,9 @@ export function initMtpCompare(mtp, ledger, models) {
       : [c.main, c.note ? h("span", { class: "mtp-note" }, text(c.note)) : null]);
     el("mtp-vs-table").replaceChildren(h("table", { class: "mtp-vs" },
       h("thead", {}, h("tr", {}, h("td", {}),
-        h("th", { scope: "col" }, t(DRAFTER_LABEL.mtp)),
+        h("th", { scope: "col" }, t(FAMILY_LABEL.mtp)),
         h("th", { scope: "col" }, t({ zh: "小草稿，γ = 1", en: "small draft, γ = 1" })),
-        h("th", { scope: "col" }, t(DRAFTER_LABEL.plain)))),
+        h("th", { scope: "col" }, t(FAMILY_LABEL.plain)))),
       h("tbody", {}, compareRows(pair, ledger, mtp.params, draftParams).map((row) =>
         h("tr", {}, h("th", { scope: "row" }, t(row.label)), row.cells.map(cell))))));
     el("mtp-vs-summary").textContent = t(compareSentence(pair.mtp, pair.draft));

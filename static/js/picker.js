@@ -1,12 +1,13 @@
 // Section ⑦, the method picker: a situation in, a ranked list of methods out, or "don't
 // speculate". Where the situation is this chapter's own (a dispatch-bound CPU) the expected
 // speedups are its measurements (families.json, conditions.json); on a GPU they are published
-// figures, each labelled with its paper and setting and never mixed with ours.
+// figures (static/data/published.json, in the chapter data as `published`), each labelled with
+// its paper and setting and never mixed with ours.
 import { h } from "./dom.js";
-import { FAMILY_LABEL } from "./family_ledger.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { hashGet, hashSet } from "./state.js";
+import { FAMILY_LABEL } from "./labels.js";
+import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 export const INPUTS = {
   regime: ["cpu", "gpu", "batch"],
@@ -36,39 +37,20 @@ const NEEDS = {
   lookahead: { memory: false, training: false },
 };
 
-// Published single-stream GPU results (batch size 1), as their papers report them; `rank` only
-// orders them (about the middle of the reported range).
-export const PUBLISHED = {
-  eagle: { rank: 3.6, figure: { zh: "3.05–4.26×", en: "3.05–4.26×" }, source: "EAGLE-2, arXiv 2406.16858",
-    setting: { zh: "Vicuna、LLaMA2-Chat、LLaMA3-Instruct（7B–70B），T = 0；T = 1 时较低（Vicuna-13B：4.04× → 3.65×）",
-      en: "Vicuna, LLaMA2-Chat, LLaMA3-Instruct (7B–70B), T = 0; lower at T = 1 (Vicuna-13B: 4.04× → 3.65×)" } },
-  draft: { rank: 2.8, figure: { zh: "2.3–3.4×", en: "2.3–3.4×" }, source: "Leviathan et al., arXiv 2211.17192",
-    setting: { zh: "T5-XXL（11B）配 T5-small 草稿，TPU-v4，批大小 1；T = 0 时 3.1–3.4×，T = 1 时 2.3–2.6×",
-      en: "T5-XXL (11B) with a T5-small draft, TPU-v4, batch 1; 3.1–3.4× at T = 0, 2.3–2.6× at T = 1" } },
-  medusa: { rank: 2.2, figure: { zh: "2.2× 以上", en: "over 2.2×" }, source: "Medusa, arXiv 2401.10774",
-    setting: { zh: "Medusa-1（主模型冻结，无损），Vicuna，批大小 1", en: "Medusa-1 (frozen main model, lossless), Vicuna, batch 1" } },
-  ngram: { rank: 2.0, figure: { zh: "1.62–2.36×", en: "1.62–2.36×" }, source: "REST, arXiv 2311.08252",
-    setting: { zh: "从数据库检索草稿，7B/13B，A6000，批大小 1；代码 2.16–2.36×，对话 1.62–1.77×",
-      en: "drafts retrieved from a datastore, 7B/13B, A6000, batch 1; code 2.16–2.36×, chat 1.62–1.77×" } },
-  mtp: { rank: 1.8, figure: { zh: "约 1.8×", en: "about 1.8×" }, source: "DeepSeek-V3, arXiv 2412.19437 §5.4.3",
-    setting: { zh: "一个 MTP 模块自投机，每秒生成的 token 数", en: "one MTP module self-speculating, tokens per second" } },
-  lookahead: { rank: 1.7, figure: { zh: "最多 1.8×", en: "up to 1.8×" }, source: "Lookahead decoding, arXiv 2402.02057",
-    setting: { zh: "MT-Bench，单卡", en: "MT-Bench, one GPU" } },
-  lookup: null, // no paper figure: transformers documents it for input-grounded tasks, without a number
-};
-
-const BATCH_SOURCES = { zh: "EAGLE（arXiv 2401.15077，§4.4）：批越大，加速越小；SmartSpec（arXiv 2406.14066）：请求率高或猜中率低时，投机反而增加延迟",
-  en: "EAGLE (arXiv 2401.15077, §4.4): the larger the batch, the smaller the speedup; SmartSpec (arXiv 2406.14066): at high request rates or low acceptance, speculation adds latency" };
+// A published figure's source as the list prints it: "EAGLE-2, arXiv 2406.16858".
+export function citation(fig) {
+  return `${fig.paper}, arXiv ${fig.arxiv}${fig.section ? ` ${fig.section}` : ""}`;
+}
 
 function allowed(family, situation) {
   const needs = NEEDS[family];
   return !(needs.memory && situation.memory === "no") && !(needs.training && situation.training === "no");
 }
 
-// The families rows this situation reads: the compiled engine if it was measured, T = 0 rows for
-// greedy decoding and T = 1 rows otherwise (the two temperatures families.json timed).
+// The families rows this situation reads: families.json's primary engine, T = 0 rows for greedy
+// decoding and T = 1 rows otherwise (the two temperatures families.json timed).
 function measuredRows(families, situation) {
-  const engine = families.engines.includes("compiled") ? "compiled" : "eager";
+  const engine = families.summary.primary_engine;
   const temperature = situation.temperature === "0" ? 0 : 1;
   const rows = families.rows.filter((r) => r.engine === engine && r.temperature === temperature && r.family !== "plain");
   return { engine, temperature, rows };
@@ -123,10 +105,10 @@ function cpuRanking(situation, families, conditions) {
   return [...ranked.filter((r) => r.speedup >= 1), plain, ...ranked.filter((r) => r.speedup < 1)];
 }
 
-function gpuRanking(situation) {
+function gpuRanking(situation, published) {
   const retrieval = situation.text !== "open";
   const items = Object.keys(NEEDS).filter((f) => allowed(f, situation)).map((family) => {
-    const fig = PUBLISHED[family];
+    const fig = published.gpu[family];
     const reasons = [];
     if (fig) reasons.push(fig.setting);
     if (family === "lookup") {
@@ -139,7 +121,7 @@ function gpuRanking(situation) {
     return {
       method: family, source: fig ? "published" : "none",
       speedup: fig ? fig.rank : 0,
-      label: fig ? { zh: `${fig.figure.zh}（已发表：${fig.source}）`, en: `${fig.figure.en} (published: ${fig.source})` }
+      label: fig ? { zh: `${fig.figure.zh}（已发表：${citation(fig)}）`, en: `${fig.figure.en} (published: ${citation(fig)})` }
         : { zh: "没有已发表的数字", en: "no published figure" },
       reasons,
       boost: retrieval && (family === "lookup" || family === "ngram") ? 1 : 0,
@@ -154,18 +136,19 @@ function dont(...reasons) {
 }
 
 // The ranked answer: [{method, source: measured | published | none, label, reasons, dont?}], the
-// first one the recommendation (dont: true means plain decoding, no speculation).
-export function recommend(situation, families, conditions) {
+// first one the recommendation (dont: true means plain decoding, no speculation). `published`:
+// static/data/published.json.
+export function recommend(situation, families, conditions, published) {
   if (situation.length === "short") {
-    const rest = situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation);
+    const rest = situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation, published);
     const reason = situation.regime === "cpu" ? startUpReason(conditions) : SHORT_ON_GPU;
     return [{ ...dont(reason), source: situation.regime === "cpu" ? "measured" : "none" }, ...rest.filter((r) => r.method !== "plain")];
   }
   if (situation.regime === "batch") {
-    return [{ ...dont(BATCH_SOURCES, { zh: "例外：MagicDec（arXiv 2408.11049）发现上下文很长时，大批量下投机仍然有用", en: "the exception: MagicDec (arXiv 2408.11049) finds speculation still pays at large batch sizes when contexts are long" }), source: "published" },
-      ...gpuRanking(situation).map((r) => ({ ...r, reasons: [...r.reasons, { zh: "批量大时，这个数字会缩小", en: "expect less at a large batch size" }] }))];
+    return [{ ...dont(published.batch.findings.text, published.batch.exception.text), source: "published" },
+      ...gpuRanking(situation, published).map((r) => ({ ...r, reasons: [...r.reasons, { zh: "批量大时，这个数字会缩小", en: "expect less at a large batch size" }] }))];
   }
-  return situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation);
+  return situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation, published);
 }
 
 const CHOICE_LABEL = {
@@ -192,13 +175,18 @@ export function decodeSituation(text, inputs = INPUTS) {
   return keys.every((key) => inputs[key].includes(situation[key])) ? situation : null;
 }
 
-export function initPicker(families, conditions) {
+// The situation an address asks for (#pick=...), or `current` where it asks for none it knows.
+export function situationFromHash(get, inputs, current) {
+  return decodeSituation(get("pick"), inputs) ?? current;
+}
+
+export function initPicker(families, conditions, published) {
   const box = document.getElementById("picker-widget");
   const selects = Object.fromEntries(Object.keys(INPUTS).map((key) => [key, box.querySelector(`select[data-input="${key}"]`)]));
   const list = document.getElementById("picker-result");
   // the temperatures conditions.json measured (the select lists the same ones)
   const inputs = { ...INPUTS, temperature: conditions.temperatures.map(String) };
-  let situation = decodeSituation(hashGet("pick"), inputs) ?? { ...PRESETS.chapter };
+  let situation = situationFromHash(hashGet, inputs, { ...PRESETS.chapter });
 
   function draw() {
     for (const [key, select] of Object.entries(selects)) {
@@ -211,7 +199,7 @@ export function initPicker(families, conditions) {
     for (const button of box.querySelectorAll("[data-preset]")) {
       button.setAttribute("aria-pressed", String(encodeSituation(PRESETS[button.dataset.preset]) === encodeSituation(situation)));
     }
-    const ranked = recommend(situation, families, conditions);
+    const ranked = recommend(situation, families, conditions, published);
     list.dataset.top = ranked[0].method;
     list.dataset.dont = String(Boolean(ranked[0].dont));
     list.replaceChildren(...ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },
@@ -234,6 +222,13 @@ export function initPicker(families, conditions) {
       draw();
     });
   }
+  // an address edited by hand (or a followed #link) applies at once; hashSet fires no hashchange
+  onHashChange((hash) => {
+    const next = situationFromHash((key) => ownEntry(hash, key), inputs, situation);
+    if (encodeSituation(next) === encodeSituation(situation)) return;
+    situation = { ...next };
+    draw();
+  });
   onLangChange(draw);
   draw();
 }

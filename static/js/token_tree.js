@@ -49,7 +49,7 @@ export function drawnAt(round, i) {
 
 export function initTokenTree(families) {
   const rounds = families.tree_rounds;
-  const eng = families.engines.includes("compiled") ? "compiled" : "eager";
+  const eng = families.summary.primary_engine;  // the engine the page's sentences are about
   const sweep = families.sweep.filter((r) => r.family === "ngram" && r.engine === eng && r.temperature === 1);
   const slider = document.getElementById("tree-size");
   const out = document.getElementById("tree-size-out");

@@ -1,10 +1,13 @@
 // Section ⑤'s token-tree widget (layout, the mask row, branches, what the main model drew) and
-// the families' ledger lanes of section ⑥, on small hand-made trees and on the committed JSON.
+// the families' ledger lanes of section ⑥ (the address followed too), on small hand-made trees and
+// on the committed JSON.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { configLabel, laneRows, ledgerRunNote } from "../../static/js/family_ledger.js";
+import { configLabel, initFamilyLedger, laneFromHash, laneRows, ledgerRunNote } from "../../static/js/family_ledger.js";
+import { FAMILY_LABEL } from "../../static/js/labels.js";
 import { branchOf, drawnAt, layout, maskRow } from "../../static/js/token_tree.js";
+import { editHash, FakeElement, installDom, textOf } from "./fake_dom.mjs";
 
 const families = JSON.parse(readFileSync(new URL("../../experiments/results/families.json", import.meta.url)));
 
@@ -71,4 +74,43 @@ test("rows the ledger timed are marked, and the note names their run's baseline"
   const note = ledgerRunNote([{ run: "families" }, { run: "ledger", plain_wall_s: 0.1234 }]);
   assert.match(note.en, /0\.123 s/);
   assert.match(note.zh, /0\.123 s/);
+});
+
+test("one name per family: every family families.json measured has its label in both languages", () => {
+  for (const family of new Set(families.rows.map((r) => r.family))) {
+    assert.ok(FAMILY_LABEL[family]?.zh && FAMILY_LABEL[family]?.en, family);
+  }
+});
+
+test("the lane from the hash: a measured engine and T = 0 or 1, else the lane given", () => {
+  const current = { engine: families.summary.primary_engine, temperature: 1 };
+  const get = (obj) => (key) => obj[key];
+  assert.deepEqual(laneFromHash(get({ feng: "eager", ftemp: "0" }), families, current), { engine: "eager", temperature: 0 });
+  assert.deepEqual(laneFromHash(get({}), families, current), current);
+  assert.deepEqual(laneFromHash(get({ feng: "tpu", ftemp: "constructor" }), families, current), current);
+  assert.deepEqual(laneFromHash(get({ ftemp: "1" }), families, { engine: "eager", temperature: 0 }), { engine: "eager", temperature: 1 });
+});
+
+test("the families' ledger follows the address: an edited #feng / #ftemp redraws its lane", () => {
+  const buttons = [...families.engines.map((feng) => new FakeElement("button", { dataset: { feng } })),
+    ...["1", "0"].map((ftemp) => new FakeElement("button", { dataset: { ftemp } }))];
+  const table = new FakeElement("table"), note = new FakeElement("p");
+  const remove = installDom({ byId: { "family-ledger": table, "family-ledger-note": note },
+    bySelector: { "#family-ledger-widget [data-feng], #family-ledger-widget [data-ftemp]": buttons } }, "#lang=zh");
+  const pressed = () => buttons.filter((b) => b.getAttribute("aria-pressed") === "true").map((b) => b.dataset.feng ?? b.dataset.ftemp);
+  const caption = () => textOf(table.childNodes[0]);
+  try {
+    initFamilyLedger(families);
+    assert.deepEqual(pressed(), [families.summary.primary_engine, "1"]);
+    editHash("#feng=eager&ftemp=0");
+    assert.deepEqual(pressed(), ["eager", "0"]);
+    assert.match(caption(), /^eager 引擎 · T = 0/);
+    editHash("#s-families");  // a link to a section leaves the lane as it is
+    assert.deepEqual(pressed(), ["eager", "0"]);
+    buttons.at(-2).dispatchEvent(new Event("click"));  // T = 1, written to the address
+    assert.match(location.hash, /ftemp=1/);
+    assert.deepEqual(pressed(), ["eager", "1"]);
+  } finally {
+    remove();
+  }
 });

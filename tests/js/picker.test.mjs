@@ -1,13 +1,19 @@
 // Section ⑦'s method picker: the ranking logic on hand-made measurements (so the tests pin the
-// rules, not today's numbers), the preset situations on the committed JSON, and the URL state.
+// rules, not today's numbers), the preset situations on the committed JSON, the published figures
+// (static/data/published.json) with their citations, and the URL state, the hash followed too.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { decodeSituation, encodeSituation, INPUTS, PRESETS, PUBLISHED, recommend } from "../../static/js/picker.js";
+import {
+  citation, decodeSituation, encodeSituation, initPicker, INPUTS, PRESETS, recommend, situationFromHash,
+} from "../../static/js/picker.js";
+import { editHash, fakeSelect, FakeElement, installDom } from "./fake_dom.mjs";
 
 const read = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));
 const families = read("families");
 const conditions = read("conditions");
+const published = JSON.parse(readFileSync(new URL("../../static/data/published.json", import.meta.url)));
+const ranking = (situation, fams) => recommend(situation, fams, conditions, published);
 
 // measured rows for one engine: the given speedup per family at T = 1, and 1.1× for all at T = 0
 function fakeFamilies(speedups) {
@@ -17,7 +23,7 @@ function fakeFamilies(speedups) {
       rows.push({ family, engine: "compiled", temperature, shape: "chain", size: 4, speedup: temperature ? speedup : 1.1, tokens_per_main: 2, drafter_per_round: 0.1 });
     }
   }
-  return { engines: ["eager", "compiled"], rows };
+  return { engines: ["eager", "compiled"], summary: { primary_engine: "compiled" }, rows };
 }
 
 const ALL = { draft: 1.3, mtp: 0.9, ngram: 1.8, lookup: 0.8, medusa: 1.2, eagle: 1.5, lookahead: 0.6 };
@@ -25,60 +31,61 @@ const CPU = PRESETS.chapter;
 const methods = (ranked) => ranked.map((r) => (r.dont ? "dont" : r.method));
 
 test("CPU: the measured rows, fastest first, plain decoding placed at 1×", () => {
-  assert.deepEqual(methods(recommend(CPU, fakeFamilies(ALL), conditions)),
+  assert.deepEqual(methods(ranking(CPU, fakeFamilies(ALL))),
     ["ngram", "eagle", "draft", "medusa", "plain", "mtp", "lookup", "lookahead"]);
-  const top = recommend(CPU, fakeFamilies(ALL), conditions)[0];
+  const top = ranking(CPU, fakeFamilies(ALL))[0];
   assert.equal(top.source, "measured");
   assert.match(top.label.en, /^1\.80× \(measured here: chain γ = 4, compiled engine, T = 1, the main model's own text\)/);
 });
 
 test("CPU: greedy reads the T = 0 rows", () => {
-  const ranked = recommend({ ...CPU, temperature: "0" }, fakeFamilies(ALL), conditions);
+  const ranked = ranking({ ...CPU, temperature: "0" }, fakeFamilies(ALL));
   assert.ok(ranked.filter((r) => r.method !== "plain").every((r) => r.speedup === 1.1));
 });
 
 test("no training drops the learned drafters, no memory drops the draft model and the table", () => {
-  const noTraining = methods(recommend({ ...CPU, training: "no" }, fakeFamilies(ALL), conditions));
+  const noTraining = methods(ranking({ ...CPU, training: "no" }, fakeFamilies(ALL)));
   for (const f of ["mtp", "medusa", "eagle"]) assert.ok(!noTraining.includes(f), f);
   assert.ok(noTraining.includes("draft") && noTraining.includes("ngram"));
-  const noMemory = methods(recommend({ ...CPU, memory: "no" }, fakeFamilies(ALL), conditions));
+  const noMemory = methods(ranking({ ...CPU, memory: "no" }, fakeFamilies(ALL)));
   for (const f of ["draft", "ngram"]) assert.ok(!noMemory.includes(f), f);
   assert.ok(noMemory.includes("eagle") && noMemory.includes("lookup"));
 });
 
 test("CPU: when every remaining method measured slower than plain, the answer is don't", () => {
-  const ranked = recommend({ ...CPU, training: "no", memory: "no" }, fakeFamilies(ALL), conditions);
+  const ranked = ranking({ ...CPU, training: "no", memory: "no" }, fakeFamilies(ALL));
   assert.deepEqual(methods(ranked), ["dont", "lookup", "lookahead"]);
   assert.match(ranked[0].reasons[0].en, /slower than plain/);
 });
 
 test("short outputs and a compute-bound batch: don't speculate, whatever the drafters", () => {
   for (const regime of INPUTS.regime) {
-    const ranked = recommend({ ...CPU, regime, length: "short" }, fakeFamilies(ALL), conditions);
+    const ranked = ranking({ ...CPU, regime, length: "short" }, fakeFamilies(ALL));
     assert.equal(methods(ranked)[0], "dont", regime);
     // this chapter's start-up numbers on its CPU only; a GPU answer never quotes them
     assert.match(ranked[0].reasons[0].en, regime === "cpu" ? /measured here: a fresh process/ : /prefill/);
   }
-  const batch = recommend({ ...CPU, regime: "batch" }, fakeFamilies(ALL), conditions);
+  const batch = ranking({ ...CPU, regime: "batch" }, fakeFamilies(ALL));
   assert.equal(methods(batch)[0], "dont");
   assert.equal(batch[0].source, "published");
   assert.match(batch[0].reasons[0].en, /2406\.14066/);
 });
 
 test("GPU: published figures only, each with its paper; retrieval first for text that repeats", () => {
-  const open = recommend({ ...CPU, regime: "gpu" }, fakeFamilies(ALL), conditions);
+  const open = ranking({ ...CPU, regime: "gpu" }, fakeFamilies(ALL));
   assert.equal(open[0].method, "eagle");
   for (const r of open) {
     assert.notEqual(r.source, "measured", r.method);
-    if (PUBLISHED[r.method]) assert.ok(r.label.en.includes(PUBLISHED[r.method].source), r.method);
+    const fig = published.gpu[r.method];
+    if (fig) assert.ok(r.label.en.includes(`(published: ${citation(fig)})`), r.method);
   }
-  const quoting = recommend({ ...CPU, regime: "gpu", text: "quote", training: "no", memory: "no" }, fakeFamilies(ALL), conditions);
+  const quoting = ranking({ ...CPU, regime: "gpu", text: "quote", training: "no", memory: "no" }, fakeFamilies(ALL));
   assert.deepEqual(methods(quoting), ["lookup", "lookahead"]);
 });
 
 test("the preset situations on the committed measurements", () => {
-  const top = (name) => recommend(PRESETS[name], families, conditions)[0];
-  const engine = families.engines.includes("compiled") ? "compiled" : "eager";
+  const top = (name) => ranking(PRESETS[name], families)[0];
+  const engine = families.summary.primary_engine;
   const fastest = (temperature) => families.rows.filter((r) => r.engine === engine && r.temperature === temperature && r.family !== "plain")
     .sort((a, b) => b.speedup - a.speedup)[0];
   // this chapter's setup: its fastest measured family (or don't, if even that one is slower)
@@ -88,7 +95,7 @@ test("the preset situations on the committed measurements", () => {
   assert.equal(top("gpuEditing").method, "lookup");
   for (const name of ["serving", "shortReply"]) assert.ok(top(name).dont, name);
   // no training, no memory, T = 1.3 on this CPU: only drafter-free methods are left
-  const bare = recommend(PRESETS.cpuBare, families, conditions);
+  const bare = ranking(PRESETS.cpuBare, families);
   assert.ok(bare.every((r) => r.dont || ["lookup", "lookahead"].includes(r.method)));
 });
 
@@ -97,4 +104,70 @@ test("the situation round-trips through the URL hash; a bad one is refused", () 
   assert.equal(decodeSituation("cpu-7-open-yes-yes-long"), null);
   assert.equal(decodeSituation("cpu-1-open"), null);
   assert.equal(decodeSituation(undefined), null);
+});
+
+test("every published figure names its paper and arXiv id; the batch findings cite theirs", () => {
+  const ARXIV = /^\d{4}\.\d{5}$/;
+  for (const [family, fig] of Object.entries(published.gpu)) {
+    if (fig === null) continue;  // no paper figure (prompt lookup)
+    assert.match(fig.arxiv, ARXIV, family);
+    assert.ok(fig.paper && fig.figure.zh && fig.figure.en && fig.setting.zh && fig.setting.en, family);
+    assert.equal(typeof fig.rank, "number", family);
+  }
+  assert.equal(citation(published.gpu.eagle), "EAGLE-2, arXiv 2406.16858");
+  assert.equal(citation(published.gpu.mtp), "DeepSeek-V3, arXiv 2412.19437 §5.4.3");
+  for (const finding of Object.values(published.batch)) {
+    for (const id of finding.arxiv) {
+      assert.match(id, ARXIV);
+      for (const lang of ["zh", "en"]) assert.ok(finding.text[lang].includes(`arXiv ${id}`), `${id} ${lang}`);
+    }
+  }
+});
+
+// The widget on a fake page: its selects, one preset button and the result list.
+function pickerPage(hash) {
+  const selects = Object.fromEntries(Object.keys(INPUTS).map((key) =>
+    [key, fakeSelect(key === "temperature" ? conditions.temperatures.map(String) : INPUTS[key])]));
+  const preset = new FakeElement("button", { dataset: { preset: "gpuChat" } });
+  const box = new FakeElement("div", {
+    querySelector: (selector) => selects[selector.match(/data-input="(\w+)"/)[1]],
+    querySelectorAll: () => [preset],
+  });
+  const list = new FakeElement("ol");
+  const remove = installDom({ byId: { "picker-widget": box, "picker-result": list } }, hash);
+  return { selects, preset, list, remove };
+}
+
+test("the picker follows the address: an edited #pick applies, a #link without one changes nothing", () => {
+  const page = pickerPage("#lang=en");
+  try {
+    initPicker(families, conditions, published);
+    assert.equal(page.selects.regime.value, "cpu");
+    assert.equal(page.preset.getAttribute("aria-pressed"), "false");
+    editHash(`#lang=en&pick=${encodeSituation(PRESETS.gpuChat)}`);
+    assert.equal(page.selects.regime.value, "gpu");
+    assert.equal(page.selects.temperature.value, "0");
+    assert.equal(page.list.dataset.top, "eagle");
+    assert.equal(page.preset.getAttribute("aria-pressed"), "true");
+    for (const hash of ["#s-choosing", "#pick=__proto__", "#pick=cpu-7-open-yes-yes-long"]) {
+      editHash(hash);  // nothing the picker knows: it keeps what it shows
+      assert.equal(page.list.dataset.top, "eagle", hash);
+    }
+    editHash(`#pick=${encodeSituation(PRESETS.serving)}`);
+    assert.equal(page.list.dataset.dont, "true");
+    // its own writes go to the address without an event, and read back as the same situation
+    page.selects.memory.value = "no";
+    page.selects.memory.dispatchEvent(new Event("change"));
+    assert.match(location.hash, /pick=batch-1-open-no-yes-long/);
+  } finally {
+    page.remove();
+  }
+});
+
+test("the situation from the hash: a known one, else the one given", () => {
+  const get = (pick) => (key) => (key === "pick" ? pick : undefined);
+  const current = PRESETS.chapter;
+  assert.deepEqual(situationFromHash(get(encodeSituation(PRESETS.gpuEditing)), INPUTS, current), PRESETS.gpuEditing);
+  assert.equal(situationFromHash(get(undefined), INPUTS, current), current);
+  assert.equal(situationFromHash(get("constructor"), INPUTS, current), current);
 });

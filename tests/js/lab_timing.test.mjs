@@ -3,8 +3,8 @@
 // reads as a multiple of 0.1 ms; batches of calls lasting ≥ 20 ms give the true time per call.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { timingNote } from "../../static/js/lab.js";
 import { TIMING, timePerCall, timerResolution } from "../../static/js/lab_decode.js";
+import { timingNote } from "../../static/js/lab_text.js";
 
 // True time moves when a call spends it and, a little, on every read of the clock; the clock
 // reports it rounded down to its step, from an offset that is not a multiple of the step.

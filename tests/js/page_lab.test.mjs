@@ -1,4 +1,4 @@
-// The lab widget's pure parts (static/js/lab.js): settings read from the URL hash with defaults,
+// The lab widget's pure parts (static/js/lab_text.js): settings read from the URL hash with defaults,
 // the message naming characters outside the vocabulary, and the sentences it writes about real
 // rounds and races, in both languages with Chinese typesetting.
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import {
   effectiveGamma, kindOf, LAB_DEFAULTS, LAB_HASH, nextLine, raceVerdict, readSettings, roundSummary, unknownNote,
-} from "../../static/js/lab.js";
+} from "../../static/js/lab_text.js";
 import { encodePrompt, METHODS, newDecoder } from "../../static/js/lab_decode.js";
 import { loadLab } from "../../static/js/lab_model.js";
 

@@ -334,7 +334,6 @@ def json_for_html(obj):
 
 
 LAB = "lab"                # its own <script id="lab-data">: the lab parses it when it comes into view
-NOT_ON_PAGE = ("lab_checks",)  # for tests/js/lab.test.mjs only
 
 
 def lab_meta(lab):
@@ -364,7 +363,7 @@ def render(data):
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
     css = inline_css()
-    page_data = {k: v for k, v in data.items() if k != LAB and k not in NOT_ON_PAGE}
+    page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])
     page_data["lab_compare"] = lab_compare(page_data)  # build/views.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker

@@ -402,12 +402,4 @@ SCHEMA = {
         *[f"rounding.{who}.{field}" for who in ("main.model", "main.mtp", "draft.model")
           for field in ("max_abs_logit:num", "max_tv:num", "argmax_agree:num", "positions:int")],
     ],
-    # lab_checks.json (lab.py): never on the page; tests/js/lab.test.mjs holds the JS forward, rule
-    # and n-gram table to these PyTorch and Python outputs.
-    "lab_checks.json": META + [
-        "model_seed:int", "main.ops:list", "main.logits:list", "main.mtp.text:list", "main.mtp.ops:list",
-        "main.mtp.logits:list", "draft.ops:list", "draft.logits:list",
-        "rule.*.p:list", "rule.*.q:list", "rule.*.drafts:list", "rule.*.uniforms:list",
-        "rule.*.n_accepted:int", "rule.*.next:int", "ngram.*.context:list", "ngram.*.q:list",
-    ],
 }

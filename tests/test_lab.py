@@ -1,18 +1,20 @@
 """The lab's export (experiments/measure/lab.py) on a tiny model: the float16 blob holds exactly the
 rounded weights, the checks run past the window with rollbacks, and the JS forward, rule and
-n-gram table (tests/js/lab.test.mjs, run here on this export) match PyTorch and Python."""
+n-gram table (tests/js/lab.test.mjs, run here on this export) match PyTorch and Python. The checks
+are a test fixture: tests/fixtures/lab_checks.json for the committed lab.json, never results/."""
 import base64
 import gzip
 import os
 import shutil
 import subprocess
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 
 from experiments.data import CharData
-from experiments.jsonio import write_json
+from experiments.jsonio import RESULTS, read_json, write_json
 from experiments.measure import lab
 from experiments.model import GPT, GPTConfig
 from tests.conftest import ROOT
@@ -51,6 +53,25 @@ def test_rounding_is_measured_against_the_float32_weights(exported):
     assert effect["positions"] == sum(len(op.get("feed", [])) for op in lab.schedule(list(range(lab.CHECK_CHARS)), 32))
 
 
+def test_the_checks_are_a_fixture_beside_the_results_they_check(tmp_path):
+    """The committed results' checks go to tests/fixtures/ (not to results/, not to the page); a
+    measurement into another folder keeps its checks there, away from the committed fixture."""
+    assert lab.checks_path(RESULTS) == ROOT / "tests" / "fixtures" / "lab_checks.json"
+    assert lab.checks_path(ROOT / "experiments" / ".." / "experiments" / "results") == lab.FIXTURE
+    assert lab.checks_path(tmp_path) == tmp_path / "fixtures" / "lab_checks.json"
+    assert lab.FIXTURE.exists() and not (RESULTS / "lab_checks.json").exists()
+    assert read_json(lab.FIXTURE)["model_seed"] == read_json(RESULTS / "lab.json")["model_seed"]
+
+
+def test_measure_writes_the_checks_to_their_fixture_and_returns_lab_json(tmp_path, monkeypatch):
+    monkeypatch.setattr(lab, "main_and_draft", lambda args, seed: ("main", "draft"))
+    monkeypatch.setattr(lab, "export", lambda main, draft, data, model_seed: ({"vocab": "ab"}, {"model_seed": model_seed}))
+    args = SimpleNamespace(results=tmp_path, device="cpu")
+    assert lab.measure(args, None, [2], None) == {"lab": {"vocab": "ab"}}  # the loop writes lab.json
+    checks = read_json(tmp_path / "fixtures" / "lab_checks.json")
+    assert checks["model_seed"] == 2 and checks["meta"]["seeds"] == [2]
+
+
 def test_the_schedule_rolls_back_and_passes_the_window():
     ops = lab.schedule(list(range(100)), 64)
     fed = sum(len(op.get("feed", [])) for op in ops)
@@ -78,8 +99,8 @@ def test_the_ngram_trie_counts_every_gram():
 def test_js_forward_rule_and_table_match_python_on_a_tiny_model(exported, tmp_path):
     _, _, payload, checks = exported
     write_json(tmp_path / "lab.json", payload)
-    write_json(tmp_path / "lab_checks.json", checks)
+    write_json(tmp_path / "checks.json", checks)
     out = subprocess.run(["node", "--test", "tests/js/lab.test.mjs"], cwd=ROOT, capture_output=True, text=True,
-                         env={**os.environ, "LAB_RESULTS": str(tmp_path)})
+                         env={**os.environ, "LAB_RESULTS": str(tmp_path), "LAB_CHECKS": str(tmp_path / "checks.json")})
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert "# pass 6" in out.stdout

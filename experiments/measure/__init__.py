@@ -22,5 +22,5 @@ MEASUREMENTS = {
     "families": (families.measure, "all"),  # α of the learned drafters on every seed; the rest on the first
     "conditions": (conditions.measure, "first"),
     "exercises": (exercises.measure, "first"),
-    "lab": (lab.measure, "first"),  # writes lab.json (the page's models) and lab_checks.json
+    "lab": (lab.measure, "first"),  # writes lab.json (the page's models) and tests/fixtures/lab_checks.json
 }

@@ -1,22 +1,25 @@
-"""lab.json and lab_checks.json: the trained models for the page's live lab (section ⑧), and the
-checks that hold its JavaScript forward (static/js/lab_model.js) to PyTorch.
+"""lab.json and tests/fixtures/lab_checks.json: the trained models for the page's live lab
+(section ⑧), and the checks that hold its JavaScript forward (static/js/lab_model.js) to PyTorch.
 
 lab.json carries the first seed's main model (with its MTP head) and draft model as float16,
 and the order-5 n-gram table as counts, each gzip-compressed and base64-encoded: the page
 decompresses them with the browser's DecompressionStream when the lab first comes into view.
 
-lab_checks.json never reaches the page; tests/js/lab.test.mjs reads it. It holds fixed inputs
-fed in a schedule with rollbacks and a sequence past the 64-position window, the logits PyTorch
-computes for them (with the float16-rounded weights the page carries, and with the original
-float32 ones), n-gram q rows, and accept_reject cases with the uniforms it drew and its verdicts.
+lab_checks.json is a test fixture, not a result: it goes to tests/fixtures/ (checks_path), never
+to the page, and tests/js/lab.test.mjs reads it. It holds fixed inputs fed in a schedule with
+rollbacks and a sequence past the 64-position window, the logits PyTorch computes for them (with
+the float16-rounded weights the page carries, and with the original float32 ones), n-gram q rows,
+and accept_reject cases with the uniforms it drew and its verdicts.
 """
 import base64
 import copy
 import gzip
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from experiments.jsonio import RESULTS, ROOT, meta, write_json
 from experiments.measure.common import main_and_draft
 from experiments.ngram import DEFAULT_ORDER, NgramTable
 from experiments.speculative import accept_reject, uniforms
@@ -25,6 +28,7 @@ CHECK_CHARS = 100     # a val text this long runs past the 64-position window
 RULE_CASES = 40       # accept_reject cases for the JS rule
 MTP_CHECK_PAIRS = 90  # MTP pairs (h_t, x_{t+1}) checked
 CHECK_OFFSET = 5000   # where in the val split the checked text starts
+FIXTURE = ROOT / "tests" / "fixtures" / "lab_checks.json"
 
 
 def pack(blob):
@@ -245,6 +249,17 @@ def export(main, draft, data, model_seed):
     return lab, checks
 
 
+def checks_path(results):
+    """Where the checks go: tests/fixtures/ when the results go to experiments/results/ (the
+    committed pair: the fixture checks the committed lab.json), else a fixtures/ folder inside the
+    results folder given, so that a measurement elsewhere never overwrites the committed fixture."""
+    return FIXTURE if Path(results).resolve() == RESULTS.resolve() else Path(results) / "fixtures" / FIXTURE.name
+
+
 def measure(args, data, seeds, sizes):
+    """lab.json for the results folder; the checks written beside it, to checks_path."""
     lab, checks = export(*main_and_draft(args, seeds[0]), data, seeds[0])
-    return {"lab": lab, "lab_checks": checks}
+    path = checks_path(args.results)
+    write_json(path, {"meta": meta(seeds, args.device), **checks})
+    print(f"[measure] lab: wrote the JS checks to {path}", flush=True)
+    return {"lab": lab}

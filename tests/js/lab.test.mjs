@@ -1,7 +1,9 @@
 // The lab's JS forward against PyTorch (experiments/measure/lab.py wrote the inputs, the schedule of
 // feeds and rollbacks, and PyTorch's logits on the same float16-rounded weights), the JS rule
 // against Python's accept_reject on the same p, q, drafts and uniforms, and the n-gram table's q.
-// LAB_RESULTS names another results folder (tests/test_lab.py points it at a tiny model's).
+// The checks are a test fixture (tests/fixtures/lab_checks.json) for the committed lab.json.
+// LAB_RESULTS names another folder holding lab.json and LAB_CHECKS another checks file
+// (tests/test_lab.py points them at a tiny model's).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -10,8 +12,8 @@ import { loadLab } from "../../static/js/lab_model.js";
 import { acceptReject } from "../../static/js/rule.js";
 
 const DIR = process.env.LAB_RESULTS || new URL("../../experiments/results/", import.meta.url).pathname;
-const read = (name) => JSON.parse(readFileSync(`${DIR}/${name}.json`, "utf8"));
-const LAB = read("lab"), CHECKS = read("lab_checks");
+const CHECKS_FILE = process.env.LAB_CHECKS || new URL("../fixtures/lab_checks.json", import.meta.url).pathname;
+const LAB = JSON.parse(readFileSync(`${DIR}/lab.json`, "utf8")), CHECKS = JSON.parse(readFileSync(CHECKS_FILE, "utf8"));
 const gunzip = async (text) => new Uint8Array(gunzipSync(Buffer.from(text, "base64")));
 const lab = await loadLab(LAB, gunzip);
 const TOLERANCE = 1e-4;  // JS in float64 on float32 copies of the float16 weights vs PyTorch in float32

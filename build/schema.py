@@ -212,10 +212,27 @@ SCHEMA = {
         "summary.fewest_main_forwards.mode:str",
         "summary.fewest_main_forwards.main_forwards_saved:num",  # 1 − its main forwards / plain's
         "summary.fewest_main_forwards.draft_over_plain_forwards:num",  # its drafter s / plain's forward s
+        "summary.fewest_main_forwards.drafts_exceed_plain_forwards:bool",  # draft_over_plain_forwards > 1
         "summary.fastest.*.method:str", "summary.fastest.*.gamma:int", "summary.fastest.*.speedup:num",
         "summary.greedy_equal:int", "summary.greedy_checks:int",
+        "summary.greedy_all_equal:bool",       # every greedy check identical
         "summary.past_window.identical:list",  # [{method, gamma}] identical past the window too
         "summary.past_window.diverged:list",   # [{first_mismatch, checks: [{method, gamma}]}]
+        "summary.recompute_verify_flat:bool",  # recompute: verifying γmax drafts < 1.15 one-position forwards
+        # the compiled engine (absent without it): its fastest row against compiled plain and eager
+        "summary.compiled?.beats_plain:bool",  # compiled.fastest.speedup ≥ 1
+        "summary.compiled?.helps_less_than_eager:bool",  # its speedup < the fastest eager kv-cache row's
+        "summary.compiled?.below_theory:bool", # its speedup < its Theorem 3.8
+        "summary.compiled?.verify_s:num",      # its main forwards' seconds in the median run / their count
+        "summary.compiled?.plain_s:num",       # the same for compiled plain decoding
+        "summary.compiled?.verify_over_plain:num",  # verify_s / plain_s
+        "summary.compiled?.greedy_equal:int", "summary.compiled?.greedy_checks:int",
+        # transformers (absent without the [peer] extra): its plain decoding per character against our eager one
+        "summary.peer?.greedy_identical:int",  # its methods whose greedy text is our plain greedy text
+        "summary.peer?.forward_s:num", "summary.peer?.other_s:num",  # median run, per main forward
+        "summary.peer?.ours_forward_s:num", "summary.peer?.ours_other_s:num",
+        "summary.peer?.forward_gap_s:num", "summary.peer?.other_gap_s:num",  # theirs − ours
+        "summary.peer?.gap_mostly_in_forwards:bool",  # forward_gap_s > other_gap_s
     ],
     # gamma_sweep.json (ledger.py): the draft model's rows, γ in {1, 2, 3, 4, 6, 8}.
     "gamma_sweep.json": META + LEDGER_SETUP + COSTS + [
@@ -236,12 +253,14 @@ SCHEMA = {
         # what the section's prose quotes (ledger.py gamma_summary)
         "summary.max_tokens_deviation:num",   # max |measured / expected tokens per main forward − 1|
         "summary.rows_below_expected_tokens:int", "summary.rows:int",
+        "summary.all_below_expected_tokens:bool",  # every row emitted fewer than the formula expects
         "summary.tokens_drops:int",            # neighbouring γ rows where the longer chain emitted fewer (ledger.tokens_drops)
         "summary.below_theory.*.rows_below:int", "summary.below_theory.*.rows:int",  # speedup < Theorem 3.8
         "summary.fastest.*.gamma:int", "summary.fastest.*.alpha:num", "summary.fastest.*.speedup:num",
         "summary.fastest.*.gain_of_last_draft:num",  # α^γmax: what γmax − 1 → γmax adds at that α
         "summary.kvcache_forward_gain.main:num",     # recompute / kv-cache seconds per forward
         "summary.kvcache_forward_gain.draft:num",
+        "summary.c_with_cache:str",            # larger | smaller | same: c with the cache against recompute
     ],
     # families.json (families.py): every drafter family, swept and timed, both engines, T = 1 and 0.
     "families.json": META + [
@@ -298,6 +317,37 @@ SCHEMA = {
                         "chain_back_to_back:num", # a chain forward over as many positions (①'s curve, this run)
                         "loop_extra:num",
                         "mask_extra?:num")],      # trees: building the tree mask and the nodes' positions
+        # the fastest row per temperature (keys T1 | T0): pick it from rows by engine, temperature, family
+        "summary.fastest.*.family:str", "summary.fastest.*.shape:str", "summary.fastest.*.size:int",
+        "summary.fastest.*.speedup:num",
+        # the fastest T = 1 row's round in plain forwards (absent where its rest was not taken apart):
+        "summary.fastest_round?.total:num",             # verify + drafting + the rest
+        "summary.fastest_round?.plain_per_char:num",    # plain decoding: 1 forward + its rest
+        "summary.fastest_round?.speedup_from_parts:num",  # tokens_per_main × plain_per_char / total
+        "summary.fastest_round?.verify_biggest:bool",   # the verify is the largest of the three parts
+        # at T = 1: the rows slower than plain (speedup < 1) and the slowest, its round in plain forwards
+        "summary.slower_than_plain?.temperature:num", "summary.slower_than_plain?.rows:int",
+        "summary.slower_than_plain?.families:list",
+        *each("summary.slower_than_plain?.slowest", ["family:str", "shape:str", "size:int", "speedup:num",
+                                                     "tokens_per_main:num", "verify_over_main:num",
+                                                     "drafter_per_round:num", "other_per_round?:num",
+                                                     "round_total?:num"]),  # verify + drafting + the rest
+        # the sweep of one family (n-gram) at T = 1, per shape (tree | chain): its fastest configuration
+        # and the one with the most characters per main forward
+        "summary.sweep_shapes?.family:str", "summary.sweep_shapes?.temperature:num",
+        *[f"summary.sweep_shapes?.{shape}.{which}.{field}" for shape in ("tree", "chain")
+          for which, figures in (("fastest", ("speedup:num", "verify_over_main:num")),
+                                 ("most_tokens", ("tokens_per_main:num",)))
+          for field in ("family:str", "shape:str", "size:int", *figures)],
+        "summary.sweep_shapes?.tree_gets_fewer:bool",   # the deepest tree emits fewer than the deepest chain
+        # the learned drafters' α at T = 1 over model seeds (empty with one seed): keys draft | mtp | medusa | eagle
+        "summary.alpha_seed_range.*?.min:num", "summary.alpha_seed_range.*?.max:num",
+        "summary.targets_met:list",           # per target above: (value ≥ target) == at_least
+        "summary.memory.main_bytes:int",      # the main model's float32 weights
+        "summary.memory.ngram_over_main:num", # the n-gram table's bytes over those
+        # the T = 0 sweep's greedy check (both engines, every run)
+        "summary.greedy_check.configurations:int", "summary.greedy_check.identical:int",
+        "summary.greedy_check.all_identical:bool",
     ],
     # conditions.json (conditions.py): when speculation pays; the first seed's models, T = 1 unless said
     "conditions.json": META + [
@@ -322,6 +372,29 @@ SCHEMA = {
         # in this process, best of 3: loading each checkpoint, building the n-gram table
         "preparation.load_main_s:num", "preparation.load_draft_s:num", "preparation.load_medusa_s:num",
         "preparation.load_eagle_s:num", "preparation.ngram_table_s:num",
+        # conditions.py summarize: what section ⑦ and the closing quiz conclude
+        "summary.primary_engine:str",         # compiled where it ran, else eager
+        # one drafter's (the draft model's) α and characters per main forward against temperature
+        "summary.temperature.drafter:str",
+        "summary.temperature.lowest_alpha.temperature:num", "summary.temperature.lowest_alpha.alpha:num",
+        "summary.temperature.other_alpha.min:num", "summary.temperature.other_alpha.max:num",  # the other T's α
+        "summary.temperature.peak_alpha.temperature:num", "summary.temperature.peak_alpha.alpha:num",  # T > 0
+        "summary.temperature.peak_tokens.temperature:num", "summary.temperature.peak_tokens.tokens_per_main:num",
+        "summary.temperature.highest.temperature:num", "summary.temperature.highest.alpha:num",
+        "summary.temperature.rises_from_T0:bool",    # peak α > α at T = 0
+        "summary.temperature.falls_past_peak:bool",  # α at the highest T < peak α
+        # T = 1, the drafters with a first draft (prompt lookup aside): held-out text against the main model's own
+        "summary.texts.val_own_gap:num",      # max |α(val) − α(own)|
+        "summary.texts.val_own_bound:num",    # val_own_gap + 0.005, the bound the page prints to 2 digits
+        "summary.texts.draft_rises_on_repetitive:bool", "summary.texts.lookup_drafts_more_on_val:bool",
+        "summary.lengths.shortest:int", "summary.lengths.longest:int",
+        "summary.lengths.per_char_s.*.plain:num", "summary.lengths.per_char_s.*.ngram:num",  # at the longest, per engine
+        "summary.lengths.plain_per_char_s.*.*:num",  # plain decoding per engine, then per length (a string)
+        # seconds saved per character at the longest output, and the characters that repay the preparation:
+        # the n-gram chain in the eager engine against building its table; compiled plain against eager
+        # plain and the compiling of a fresh process (null where nothing is saved or it did not run)
+        *[f"summary.lengths.{what}?.{field}" for what in ("ngram_table", "compiling")
+          for field in ("saves_per_char_s:num", "pays_back_after_chars:num")],
     ],
     # exercises.json (exercises.py): what the four exercises print with their reference answers
     "exercises.json": META + [
@@ -338,6 +411,7 @@ SCHEMA = {
           for who in ("medusa_head", "draft_model", "mtp_head")],
         *[f"rollback.{answer}.{field}" for answer in ("answer", "no_rollback")
           for field in ("passed:bool", "max_abs_diff:num", "length:int", "expected_length:int")],
+        "summary.gamma_theory_agrees:bool",   # exercises.py summarize: theory_gamma == measured_gamma
     ],
     # costs.json (costs.py): one forward's price per engine, kv-cache mode, vs new positions.
     "costs.json": META + [
@@ -349,8 +423,14 @@ SCHEMA = {
         "engines.*.c:num", "engines.*.c_mtp:num", "engines.*.c_pair.*:num", "engines.*.c_mtp_pair.*:num",
         "engines.*.over_main.*:num",          # n positions / 1 position: median of the paired repeats
         *each("engines.*.over_main_spread.*", SPREAD),  # the paired ratios over the repeats
-        "summary.*.flat_until:int",           # most positions within flat_slack of one (costs.py flat_until)
-        "summary.*.flat_slack:num", "summary.*.over_main_last:num",  # the last: 64 positions / 1
+        # costs.py summarize, per engine (keys eager | compiled) and then over the engines
+        *[f"{engine}.{field}" for engine in ("summary.eager", "summary.compiled?") for field in (
+            "flat_until:int",                 # most positions within flat_slack of one (costs.py flat_until)
+            "flat_slack:num", "over_main_last:num",  # the last: 64 positions / 1
+            "flat_start:bool")],              # flat_until > 1: a second position is (nearly) free
+        "summary.primary_engine:str",         # compiled where it ran, else eager
+        "summary.flat_until_max:int",         # the largest flat_until of the engines
+        "summary.flat_start:bool",            # flat_until_max > 1
     ],
     # mtp.json (mtp.py): the MTP head over seeds.
     "mtp.json": META + [

@@ -7,6 +7,7 @@ import re
 import sys
 from pathlib import Path
 
+from experiments.measure import conditions
 from experiments.measure.costs import median_pair, prices_of
 from experiments.measure.ledger import gamma_summary, tokens_drops
 
@@ -37,10 +38,12 @@ def test_the_kv_cache_gains_are_made_of_the_times_c_is_made_of():
     row = dict(gamma=1, alpha=0.7, tokens_per_main=1.7, tokens_per_main_expected=1.7, speedup=1.2,
                speedup_theory=1.3)
     rows = [{**row, "mode": mode} for mode in ("kvcache", "recompute")]
-    gain = gamma_summary(rows, costs)["kvcache_forward_gain"]
+    summary = gamma_summary({"rows": rows, "forward_costs": costs})
+    gain = summary["kvcache_forward_gain"]
     assert math.isclose(gain["main"], 5.5 / 2.0) and math.isclose(gain["draft"], 1.1 / 0.44)
     ratio = (0.44 / 2.0) / (1.1 / 5.5)
     assert math.isclose(ratio, gain["main"] / gain["draft"])  # c larger with the cache <=> main gains more
+    assert summary["c_with_cache"] == "larger" and costs["kvcache"]["c"] > costs["recompute"]["c"]
 
 
 def test_tokens_drops_counts_longer_chains_that_emitted_fewer():
@@ -93,13 +96,15 @@ def test_c_is_printed_with_the_two_times_that_reproduce_it():
 
 def test_the_temperature_sentence_quotes_the_peak_of_characters_per_forward():
     """⑦ said characters per forward climb 'to 3.00' (at α's peak, T = 0.8) beside a table whose
-    T = 0.5 row held 3.16: the sentence names the peak of the quantity it quotes."""
+    T = 0.5 row held 3.16: the sentence names the peak of the quantity it quotes (conditions.py
+    summarize finds it; the page is rendered from the changed rows and their summary)."""
     results = build.load_results()
     for bump in (0.0, 5.0):  # as measured, then with another temperature made the peak
         changed = copy.deepcopy(results)
         rows = [r for r in changed["conditions"]["by_temperature"] if r["temperature"] > 0]
         if bump:
             rows[-1]["tokens_per_main"]["draft"]["mean"] += bump
+        changed["conditions"]["summary"] = conditions.summarize(changed["conditions"])
         peak = max(rows, key=lambda r: r["tokens_per_main"]["draft"]["mean"])
         text = page_text(changed)
         assert f"to at most {peak['tokens_per_main']['draft']['mean']:.2f} (T = {peak['temperature']})" in text

@@ -10,6 +10,7 @@ import sys
 import pytest
 import torch
 
+from experiments.measure import costs as C
 from experiments.measure import families as F
 from experiments.measure.common import Sizes
 from tests.conftest import ROOT
@@ -22,9 +23,10 @@ DATA = build.load_results()
 FAM = DATA["families"]
 
 
-def row(family, temperature, speedup, engine="compiled", shape="chain", size=2, verify=1.5):
+def row(family, temperature, speedup, engine="compiled", shape="chain", size=2, verify=1.5, tokens=2.0):
     return {"family": family, "temperature": temperature, "speedup": speedup, "engine": engine,
-            "shape": shape, "size": size, "verify_over_main": verify}
+            "shape": shape, "size": size, "verify_over_main": verify, "tokens_per_main": tokens,
+            "drafter_per_round": 0.1}
 
 
 def prices(chain=None, tree=None):
@@ -61,6 +63,12 @@ def test_verify_parts_add_up():
     assert tree["mask_extra"] == pytest.approx(0.25) and tree["loop_extra"] == pytest.approx(3.41 - 1.95)
 
 
+def payload(rows, sweep, prices, engines):
+    """A families payload around hand-made rows: what summarize reads besides them is minimal."""
+    return {"rows": rows, "sweep": sweep, "verify_prices": prices, "engines": engines, "alpha_by_seed": {},
+            "targets": [], "costs": {"main_params": 1000, "ngram": {"bytes": 8000}}}
+
+
 def test_summarize_takes_the_fastest_tree_and_chain_of_the_sweep():
     sweep = [row("ngram", 1.0, s, shape=shape, size=n, verify=v) for s, shape, n, v in
              [(1.2, "chain", 3, 1.5), (1.6, "chain", 5, 1.9), (0.6, "tree", 8, 3.4), (0.5, "tree", 16, 4.6),
@@ -68,11 +76,11 @@ def test_summarize_takes_the_fastest_tree_and_chain_of_the_sweep():
     sweep[-2]["engine"] = "eager"  # another engine's rows are not the primary engine's
     rows = [row("plain", 1.0, 1.0), row("ngram", 1.0, 1.7, shape="chain", size=5, verify=1.8),
             row("lookup", 1.0, 0.8, shape="chain", size=1, verify=1.3), row("ngram", 0.0, 1.3), row("lookup", 0.0, 2.0)]
-    s = F.summarize(rows, sweep, {"compiled": prices(), "eager": prices()}, ["eager", "compiled"])
+    s = F.summarize(payload(rows, sweep, {"compiled": prices(), "eager": prices()}, ["eager", "compiled"]))
     assert s["primary_engine"] == "compiled"
     assert (s["tree_verify"]["tree"]["size"], s["tree_verify"]["chain"]["size"]) == (8, 5)
     assert (s["fastest_verify"]["family"], s["fastest_verify"]["positions"]) == ("ngram", 6)
-    assert F.summarize(rows, sweep, {"eager": prices()}, ["eager"])["primary_engine"] == "eager"
+    assert F.summarize(payload(rows, sweep, {"eager": prices()}, ["eager"]))["primary_engine"] == "eager"
     # what the schema declares of the summary is what summarize writes
     summary_fields = [f for f in SCHEMA["families.json"] if f.startswith("summary")]
     for field in summary_fields:
@@ -110,7 +118,7 @@ def with_summary(edit_rows=None, edit_prices=None):
     vp = {e: prices() for e in fam["engines"]}
     if edit_prices:
         edit_prices(vp)
-    fam["summary"] = F.summarize(fam["rows"], fam["sweep"], vp, fam["engines"])
+    fam["summary"] = F.summarize({**fam, "verify_prices": vp})
     return data, fam["summary"]
 
 
@@ -220,8 +228,10 @@ def test_busy_hardware_case_follows_the_cost_curve():
         assert f"a forward over {p2} positions already costs {f2(costs['engines'][eng]['over_main'][p2])}×" in en
         assert "holds only over a small range" not in en
 
-    data = copy.deepcopy(DATA)
-    data["costs"]["summary"][eng].update(flat_until=4, flat_slack=0.15)
+    data = copy.deepcopy(DATA)  # a curve that stays within 1.15× one position up to 4 positions
+    data["costs"]["engines"][eng]["over_main"].update({"2": 1.05, "3": 1.1, "4": 1.15, "6": 1.3})
+    data["costs"]["summary"] = C.summarize(data["costs"])
+    assert data["costs"]["summary"][eng]["flat_until"] == 4
     en = busy(build.render(data), "en")
     assert "holds only over a small range" in en and "up to 4 positions" in en and "already costs" not in en
     zh = busy(build.render(data), "zh")

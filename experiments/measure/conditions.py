@@ -7,7 +7,12 @@
   (the validation split's speaker names, one per line, in order);
 - lengths: wall time of plain decoding and every drafter for outputs of each length (both
   engines, warm), and what a fresh `python -m experiments.generate` process pays before its
-  first character: importing, loading, building the n-gram table, compiling.
+  first character: importing, loading, building the n-gram table, compiling;
+- summary: the conclusions section ⑦ and the closing quiz print (the draft model's α peak and
+  low, the gap between two kinds of text, where the n-gram table and compiling pay back), written
+  by `summarize` so templates only format.
+
+Fills build/schema.py SCHEMA["conditions.json"].
 """
 import statistics
 import subprocess
@@ -180,6 +185,58 @@ def preparation(args, data, seed):
             "ngram_table_s": best_of_3(lambda: NgramTable(train, DEFAULT_ORDER, data.vocab_size))}
 
 
+def summarize(payload, drafter="draft"):
+    """The conclusions section ⑦ and the closing quiz print, from the payload `measure` writes:
+    the engine the sentences are about; `drafter`'s α and tokens per main forward against
+    temperature (the lowest α over every T, the peaks over T > 0, first in temperature order on a
+    tie); how far α on held-out text strays from α on the main model's own text; and what the
+    n-gram table and compiling save per character at the longest output, and after how many
+    characters that pays back their preparation."""
+    engines = payload["engines"]
+    rows = payload["by_temperature"]
+    alpha = lambda r: r["alpha"][drafter]["mean"]
+    tokens = lambda r: r["tokens_per_main"][drafter]["mean"]
+    at = {r["temperature"]: r for r in rows}
+    warm = [r for r in rows if r["temperature"] > 0]
+    low, peak, peak_tokens = min(rows, key=alpha), max(warm, key=alpha), max(warm, key=tokens)
+    highest = at[max(payload["temperatures"])]
+    others = [alpha(r) for r in rows if r["temperature"] != low["temperature"]]
+    temperature = {
+        "drafter": drafter,
+        "lowest_alpha": {"temperature": low["temperature"], "alpha": alpha(low)},
+        "other_alpha": {"min": min(others), "max": max(others)},  # every other temperature's α
+        "peak_alpha": {"temperature": peak["temperature"], "alpha": alpha(peak)},
+        "peak_tokens": {"temperature": peak_tokens["temperature"], "tokens_per_main": tokens(peak_tokens)},
+        "highest": {"temperature": highest["temperature"], "alpha": alpha(highest)},
+        "rises_from_T0": alpha(peak) > alpha(at[0.0]),      # greedy is not where α peaks
+        "falls_past_peak": alpha(highest) < alpha(peak)}    # the highest T loses α again
+    t1 = {kind: payload["by_text"][kind]["T1"]["drafters"] for kind in payload["text_kinds"]}
+    gap = max(abs(t1["val"][f]["alpha"] - t1["own"][f]["alpha"]) for f in ("draft", "ngram", "mtp", "medusa", "eagle"))
+    texts = {"val_own_gap": gap,            # max |α(held-out) − α(own text)|, T = 1, drafters with a first draft
+             "val_own_bound": gap + 0.005,  # what the page prints ("within %.2f"): never below the gap
+             "draft_rises_on_repetitive": t1["repetitive"]["draft"]["alpha"] > t1["own"]["draft"]["alpha"],
+             "lookup_drafts_more_on_val": t1["val"]["lookup"]["coverage"] > t1["own"]["lookup"]["coverage"]}
+    longest = max(payload["lengths"])
+    wall = {(r["engine"], r["n_chars"], r["family"]): r["wall_s"]["median"] for r in payload["by_length"]}
+    per_char = {e: {f: wall[e, longest, f] / longest for f in ("plain", "ngram")} for e in engines}
+    started = {(r["engine"], r["family"]): r for r in payload["start_up"]}
+
+    def pays_back(saves, price):  # seconds saved per character, and the characters that repay `price`
+        return {"saves_per_char_s": saves, "pays_back_after_chars": price / saves} if saves > 0 else None
+
+    eager = per_char["eager"]["plain"]
+    lengths = {"shortest": min(payload["lengths"]), "longest": longest, "per_char_s": per_char,
+               # plain decoding's seconds per character at every length (keys: engine, then str(length))
+               "plain_per_char_s": {e: {str(n): wall[e, n, "plain"] / n for n in payload["lengths"]} for e in engines},
+               # the n-gram chain in the eager engine against building its table
+               "ngram_table": pays_back(eager - per_char["eager"]["ngram"], payload["preparation"]["ngram_table_s"]),
+               # compiled plain decoding against eager plain, and the compiling a fresh process pays
+               "compiling": (pays_back(eager - per_char["compiled"]["plain"], started["compiled", "plain"]["compile_s"])
+                             if "compiled" in per_char and ("compiled", "plain") in started else None)}
+    return {"primary_engine": "compiled" if "compiled" in engines else "eager",
+            "temperature": temperature, "texts": texts, "lengths": lengths}
+
+
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     seed = seeds[0]
@@ -191,7 +248,7 @@ def measure(args, data, seeds, sizes):
         temperature = by_temperature(drafters, prompt, n_chars, text_seeds, args.device)
         texts = by_text(drafters, data, prompt, n_chars, text_seeds, args.device)
         walls = warm_walls(drafters, prompt, sizes.condition_lengths, sizes.condition_repeats, engines, args.device)
-    return {"conditions": {
+    payload = {
         "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines, "model_seed": seed,
         "configs": {family: {"shape": shape, "size": size, "name": name_of(family, shape, size)}
                     for family, (shape, size) in CONFIGS.items()},
@@ -203,4 +260,5 @@ def measure(args, data, seeds, sizes):
         "preparation": preparation(args, data, seed),
         "start_up_how": ("a fresh `python -m experiments.generate` process per family and engine, "
                          f"{min(sizes.condition_lengths)} characters: its wall time minus the decode's own "
-                         "(importing torch, loading the checkpoints, building the n-gram table, compiling)")}}
+                         "(importing torch, loading the checkpoints, building the n-gram table, compiling)")}
+    return {"conditions": {**payload, "summary": summarize(payload)}}

@@ -1,7 +1,10 @@
 """costs.json: what one forward costs, per engine, through the decoders' own runners — the main
 model on n new positions with a kv cache that already holds a full window (n = 1 .. 64), the
 draft model on one, the MTP head on one pair. The curve says how many drafts can ride along
-with a verify for (nearly) free. `forward_prices` is also what the ledger uses for c."""
+with a verify for (nearly) free. `forward_prices` is also what the ledger uses for c; `summarize`
+writes what the page concludes from the curve.
+
+Fills build/schema.py SCHEMA["costs.json"]."""
 import statistics
 
 import torch
@@ -112,6 +115,22 @@ def flat_until(over_main, slack=0.15):
     return last
 
 
+def summarize(payload, slack=0.15):
+    """What the page concludes from the curves of the payload `measure` writes: per engine, how
+    far the curve stays flat (flat_until) and whether it is flat past one position at all, and
+    the last position's price; the engine the sentences are about (compiled where it ran), and
+    the flattest start over the engines."""
+    last = payload["positions"][-1]
+    out = {}
+    for engine, p in payload["engines"].items():
+        over = {int(n): v for n, v in p["over_main"].items()}  # JSON keys are strings
+        out[engine] = {"flat_until": flat_until(over, slack), "flat_slack": slack, "over_main_last": over[last]}
+        out[engine]["flat_start"] = out[engine]["flat_until"] > 1  # a second position within the slack
+    flat_max = max(out[e]["flat_until"] for e in payload["engines"])
+    return {**out, "primary_engine": "compiled" if "compiled" in payload["engines"] else "eager",
+            "flat_until_max": flat_max, "flat_start": flat_max > 1}
+
+
 def engines_available(main, requested):
     """The engines to measure: eager always (every ratio is against it), compiled if requested
     and it compiles here; if not, say so in one line and measure eager alone."""
@@ -143,13 +162,11 @@ def measure(args, data, seeds, sizes):
         print(f"  {engine}: main {prices[engine]['seconds']['main'] * 1e3:.3f} ms, c = {prices[engine]['c']:.3f}, "
               f"c_mtp = {prices[engine]['c_mtp']:.3f}, "
               + ", ".join(f"{n} positions / 1 = {over[n]:.2f}" for n in sizes.cost_positions[1::3]), flush=True)
-    return {"costs": {"positions": list(sizes.cost_positions), "mode": "kvcache", "threads": threads,
-                      "repeats": sizes.cost_repeats, "calls_per_repeat": sizes.forward_calls,
-                      "engines": prices,
-                      "summary": {engine: {"flat_until": flat_until(p["over_main"]), "flat_slack": 0.15,
-                                           "over_main_last": p["over_main"][sizes.cost_positions[-1]]}
-                                  for engine, p in prices.items()},
-                      "compile_s": compile_seconds(("main", main), ("draft", draft)),
-                      "how": ("one forward of the main model on n new positions after a cache that holds "
-                              "a full 64-position window, through the decoders' runners (building the "
-                              "input, the forward, the rollback); the draft and the MTP head on one")}}
+    payload = {"positions": list(sizes.cost_positions), "mode": "kvcache", "threads": threads,
+               "repeats": sizes.cost_repeats, "calls_per_repeat": sizes.forward_calls,
+               "engines": prices,
+               "compile_s": compile_seconds(("main", main), ("draft", draft)),
+               "how": ("one forward of the main model on n new positions after a cache that holds "
+                       "a full 64-position window, through the decoders' runners (building the "
+                       "input, the forward, the rollback); the draft and the MTP head on one")}
+    return {"costs": {**payload, "summary": summarize(payload)}}

@@ -1,6 +1,8 @@
 """divergence_sweep.json (section ②): draft snapshots along training against the final main
 model on the same val positions: mean Σmin(p, q), KL(p‖q), TV, the sampled acceptance rate and
-the draft's loss. α = 1 − TV holds exactly at every position."""
+the draft's loss. α = 1 − TV holds exactly at every position.
+
+Fills build/schema.py SCHEMA["divergence_sweep.json"]."""
 import torch
 
 from experiments.measure.common import (CONTEXT, DRAFT, MAIN_MTP, SEED, checkpoint, draws_through_rule,

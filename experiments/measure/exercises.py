@@ -1,6 +1,9 @@
 """exercises.json (section ⑦'s exercises): what each exercise prints when run with its reference
 answer on the first seed's models, so that the page can say what to expect; and what a wrong
-answer gives (a rule that accepts every draft; no rollback at all)."""
+answer gives (a rule that accepts every draft; no rollback at all); `summarize` writes what the
+answers conclude.
+
+Fills build/schema.py SCHEMA["exercises.json"]."""
 import time
 
 from experiments.exercises import chi2, gamma, medusa_head, solutions
@@ -9,6 +12,13 @@ from experiments.measure.common import main_and_draft
 from experiments.timing import set_threads
 
 GAMMA_COSTS = (0.05,)  # exercise 2's default c, beside the measured one
+
+
+def summarize(payload):
+    """What the exercises' answers conclude, from the payload `measure` writes: whether Theorem
+    3.8 picks the γ that measured fastest (exercise 2)."""
+    measured = payload["gamma"]["measured"]
+    return {"gamma_theory_agrees": measured["theory_gamma"] == measured["measured_gamma"]}
 
 
 def measure(args, data, seeds, sizes):
@@ -20,7 +30,7 @@ def measure(args, data, seeds, sizes):
     head = medusa_head.train_head(main, data, sizes.exercise_steps, log=lambda line: None)
     train_s = time.perf_counter() - t0
     untrained = medusa_head.train_head(main, data, 0)
-    return {"exercises": {
+    payload = {
         "threads": threads,
         "chi2": {"rule": chi2.chi2_check(main, draft, data, draws),
                  "accept_every_draft": chi2.chi2_check(main, draft, data, draws, rule=chi2.accept_every_draft)},
@@ -30,4 +40,5 @@ def measure(args, data, seeds, sizes):
                    "untrained": medusa_head.first_draft_alpha(main, draft, untrained, data),
                    "trained": medusa_head.first_draft_alpha(main, draft, head, data)},
         "rollback": {"answer": check_rollback(solutions.rollback, main, data),
-                     "no_rollback": check_rollback(lambda cache, length: None, main, data)}}}
+                     "no_rollback": check_rollback(lambda cache, length: None, main, data)}}
+    return {"exercises": {**payload, "summary": summarize(payload)}}

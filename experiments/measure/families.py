@@ -13,8 +13,11 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
 - verify_prices: the main model's verify forward timed back to back in the same run, as a
   chain of k positions and as each recorded token tree, so that a row's verify price inside
   the decoding loop can be taken apart (the positions, the tree's own mask, the loop);
-- summary: the conclusions the page prints (which families are faster at T = 0, where a
-  tree's verify price comes from), computed here so templates only format.
+- summary: the conclusions the page prints (the fastest and slowest rows, which families are
+  faster at T = 0, where a verify's price comes from, the sweep's deepest trees and chains),
+  written by `summarize` from the payload so templates only format.
+
+Fills build/schema.py SCHEMA["families.json"].
 """
 import statistics
 from pathlib import Path
@@ -338,20 +341,77 @@ def verify_parts(row, prices):
     return out
 
 
-def summarize(rows, sweep_rows, prices, engines, family="ngram", temperature=1.0):
-    """The conclusions section ⑤ and ⑦ print, on the primary engine: which families are faster at
-    T = 0 (by their best rows), the fastest row at T = 1 and its verify taken apart, and for
-    `family` the sweep's fastest tree and fastest chain at `temperature` with theirs."""
+def round_cost(row):
+    """A row's round in plain forwards: verify + drafting + the rest (None where the rest was not taken apart)."""
+    if row.get("other_per_round") is None:
+        return None
+    return row["verify_over_main"] + row["drafter_per_round"] + row["other_per_round"]
+
+
+def pick(row, *figures):
+    """A row's key (family, shape, size) and the figures a sentence quotes of it."""
+    return {"family": row["family"], "shape": row["shape"], "size": row["size"], **{k: row[k] for k in figures}}
+
+
+def summarize(payload, family="ngram", temperature=1.0):
+    """The conclusions sections ⑤, ⑥ and ⑦ print, from the payload `measure` writes, on the
+    primary engine: the fastest row per temperature (and the T = 1 one's round taken apart),
+    the rows slower than plain at `temperature` and the slowest, which families are faster at
+    T = 0 (by their best rows), the fastest row's verify taken apart, and for `family` the
+    sweep's fastest and deepest tree and chain at `temperature`; then the learned drafters' α
+    over model seeds, the targets met, the n-gram table's memory and the T = 0 greedy check.
+    Ties go to the first row in the payload's order."""
+    engines, rows, sweep_rows = payload["engines"], payload["rows"], payload["sweep"]
+    # JSON keys are strings: prices of one engine by int positions or nodes
+    prices = {e: {kind: {int(k): v for k, v in p[kind].items()} for kind in ("chain", "tree")}
+              for e, p in payload["verify_prices"].items()}
     engine = primary_engine(engines)
     out = {"primary_engine": engine, "temperature_change": temperature_change(rows, engine)}
-    spec = [r for r in rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] != "plain"]
-    if spec and engine in prices:
-        out["fastest_verify"] = verify_parts(max(spec, key=lambda r: r["speedup"]), prices[engine])
+    lane = lambda t: [r for r in rows if r["engine"] == engine and r["temperature"] == t and r["family"] != "plain"]
+    out["fastest"] = {f"T{t:g}": pick(max(lane(t), key=lambda r: r["speedup"]), "speedup")
+                      for t in TEMPERATURES if lane(t)}
+    spec = lane(temperature)
+    if spec:
+        best = max(spec, key=lambda r: r["speedup"])
+        plain = next((r for r in rows if r["engine"] == engine and r["temperature"] == temperature
+                      and r["family"] == "plain"), None)
+        if round_cost(best) is not None and plain is not None and plain.get("other_per_round") is not None:
+            total, per_char = round_cost(best), 1 + plain["other_per_round"]
+            out["fastest_round"] = {  # its round in plain forwards against plain decoding's per character
+                "total": total, "plain_per_char": per_char,
+                "speedup_from_parts": best["tokens_per_main"] * per_char / total,
+                "verify_biggest": best["verify_over_main"] > max(best["drafter_per_round"], best["other_per_round"])}
+        slowest = min(spec, key=lambda r: r["speedup"])
+        out["slower_than_plain"] = {
+            "temperature": temperature, "rows": len(spec),
+            "families": [r["family"] for r in spec if r["speedup"] < 1.0],
+            "slowest": {**pick(slowest, "speedup", "tokens_per_main", "verify_over_main", "drafter_per_round"),
+                        "other_per_round": slowest.get("other_per_round"), "round_total": round_cost(slowest)}}
+        if engine in prices:
+            out["fastest_verify"] = verify_parts(best, prices[engine])
     swept = [r for r in sweep_rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] == family]
     shapes = {shape: [r for r in swept if r["shape"] == shape] for shape in ("tree", "chain")}
-    if all(shapes.values()) and engine in prices:
-        out["tree_verify"] = {shape: verify_parts(max(rs, key=lambda r: r["speedup"]), prices[engine])
-                              for shape, rs in shapes.items()}
+    if all(shapes.values()):
+        most = {shape: max(rs, key=lambda r: r["tokens_per_main"]) for shape, rs in shapes.items()}
+        out["sweep_shapes"] = {
+            "family": family, "temperature": temperature,
+            **{shape: {"fastest": pick(max(rs, key=lambda r: r["speedup"]), "speedup", "verify_over_main"),
+                       "most_tokens": pick(most[shape], "tokens_per_main")} for shape, rs in shapes.items()},
+            "tree_gets_fewer": most["tree"]["tokens_per_main"] < most["chain"]["tokens_per_main"]}
+        if engine in prices:
+            out["tree_verify"] = {shape: verify_parts(max(rs, key=lambda r: r["speedup"]), prices[engine])
+                                  for shape, rs in shapes.items()}
+    by_seed = payload["alpha_by_seed"].values()
+    out["alpha_seed_range"] = {  # the learned drafters' α at T = 1 over model seeds (where there are several)
+        f: {"min": min(a[f]["alpha"] for a in by_seed), "max": max(a[f]["alpha"] for a in by_seed)}
+        for f in ("draft", "mtp", "medusa", "eagle")} if len(by_seed) > 1 else {}
+    out["targets_met"] = [(t["value"] >= t["target"]) == t["at_least"] for t in payload["targets"]]
+    main_bytes = 4 * payload["costs"]["main_params"]  # float32 weights
+    out["memory"] = {"main_bytes": main_bytes, "ngram_over_main": payload["costs"]["ngram"]["bytes"] / main_bytes}
+    greedy = [r for r in sweep_rows if r["temperature"] == 0.0 and "greedy_equal" in r]
+    identical = sum(bool(r["greedy_equal"]) for r in greedy)
+    out["greedy_check"] = {"configurations": len(greedy), "identical": identical,  # both engines, every run
+                           "all_identical": identical == len(greedy)}
     return out
 
 
@@ -423,12 +483,12 @@ def measure(args, data, seeds, sizes):
     for engine, p in prices.items():
         print(f"  verify back to back, {engine}: " + ", ".join(
             f"tree {n} {p['tree'][n]:.2f} (chain {p['chain'][n]:.2f})" for n in p["tree"]), flush=True)
-    return {"families": {
+    payload = {
         "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines,
         "temperatures": list(TEMPERATURES), "families": list(FAMILIES), "chain_gammas": list(sizes.family_gammas),
         "tree_sizes": list(sizes.family_trees), "sweep_repeats": sizes.family_sweep_repeats,
         "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)), "model_seed": seeds[0],
         "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,
         "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows, "targets": targets(rows),
-        "tree_rounds": trees, "verify_prices": prices,
-        "summary": summarize(rows, sweep_rows, prices, engines)}}
+        "tree_rounds": trees, "verify_prices": prices}
+    return {"families": {**payload, "summary": summarize(payload)}}

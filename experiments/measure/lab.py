@@ -10,6 +10,8 @@ to the page, and tests/js/lab.test.mjs reads it. It holds fixed inputs fed in a 
 rollbacks and a sequence past the 64-position window, the logits PyTorch computes for them (with
 the float16-rounded weights the page carries, and with the original float32 ones), n-gram q rows,
 and accept_reject cases with the uniforms it drew and its verdicts.
+
+Fills build/schema.py SCHEMA["lab.json"].
 """
 import base64
 import copy

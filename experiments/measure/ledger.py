@@ -1,6 +1,9 @@
 """ledger.json (section ⑤) and gamma_sweep.json (section ③): every decoder from "ROMEO:\n" at
 T = 1, both modes, timed with interleaved repeats after a warm-up; the price of each kind of
-forward; where each run's time went; the greedy identity check."""
+forward; where each run's time went; the greedy identity check. `ledger_summary` and
+`gamma_summary` write what the sections conclude from each file's payload.
+
+Fills build/schema.py SCHEMA["ledger.json"] and SCHEMA["gamma_sweep.json"]."""
 import statistics
 
 import torch
@@ -190,25 +193,40 @@ def pick(row):
     return {"method": row["method"], "gamma": row["gamma"]}
 
 
-def ledger_summary(rows, greedy):
-    """What the ledger section's prose quotes, computed here so the template only formats."""
+RECOMPUTE_FLAT = 1.15  # a verify within 15% of a one-position forward adds "little" (costs.py's flat_slack)
+
+
+def per_forward(row):
+    """Seconds per main forward inside the row's median run, and the rest per main forward."""
+    return {"forward_s": row["parts_s"]["main_forwards"] / row["main_forwards"],
+            "other_s": row["parts_s"]["other"] / row["main_forwards"]}
+
+
+def ledger_summary(payload):
+    """What the ledger section's prose quotes, from the payload `measure` writes (rows,
+    greedy_check, forward_costs, and compiled and peer where they ran), so the template only formats."""
+    rows, greedy = payload["rows"], payload["greedy_check"]
     of_mode = lambda mode: [r for r in rows if r["mode"] == mode]
     plain = {mode: next(r for r in of_mode(mode) if r["method"] == "plain") for mode in MODES}
     spec = {mode: [r for r in of_mode(mode) if r["method"] != "plain"] for mode in MODES}
     fewest = min(spec["kvcache"], key=lambda r: r["main_forwards"])
     recompute = [c for c in greedy if c["mode"] == "recompute"]
     diverged = sorted({c["first_mismatch_past_window"] for c in recompute} - {None})
-    return {
+    draft_over_plain = fewest["parts_s"]["draft_forwards"] / plain["kvcache"]["parts_s"]["main_forwards"]
+    # verify / one-position forward by γ: int keys here, strings once read back from JSON
+    recompute_verify = {str(g): v for g, v in payload["forward_costs"]["recompute"]["verify_over_main"].items()}
+    out = {
         # the kv-cache row with the fewest main forwards, against plain kv-cache decoding
         "fewest_main_forwards": {
             **pick(fewest), "mode": "kvcache",
             "main_forwards_saved": 1 - fewest["main_forwards"] / plain["kvcache"]["main_forwards"],
             # its drafter's forwards (median run) over all of plain decoding's forwards (median run)
-            "draft_over_plain_forwards": (fewest["parts_s"]["draft_forwards"]
-                                          / plain["kvcache"]["parts_s"]["main_forwards"])},
+            "draft_over_plain_forwards": draft_over_plain,
+            "drafts_exceed_plain_forwards": draft_over_plain > 1},
         "fastest": {mode: {**pick(max(spec[mode], key=lambda r: r["speedup"])),
                            "speedup": max(r["speedup"] for r in spec[mode])} for mode in MODES},
         "greedy_equal": sum(c["equal"] for c in greedy), "greedy_checks": len(greedy),
+        "greedy_all_equal": all(c["equal"] for c in greedy),
         # recompute mode past the window: which checks stayed identical for every char, and the
         # others grouped by the first char (0-based) where they left plain greedy decoding
         "past_window": {
@@ -216,7 +234,36 @@ def ledger_summary(rows, greedy):
             "diverged": [{"first_mismatch": k, "checks": [pick(c) for c in recompute
                                                          if c["first_mismatch_past_window"] == k]}
                          for k in diverged]},
+        # recompute mode reruns the window anyway: is verifying γmax drafts within RECOMPUTE_FLAT of one position?
+        "recompute_verify_flat": recompute_verify[str(payload["gamma_max"])] < RECOMPUTE_FLAT,
     }
+    compiled = payload.get("compiled")
+    if compiled:
+        fastest = compiled["fastest"]
+        row = next(r for r in compiled["rows"] if (r["method"], r["gamma"]) == (fastest["method"], fastest["gamma"]))
+        verify = per_forward(row)["forward_s"]
+        plain_c = per_forward(next(r for r in compiled["rows"] if r["method"] == "plain"))["forward_s"]
+        out["compiled"] = {
+            "beats_plain": fastest["speedup"] >= 1,  # the fastest speculative row against compiled plain
+            "helps_less_than_eager": fastest["speedup"] < out["fastest"]["kvcache"]["speedup"],
+            "below_theory": row["speedup"] < row["speedup_theory"],  # the fastest row against Theorem 3.8
+            # its main forwards in the run against compiled plain decoding's one-character forward
+            "verify_s": verify, "plain_s": plain_c, "verify_over_plain": verify / plain_c,
+            "greedy_equal": sum(c["equal"] for c in compiled["greedy_check"]),
+            "greedy_checks": len(compiled["greedy_check"])}
+    peer = payload.get("peer")
+    if peer:
+        hf = per_forward(next(r for r in peer["rows"] if r["method"] == "plain"))
+        ours = per_forward(plain["kvcache"])
+        gap = {k: hf[k] - ours[k] for k in hf}
+        out["peer"] = {
+            "greedy_identical": sum(v is None for v in peer["check"]["greedy_first_mismatch"].values()),
+            # per character of plain decoding: transformers' forward and the rest, against our eager ones
+            "forward_s": hf["forward_s"], "other_s": hf["other_s"],
+            "ours_forward_s": ours["forward_s"], "ours_other_s": ours["other_s"],
+            "forward_gap_s": gap["forward_s"], "other_gap_s": gap["other_s"],
+            "gap_mostly_in_forwards": gap["forward_s"] > gap["other_s"]}
+    return out
 
 
 def tokens_drops(of_mode):
@@ -229,16 +276,21 @@ def tokens_drops(of_mode):
     return drops
 
 
-def gamma_summary(rows, costs):
-    """What section ③'s prose quotes about the draft model's γ rows."""
+def gamma_summary(payload):
+    """What section ③'s prose quotes about the draft model's γ rows, from the payload `measure`
+    writes (its rows and forward_costs)."""
+    rows, costs = payload["rows"], payload["forward_costs"]
+    below = sum(r["tokens_per_main"] < r["tokens_per_main_expected"] for r in rows)
     deviation = [abs(r["tokens_per_main"] / r["tokens_per_main_expected"] - 1) for r in rows]
     of_mode = {mode: [r for r in rows if r["mode"] == mode] for mode in MODES}
     fastest = {mode: max(of_mode[mode], key=lambda r: r["speedup"]) for mode in MODES}
     pair = {mode: costs[mode]["c_pair"] for mode in MODES}  # the times c is the ratio of, per mode
+    gain = {model: pair["recompute"][model] / pair["kvcache"][model] for model in ("main", "draft")}
     return {
         "max_tokens_deviation": max(deviation),  # max |measured / expected tokens per main forward − 1|
-        "rows_below_expected_tokens": sum(r["tokens_per_main"] < r["tokens_per_main_expected"] for r in rows),
+        "rows_below_expected_tokens": below,
         "rows": len(rows),
+        "all_below_expected_tokens": below == len(rows),
         "below_theory": {mode: {"rows_below": sum(r["speedup"] < r["speedup_theory"] for r in of_mode[mode]),
                                 "rows": len(of_mode[mode])} for mode in MODES},
         "tokens_drops": tokens_drops(of_mode),
@@ -247,8 +299,9 @@ def gamma_summary(rows, costs):
                            "gain_of_last_draft": r["alpha"] ** GAMMA} for mode, r in fastest.items()},
         # how many times faster one forward gets with the kv-cache than recomputing the window, from
         # the times c is made of, so that c_kvcache / c_recompute = gain main / gain draft exactly
-        "kvcache_forward_gain": {model: pair["recompute"][model] / pair["kvcache"][model]
-                                 for model in ("main", "draft")},
+        "kvcache_forward_gain": gain,
+        # so c is larger with the cache when the main model gains more from it
+        "c_with_cache": "larger" if gain["main"] > gain["draft"] else "smaller" if gain["main"] < gain["draft"] else "same",
     }
 
 
@@ -389,7 +442,7 @@ def measure(args, data, seeds, sizes):
              "forward_costs": {mode: costs[mode, "eager"] for mode in MODES}}
     kv_runs = {key.split("/")[1]: run for key, run in all_runs.items() if key.startswith("kvcache/")}
     kv_rows = [r for r in rows if r["mode"] == "kvcache"]
-    ledger = {**setup, "rows": eager, "greedy_check": greedy, "summary": ledger_summary(eager, greedy),
+    ledger = {**setup, "rows": eager, "greedy_check": greedy,
               "engines": engines, "family_rows": family_rows(kv_runs, kv_rows, engines, n_chars)}
     if "compiled" in engines:
         compiled_rows = [r for r in rows if r["engine"] == "compiled"]
@@ -407,14 +460,14 @@ def measure(args, data, seeds, sizes):
         ledger["peer"] = {"library": "transformers", "version": peer.available(), "gamma": PEER_GAMMA,
                           "check": peer_check,
                           "rows": [peer_row(m, kv_runs[f"peer:{m}"], kv_runs, n_chars) for m in peer.PEER_METHODS]}
+    ledger["summary"] = ledger_summary(ledger)
     draft_rows = [r for r in eager if r["method"] == "draft"]
     sweep_rows = [{k: r[k] for k in ("gamma", "mode", "alpha", "tokens_per_main", "tokens_per_main_expected",
                                      "speedup", "speedup_runs", "speedup_theory", "run_lengths", "burst",
                                      "wall_s")}
                   for r in draft_rows]
     costs_eager = setup["forward_costs"]
-    return {"ledger": ledger,
-            "gamma_sweep": {**setup, "gammas": list(LEDGER_GAMMAS), "rows": sweep_rows,
-                            "c": {mode: costs_eager[mode]["c"] for mode in MODES},
-                            "burst_pooled": {mode: pooled_burst_check(eager, mode) for mode in MODES},
-                            "summary": gamma_summary(draft_rows, costs_eager)}}
+    sweep = {**setup, "gammas": list(LEDGER_GAMMAS), "rows": sweep_rows,
+             "c": {mode: costs_eager[mode]["c"] for mode in MODES},
+             "burst_pooled": {mode: pooled_burst_check(eager, mode) for mode in MODES}}
+    return {"ledger": ledger, "gamma_sweep": {**sweep, "summary": gamma_summary(sweep)}}

@@ -1,4 +1,6 @@
-"""models.json: sizes, configs and val losses of every trained model; the MTP head's parts."""
+"""models.json: sizes, configs and val losses of every trained model; the MTP head's parts.
+
+Fills build/schema.py SCHEMA["models.json"]."""
 from pathlib import Path
 
 from experiments.data import SHA256

@@ -1,6 +1,8 @@
 """mtp.json (section ④): the MTP head across seeds: parameter counts per part, loss curves, val
 losses (mean ± std), the paired t-test of MTP training against the control, acceptance of the
-MTP head vs the small draft at γ = 1, and a traced sample."""
+MTP head vs the small draft at γ = 1, and a traced sample.
+
+Fills build/schema.py SCHEMA["mtp.json"]."""
 import torch
 
 from experiments.measure.common import (CONTEXT, CONTROL, DRAFT, LEDGER_PROMPT, MAIN_MTP, SEED, load,

@@ -390,6 +390,7 @@ SCHEMA = {
         "summary.lengths.shortest:int", "summary.lengths.longest:int",
         "summary.lengths.per_char_s.*.plain:num", "summary.lengths.per_char_s.*.ngram:num",  # at the longest, per engine
         "summary.lengths.plain_per_char_s.*.*:num",  # plain decoding per engine, then per length (a string)
+        "summary.lengths.slower_than_plain.*.*:list",  # families whose speedup there prints below 1.00×
         # seconds saved per character at the longest output, and the characters that repay the preparation:
         # the n-gram chain in the eager engine against building its table; compiled plain against eager
         # plain and the compiling of a fresh process (null where nothing is saved or it did not run)

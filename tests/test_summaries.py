@@ -44,7 +44,7 @@ def conditions_payload(engines=("eager", "compiled")):
              "repetitive": {**alpha("repetitive", draft=0.9), "lookup": {"alpha": 0.7, "coverage": 0.9}}}
     per_char = {("eager", "plain"): 1e-3, ("eager", "ngram"): 0.5e-3, ("compiled", "plain"): 0.4e-3,
                 ("compiled", "ngram"): 0.3e-3}
-    by_length = [{"engine": e, "n_chars": n, "family": f, "wall_s": {"median": s * n}}
+    by_length = [{"engine": e, "n_chars": n, "family": f, "wall_s": {"median": s * n}, "speedup": per_char[e, "plain"] / s}
                  for (e, f), s in per_char.items() if e in engines for n in (8, 600)]
     return {"engines": list(engines), "temperatures": list(temps), "by_temperature": by_temperature,
             "text_kinds": ["val", "own", "repetitive"], "by_text": {k: {"T1": {"drafters": d}} for k, d in texts.items()},
@@ -114,6 +114,17 @@ def test_conditions_lengths_and_pay_back():
     assert conditions.summarize(payload)["lengths"]["ngram_table"] is None
     lengths = conditions.summarize(conditions_payload(("eager",)))["lengths"]
     assert lengths["compiling"] is None and list(lengths["per_char_s"]) == ["eager"]
+
+
+def test_conditions_cells_slower_than_plain():
+    payload = conditions_payload()
+    assert conditions.summarize(payload)["lengths"]["slower_than_plain"] == {e: {"8": [], "600": []}
+                                                                             for e in ("eager", "compiled")}
+    for r in payload["by_length"]:
+        if r["family"] == "ngram" and r["n_chars"] == 8:
+            r["speedup"] = 0.99 if r["engine"] == "eager" else 0.996  # the compiled one prints 1.00×
+    slower = conditions.summarize(payload)["lengths"]["slower_than_plain"]
+    assert slower["eager"] == {"8": ["ngram"], "600": []} and slower["compiled"] == {"8": [], "600": []}
 
 
 # costs.json

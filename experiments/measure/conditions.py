@@ -228,6 +228,10 @@ def summarize(payload, drafter="draft"):
     lengths = {"shortest": min(payload["lengths"]), "longest": longest, "per_char_s": per_char,
                # plain decoding's seconds per character at every length (keys: engine, then str(length))
                "plain_per_char_s": {e: {str(n): wall[e, n, "plain"] / n for n in payload["lengths"]} for e in engines},
+               # the families slower than plain decoding there: a speedup that prints below 1.00×
+               "slower_than_plain": {e: {str(n): [r["family"] for r in payload["by_length"]
+                                                  if (r["engine"], r["n_chars"]) == (e, n) and r["speedup"] < 0.995]
+                                         for n in payload["lengths"]} for e in engines},
                # the n-gram chain in the eager engine against building its table
                "ngram_table": pays_back(eager - per_char["eager"]["ngram"], payload["preparation"]["ngram_table_s"]),
                # compiled plain decoding against eager plain, and the compiling a fresh process pays

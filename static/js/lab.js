@@ -56,6 +56,39 @@ function labUi() {
   };
 }
 
+// settings -> controls (also before the models load: a shared link shows its settings at once)
+function showSettings(ui, s) {
+  if (ui.prompt.value !== s.prompt) ui.prompt.value = s.prompt;
+  ui.method.value = s.method;
+  ui.gamma.value = String(s.gamma);
+  ui.temp.value = String(s.temperature);
+  ui.seed.value = String(s.seed);
+  ui.chars.value = String(s.chars);
+  labelControls(ui, s);
+}
+
+function labelControls(ui, s) {
+  for (const option of ui.method.options) option.textContent = t(METHOD_LABEL[option.value]);
+  ui.gamma.disabled = s.method === "plain" || s.method === "mtp";
+  ui.gammaOut.textContent = gammaOut(s);
+  ui.tempOut.textContent = t(temperatureOut(s.temperature));
+  ui.raceGo.textContent = t(raceButton(s.method));
+}
+
+function drawButtonStates(ui, st) {
+  for (const [name, off] of Object.entries(disabledButtons(st))) ui[name].disabled = off;
+}
+
+// Everything the state shows: the shown round outlined in the text, the counters, the round view,
+// the buttons and the race.
+function drawLab(ui, st, meta) {
+  outline(ui.text, st);
+  drawCounters(ui.counters, st);
+  drawRound(ui, st, meta.ngram.order);
+  drawButtonStates(ui, st);
+  drawRace(ui, st);
+}
+
 export function initLab(data) {
   const box = document.getElementById("lab-widget");
   const ui = labUi();
@@ -65,27 +98,9 @@ export function initLab(data) {
   // messages that must follow the language: element -> {zh, en} (null: empty)
   const said = new Map();
   const say = (el, msg) => { said.set(el, msg); el.textContent = msg ? t(msg) : ""; };
+  const drawButtons = () => drawButtonStates(ui, st);
+  const drawAll = () => drawLab(ui, st, meta);
   const hooks = { say, drawButtons };
-
-  // settings -> controls (also before the models load: a shared link shows its settings at once)
-  function showSettings() {
-    const s = st.settings;
-    if (ui.prompt.value !== s.prompt) ui.prompt.value = s.prompt;
-    ui.method.value = s.method;
-    ui.gamma.value = String(s.gamma);
-    ui.temp.value = String(s.temperature);
-    ui.seed.value = String(s.seed);
-    ui.chars.value = String(s.chars);
-    labelControls();
-  }
-
-  function labelControls() {
-    for (const option of ui.method.options) option.textContent = t(METHOD_LABEL[option.value]);
-    ui.gamma.disabled = st.settings.method === "plain" || st.settings.method === "mtp";
-    ui.gammaOut.textContent = gammaOut(st.settings);
-    ui.tempOut.textContent = t(temperatureOut(st.settings.temperature));
-    ui.raceGo.textContent = t(raceButton(st.settings.method));
-  }
 
   function setStatus(msg, state) {
     say(ui.status, msg);
@@ -172,23 +187,11 @@ export function initLab(data) {
     if (was && fromPlay === true && document.activeElement === ui.pause) ui.reset.focus();
   }
 
-  function drawButtons() {
-    for (const [name, off] of Object.entries(disabledButtons(st))) ui[name].disabled = off;
-  }
-
-  function drawAll() {
-    outline(ui.text, st);
-    drawCounters(ui.counters, st);
-    drawRound(ui, st, meta.ngram.order);
-    drawButtons();
-    drawRace(ui, st);
-  }
-
   // ---- events ----
   function change(key, value) {
     st.settings = { ...st.settings, [key]: value };
     hashSet(LAB_HASH[key], value);
-    labelControls();
+    labelControls(ui, st.settings);
     startOver();
   }
 
@@ -221,7 +224,7 @@ export function initLab(data) {
     const next = readSettings((key) => ownEntry(hash, key));
     if (sameSettings(next, st.settings)) return;
     st.settings = next;
-    showSettings();
+    showSettings(ui, st.settings);
     startOver();
   });
   ui.step.addEventListener("click", () => stepOnce());
@@ -242,14 +245,14 @@ export function initLab(data) {
   });
 
   onLangChange(() => {
-    labelControls();
+    labelControls(ui, st.settings);
     for (const [el, msg] of said) el.textContent = msg ? t(msg) : "";
     if (!st.lab) return;
     drawText(ui.text, st);
     drawAll();
   });
 
-  showSettings();
+  showSettings(ui, st.settings);
   drawRace(ui, st);
   if ("IntersectionObserver" in window) {
     const seen = new IntersectionObserver((entries) => {

@@ -13,6 +13,11 @@ export class FakeElement extends EventTarget {
     Object.assign(this, props);
   }
 
+  // what a widget finds inside, or around, an element it was given: made on first ask, then kept
+  querySelector(selector) { this.found ??= {}; return (this.found[selector] ??= new FakeElement()); }
+  querySelectorAll() { return []; }
+  closest() { return (this.around ??= new FakeElement()); }
+  get parentElement() { return this.closest(); }
   setAttribute(key, value) { this.attributes[key] = String(value); }
   getAttribute(key) { return key in this.attributes ? this.attributes[key] : null; }
   append(...nodes) { this.childNodes.push(...nodes); }
@@ -30,11 +35,13 @@ export function fakeSelect(values) {
   return new FakeElement("select", { value: values[0], options: values.map((value) => ({ value, textContent: value })) });
 }
 
-// Installs document (getElementById / querySelector / querySelectorAll from the tables given),
-// window, location and history on globalThis; returns the function that removes them again.
-export function installDom({ byId = {}, bySelector = {} } = {}, hash = "") {
+// Installs document (getElementById / querySelector / querySelectorAll from the tables given; with
+// anyId, an element for every other id too), window, location and history on globalThis; returns
+// the function that removes them again.
+export function installDom({ byId = {}, bySelector = {}, anyId = false } = {}, hash = "") {
   const document = {
-    getElementById: (id) => byId[id] ?? null,
+    activeElement: null,
+    getElementById: (id) => byId[id] ?? (anyId ? (byId[id] = new FakeElement()) : null),
     querySelector: (selector) => (bySelector[selector] ?? [])[0] ?? null,
     querySelectorAll: (selector) => bySelector[selector] ?? [],
     createElement: (tag) => new FakeElement(tag),

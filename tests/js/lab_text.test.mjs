@@ -1,12 +1,13 @@
 // The lab's pure parts beyond its sentences about rounds (page_lab.test.mjs): the controls' labels,
 // the counters, a round's drafts table and kv-cache notes, the race's lanes, result and readouts,
-// the comparison rows (the chapter data's lab_compare), and which buttons a state allows. Hand-made
-// rounds and counters pin the rules; one real race on the committed models checks the result.
+// the comparison rows (the chapter data's lab_compare), which buttons a state allows, and the widget
+// following the address before its models load. Hand-made rounds and counters pin the rules; one
+// real race on the committed models checks the result.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
-import { canStep, disabledButtons, newLabState } from "../../static/js/lab.js";
+import { canStep, disabledButtons, initLab, newLabState } from "../../static/js/lab.js";
 import { encodePrompt, newDecoder } from "../../static/js/lab_decode.js";
 import { loadLab } from "../../static/js/lab_model.js";
 import { compareRuns, firstMismatch, raceResult } from "../../static/js/lab_race.js";
@@ -16,6 +17,7 @@ import {
   raceReadouts, roundTitle, sameSettings, temperatureOut,
 } from "../../static/js/lab_text.js";
 import { FAMILY_LABEL } from "../../static/js/labels.js";
+import { editHash, fakeSelect, installDom } from "./fake_dom.mjs";
 
 const CLEAN = /undefined|NaN|null|\[object/;
 const both = (pair) => [pair.zh, pair.en];
@@ -159,4 +161,26 @@ test("the buttons a state allows: nothing before the models, stepping while the 
   assert.deepEqual([disabledButtons(st).raceGo, disabledButtons(st).next, disabledButtons(st).prev], [true, true, false]);
   st.decoder.done = true;
   assert.equal(canStep(st), false);
+});
+
+test("the lab follows the address before its models load: an edited hash sets its controls", () => {
+  const method = fakeSelect(LAB_METHODS);
+  const remove = installDom({ byId: { "lab-method": method }, anyId: true }, "#lang=en&lab-m=ngram&lab-g=6&lab-t=0");
+  const el = (id) => document.getElementById(id);
+  try {
+    initLab({ lab_meta: { ngram: { order: 5 } }, ledger: {}, lab_compare: [] });
+    assert.equal(el("lab-widget").dataset.state, undefined);  // nothing loaded until it is seen
+    assert.deepEqual([method.value, el("lab-gamma").value, el("lab-gamma-out").textContent], ["ngram", "6", "6"]);
+    assert.equal(el("lab-temp-out").textContent, "0（贪心）");
+    assert.equal(el("lab-race-go").textContent, "开始赛跑：普通解码对 n-gram 表");
+    assert.equal(method.options[0].textContent, METHOD_LABEL.plain.zh);
+    editHash("#lang=en&lab-m=mtp&lab-t=0.3&lab-p=KING");
+    assert.deepEqual([method.value, el("lab-gamma").disabled, el("lab-gamma-out").textContent], ["mtp", true, "1"]);
+    assert.deepEqual([el("lab-temp").value, el("lab-prompt-text").value, el("lab-seed").value], ["0.3", "KING", "0"]);
+    el("lab-gamma").value = "3";  // the reader moves γ: the address says so, with no hashchange of its own
+    el("lab-gamma").dispatchEvent(new Event("input"));
+    assert.match(location.hash, /lab-g=3/);
+  } finally {
+    remove();
+  }
 });

@@ -457,7 +457,7 @@ SCHEMA = {
         "sample.text:str", "sample.prompt:str", "sample.n_chars:int", "sample.temperature:num",
         "sample.seed:int", "sample.mode:str",
         "sample.main_forwards:int", "sample.accepted:int", "sample.proposed:int",
-        "sample.steps.*.emitted:list", "sample.steps.*.kinds:list", "sample.steps.*.accepted:bool",
+        "sample.steps.*.emitted:list", "sample.steps.*.n_accepted:int", "sample.steps.*.next_from:str", "sample.steps.*.accepted:bool",
         "sample.steps.*.draft?:str",          # null on a forward with no draft
         "sample.steps.*.p_draft?:num", "sample.steps.*.q_draft?:num", "sample.steps.*.u?:num",
         # what the section's prose quotes (mtp.py)

@@ -10,21 +10,26 @@ dispatch fewer things: each step is one compiled graph whose shape never changes
   read from it (t attends to positions t - window + 1 .. t). Rollback moves the runner's length
   and nothing else: a stale slot holds a position the next forward rewrites before reading, or
   one later than any query, which the mask hides.
-- `CompiledRunner` / `CompiledMTPRunner`: drop-in for `speculative.Runner` / `MTPRunner` in
+- `CompiledRunner` / `CompiledMTPRunner`: drop-in for `runners.Runner` / `MTPRunner` in
   kv-cache mode. New positions are padded up to a compiled size (padding rows are written past
   the real length and ignored), so a decoder needs only a few graphs: the main model on 1 or
   γ + 1 positions, the draft model and the MTP head on 1 or 2, and one graph per (γ, T) for a
   whole draft round. Every new process compiles them again (inductor's disk cache under /tmp
   makes a later process faster, not free).
+- The graphs (`main_graph`, `tree_graph`, `mtp_graph`, `round_graph`) are plain functions of the
+  model, the cache and tensors, compiled once per kind (`compiled_graph`); `make_runner` gives a
+  decoder the eager runner or the compiled one.
 """
 import os
 import time
 import weakref
+from shutil import which
 
 import torch
 
 from experiments.model import rope_tables
-from experiments.speculative import MTPRunner, Runner, probs_from_logits
+from experiments.rule import probs_from_logits
+from experiments.runners import MTPRunner, Runner
 
 ROPE_POSITIONS = 1 << 14  # RoPE table length of the engine: a longer sequence is refused
 
@@ -35,7 +40,6 @@ class CompileUnavailable(RuntimeError):
 
 def check_compiler():
     """The inductor C++ backend calls the system compiler; say which one is missing."""
-    from shutil import which
     cxx = os.environ.get("CXX", "g++")
     if which(cxx) is None:
         raise CompileUnavailable(f"no C++ compiler ({cxx}) on PATH")
@@ -95,13 +99,13 @@ def rope_at(model, pos):
     return cos[pos], sin[pos]
 
 
-def main_step(model, cache, idx, pos):
+def main_graph(model, cache, idx, pos):
     """Logits and hidden states of the main (or draft) model for ids idx [1, T] at positions pos."""
     return run_blocks(model, cache, idx, pos, cache.prepare(pos))
 
 
-def tree_step(model, cache, idx, pos, ancestors):
-    """main_step for the nodes of a token tree: pos [T] the root's position + each node's depth,
+def tree_graph(model, cache, idx, pos, ancestors):
+    """main_graph for the nodes of a token tree: pos [T] the root's position + each node's depth,
     ancestors [T, T] the tree mask (StaticCache.prepare_tree)."""
     return run_blocks(model, cache, idx, pos, cache.prepare_tree(pos, ancestors))
 
@@ -114,7 +118,7 @@ def run_blocks(model, cache, idx, pos, mask):
     return model.head(x), x
 
 
-def mtp_step(model, head, cache, h, next_idx, pos):
+def mtp_graph(model, head, cache, h, next_idx, pos):
     """Logits for x_{t+2} and the head's output features from h_t [1, T, C] and the ids of
     x_{t+1} [1, T] at positions pos. head: the MTP head, or an EAGLE drafter of the same shape."""
     mask = cache.prepare(pos)
@@ -123,14 +127,14 @@ def mtp_step(model, head, cache, h, next_idx, pos):
     return model.head(x), x
 
 
-def draft_round(model, cache, idx, pos, u, gamma, temperature):
+def round_graph(model, cache, idx, pos, u, gamma, temperature):
     """γ draft steps and their sampling in one graph. idx [1, 2]: the last two confirmed tokens
     at positions pos [2] (the older one may already be in the cache: rewriting it changes
     nothing), u [γ] float64 uniforms. Each draft inverts its CDF at u exactly as
-    speculative.sample does, so with the same uniforms it draws the same token."""
+    rule.sample does, so with the same uniforms it draws the same token."""
     q_rows, tokens = [], []
     for i in range(gamma):
-        logits, _ = main_step(model, cache, idx, pos)
+        logits, _ = main_graph(model, cache, idx, pos)
         q = probs_from_logits(logits[0, -1], temperature)
         cdf = q.cumsum(0).double()
         token = (cdf <= u[i] * cdf[-1]).sum().clamp(max=q.shape[0] - 1)
@@ -140,7 +144,7 @@ def draft_round(model, cache, idx, pos, u, gamma, temperature):
     return torch.stack(q_rows), torch.stack(tokens)
 
 
-def compile_step(fn):
+def compile_graph(fn):
     return torch.compile(fn, fullgraph=True, dynamic=False, options={"cpp_wrapper": True})
 
 
@@ -152,18 +156,18 @@ def prepare_model(model, positions=ROPE_POSITIONS):
         model.engine_rope = (cos.to(weight), sin.to(weight))
 
 
-STEPS = {"main": main_step, "mtp": mtp_step, "round": draft_round, "tree": tree_step}
+GRAPHS = {"main": main_graph, "mtp": mtp_graph, "round": round_graph, "tree": tree_graph}
 COMPILED = {}  # kind -> compiled step; dynamo keeps one graph per input shape (and constants) under it
 # model -> {(kind, size): seconds the warm-up took}. A model whose shapes an earlier model already
 # compiled (another seed's checkpoint) reuses that graph: its entry then records ~0 s.
 READY = weakref.WeakKeyDictionary()
 
 
-def compiled(kind):
+def compiled_graph(kind):
     if kind not in COMPILED:
         # every (model, shape) is one more entry under the same function: allow enough of them
         torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 256)
-        COMPILED[kind] = compile_step(STEPS[kind])
+        COMPILED[kind] = compile_graph(GRAPHS[kind])
     return COMPILED[kind]
 
 
@@ -203,7 +207,7 @@ def ensure_compiled(model, kind, sizes, head=None):
         t0 = time.perf_counter()
         try:
             check_compiler()
-            compiled(kind)(model, *scratch_inputs(model, kind, size, device, head))
+            compiled_graph(kind)(model, *scratch_inputs(model, kind, size, device, head))
         except CompileUnavailable:
             raise
         except Exception as err:  # inductor failed (compiler, headers, ...): one line, not a trace
@@ -251,7 +255,7 @@ class CompiledRunner(Runner):
         check_positions(L + g)
         u = torch.rand(g, generator=generator, dtype=torch.float64, device=self.device)  # as g samples would
         t0 = time.perf_counter()
-        q, tokens = compiled("round")(self.model, self.cache, *self.inputs(seq[L - 2:], L - 2), u, g, temperature)
+        q, tokens = compiled_graph("round")(self.model, self.cache, *self.inputs(seq[L - 2:], L - 2), u, g, temperature)
         drafts = tokens.tolist()
         self.forward_s += time.perf_counter() - t0  # here the drafter's time includes its sampling
         self.forwards += g
@@ -262,9 +266,9 @@ class CompiledRunner(Runner):
         check_positions(start + len(tokens) + max(self.sizes, default=0))
         feed = padded(tokens, self.sizes)
         if feed is not None:
-            logits, h = compiled("main")(self.model, self.cache, *self.inputs(feed, start))
+            logits, h = compiled_graph("main")(self.model, self.cache, *self.inputs(feed, start))
             return logits[0, :len(tokens)], h[0, :len(tokens)]
-        parts = [main_step(self.model, self.cache, *self.inputs(tokens[i:i + self.window], start + i))
+        parts = [main_graph(self.model, self.cache, *self.inputs(tokens[i:i + self.window], start + i))
                  for i in range(0, len(tokens), self.window)]
         return torch.cat([logits[0] for logits, _ in parts]), torch.cat([h[0] for _, h in parts])
 
@@ -278,7 +282,7 @@ class CompiledRunner(Runner):
         ancestors[:T, :T] = tree.ancestors()
         idx = torch.tensor([tree.tokens + [0] * (N - T)], device=self.device)
         pos = self.length + torch.tensor(tree.depths + [0] * (N - T), device=self.device)
-        step = compiled("tree") if N == self.tree_size else tree_step
+        step = compiled_graph("tree") if N == self.tree_size else tree_graph
         logits, h = step(self.model, self.cache, idx, pos, ancestors.to(self.device))
         return logits[0, :T], h[0, :T]
 
@@ -303,11 +307,11 @@ class CompiledMTPRunner(MTPRunner):
         T, feed = len(next_tokens), padded(next_tokens, self.sizes)
         if feed is None:  # the prompt: window-sized chunks, eagerly
             for i in range(0, T, self.window):
-                logits, x = mtp_step(self.model, self.head, self.cache, h[None, i:i + self.window],
+                logits, x = mtp_graph(self.model, self.head, self.cache, h[None, i:i + self.window],
                                      *self.inputs(next_tokens[i:i + self.window], start + i))
             return logits[0, -1], x[0, -1]
         h = torch.cat((h, h.new_zeros(len(feed) - T, h.shape[1])))
-        logits, x = compiled("mtp")(self.model, self.head, self.cache, h[None], *self.inputs(feed, start))
+        logits, x = compiled_graph("mtp")(self.model, self.head, self.cache, h[None], *self.inputs(feed, start))
         return logits[0, T - 1], x[0, T - 1]
 
     inputs = CompiledRunner.inputs
@@ -317,3 +321,47 @@ class CompiledMTPRunner(MTPRunner):
 
     def new_cache(self):
         return static_cache(self.model, mtp=True)
+
+
+ENGINES = ("eager", "compiled")  # the compiled one runs in kv-cache mode only
+
+
+def check_engine(engine, mode):
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "compiled" and mode != "kvcache":
+        raise ValueError("engine compiled runs in kvcache mode only (it is a static kv cache): use --mode kvcache")
+    return engine
+
+
+def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None, head=None, tree_size=None):
+    """A Runner (an MTPRunner with mtp=True, over `head` if given) in the given engine. For the compiled engine:
+    `sizes` are the numbers of new positions per call it compiles for (others are padded up to
+    one), round = (γ, T) compiles a whole draft round of γ steps and their sampling, and
+    tree_size a verify of a token tree of that many nodes (smaller trees are padded up)."""
+    check_engine(engine, mode)
+    if engine == "eager":
+        return MTPRunner(model, mode, head) if mtp else Runner(model, mode, lookahead)
+    if mtp:
+        return CompiledMTPRunner(model, sizes, head)
+    return CompiledRunner(model, sizes, round, tree_size)
+
+
+def available_engines(main, requested):
+    """The engines to measure: eager always (every ratio is against it), compiled if requested
+    and it compiles here; if not, say so in one line and measure eager alone."""
+    if "compiled" not in (requested or ()):
+        return ["eager"]
+    try:
+        with torch.inference_mode():
+            ensure_compiled(main, "main", (1,))
+    except CompileUnavailable as err:
+        print(f"  note: the compiled engine is unavailable here ({err}); measuring eager only", flush=True)
+        return ["eager"]
+    return list(ENGINES)
+
+
+def compile_seconds(*models):
+    """Seconds each compiled graph took to build in this process, per model and (kind, size)."""
+    return {name: {f"{kind}/{size}": s for (kind, size), s in sorted(READY.get(model, {}).items())}
+            for name, model in models}

@@ -25,7 +25,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from experiments.model import MTPHead, fingerprint, load_checkpoint
-from experiments.speculative import Drafter, make_runner, probs_from_logits, sample
+from experiments.engine import make_runner
+from experiments.rule import probs_from_logits, sample
+from experiments.runners import Drafter
 from experiments.trees import best_first, top_choices
 
 KINDS = ("medusa", "eagle")
@@ -98,13 +100,13 @@ class FeatureDrafter(nn.Module):
         predicted = self.main.mtp_features(features_in, x[:, 1:], head=self.net)  # predicts h[:, 1:]
         logits = self.main.head(predicted)
         with torch.no_grad():
-            p_next = torch.softmax(self.main.head(h[:, 1:]), dim=-1)  # the main model's law of x_{t+2}
+            p_next = torch.softmax(self.main.head(h[:, 1:]), dim=-1)  # the main model's distribution of x_{t+2}
         return {"reg": F.smooth_l1_loss(predicted, h[:, 1:]),
                 "cls": -(p_next * torch.log_softmax(logits, dim=-1)).sum(-1).mean(),
                 "token": F.cross_entropy(logits.flatten(0, 1), y[:, 1:].flatten())}
 
     def runner(self, mode, engine, gamma):
-        """The draft side of speculative.feature_decode."""
+        """The Drafter for a chain of gamma drafts (speculative.speculative_decode)."""
         if self.cfg.kind == "medusa":
             if gamma > self.cfg.n_heads:
                 raise ValueError(f"gamma must be at most {self.cfg.n_heads}: there are {self.cfg.n_heads} "
@@ -113,7 +115,7 @@ class FeatureDrafter(nn.Module):
         return make_runner(self.main, mode, engine, sizes=(1, gamma + 1), mtp=True, head=self.net)
 
     def tree_runner(self):
-        """The draft side of trees.tree_decode, whatever the main model's engine: Medusa runs no
+        """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: Medusa runs no
         forward, and EAGLE grows its tree eagerly (its tree forwards are not compiled)."""
         return self.runner("kvcache", "eager", 1)
 
@@ -124,13 +126,14 @@ class FeatureDrafter(nn.Module):
 
 
 class MedusaRunner(Drafter):
-    """The draft side of feature_decode and tree_decode for Medusa: drafts for the K positions
+    """Medusa's Drafter, for chains and trees: drafts for the K positions
     after the pending token, all from the main model's feature at the newest position it has
     processed (the one that predicted the pending token), one head each; no forward of its own."""
 
     def __init__(self, drafter):
         super().__init__()
         self.drafter = drafter
+        self.h = None
 
     def observe(self, h, start):
         self.h, self.h_start = h, start
@@ -139,7 +142,9 @@ class MedusaRunner(Drafter):
         # the feature at main_length - 1 predicted the pending token; head k predicts k + 1 further
         return self.drafter.medusa_logits(self.h[main_length - 1 - self.h_start])
 
-    def draft_round(self, seq, main_length, g, temperature, generator=None):
+    def propose(self, seq, main_length, g, temperature, generator=None):
+        if self.h is None:  # before the main model's first forward: no features, no drafts
+            return None, []
         t0 = time.perf_counter()
         logits = self.head_logits(main_length)[:g]
         q = probs_from_logits(logits, temperature)

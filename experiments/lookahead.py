@@ -15,11 +15,11 @@ too (classic Jacobi decoding accepts the guesses that turn out right).
 This is a simplification of the paper's 2D window: the paper feeds the last N − 1 levels of the
 trajectory into each forward; here only the newest level is fed and the older ones are kept in
 memory to read the diagonals. All candidates are fixed before the verify draws its randomness,
-so the tree walk of experiments/trees.py keeps the main model's law at any temperature.
+so the tree walk of experiments/trees.py keeps the main model's distribution at any temperature.
 """
 import time
 
-from experiments.speculative import Drafter
+from experiments.runners import Drafter
 from experiments.trees import Tree
 
 POOL_PER_TOKEN = 8  # n-grams kept per first token, newest first

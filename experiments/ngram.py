@@ -4,7 +4,7 @@ of up to order − 1 characters in the training split.
 
 q is a real distribution (the counts after the longest context that occurs, backing off to shorter
 ones), so the one acceptance rule min(1, p/q) applies unchanged and the output keeps the main
-model's law. A draft costs a dictionary lookup and a few small tensor ops: no forward at all.
+model's distribution. A draft costs a dictionary lookup and a few small tensor ops: no forward at all.
 
 And prompt lookup decoding: copy what followed the latest earlier occurrence of the last k
 characters of prompt + output. Its drafts are deterministic (one-hot q), and where the text has
@@ -15,7 +15,8 @@ import time
 import numpy as np
 import torch
 
-from experiments.speculative import Drafter, probs_from_logits, sample
+from experiments.rule import probs_from_logits, sample
+from experiments.runners import Drafter
 from experiments.trees import Tree, best_first, top_choices
 
 DEFAULT_ORDER = 5
@@ -47,9 +48,6 @@ class NgramTable:
         """Contexts stored, and (context, next char) pairs with a nonzero probability."""
         return len(self.counts), int(sum(np.count_nonzero(row) for row in self.counts.values()))
 
-    def drafter(self):
-        return NgramDrafter(self)
-
     def context_probs(self, seq):
         """The next-char distribution after seq: the longest context of seq's tail that occurs."""
         for length in range(min(self.order - 1, len(seq)), -1, -1):
@@ -73,14 +71,14 @@ class NgramTable:
 
 
 class NgramDrafter(Drafter):
-    """The table behind the draft side of speculative_decode (Runner's draft interface): each
-    draft is a lookup, counted in `forwards` and timed in `forward_s` like a model's forward."""
+    """The table as a Drafter (experiments/runners.py): each draft is a lookup, counted in
+    `forwards` and timed in `forward_s` like a model's forward."""
 
     def __init__(self, table):
         super().__init__()
         self.table = table
 
-    def draft_round(self, seq, g, temperature, generator=None):
+    def propose(self, seq, main_length, g, temperature, generator=None):
         t0 = time.perf_counter()
         q_rows, drafts = [], []
         context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
@@ -127,15 +125,13 @@ class PromptLookup:
             if seq[start:start + k] == tail:
                 yield seq[start + k:start + k + g]
 
-    def drafter(self):
-        return LookupDrafter(self)
 
 
 class LookupDrafter(NgramDrafter):
     """Proposes the continuation (possibly fewer than g drafts, or none), each with a one-hot q:
     the acceptance rule then keeps a draft exactly when p's own sample would have been it."""
 
-    def draft_round(self, seq, g, temperature, generator=None):
+    def propose(self, seq, main_length, g, temperature, generator=None):
         t0 = time.perf_counter()
         drafts = self.table.continuation(seq, g)
         q = torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.table.vocab_size).float() if drafts else None

@@ -22,20 +22,9 @@ from experiments.data import CharData, find_data
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.model import DRAFT, GPT, MAIN, load_checkpoint, save_atomic, save_checkpoint
+from experiments.runs import CHECKPOINTS, DRAFT_SNAPSHOTS, HEAD_RUNS, RUNS, run_name, snapshot_path
 
-CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
-DRAFT_SNAPSHOTS = (0, 100, 250, 500, 1000, 2500, 5000)
 EVAL_SEED = 1234  # the fixed val batches every run is evaluated on
-
-
-def run_name(model, mtp, seed):
-    if model in ("draft", *KINDS):
-        return f"{model}_s{seed}"
-    return f"{'main' if mtp > 0 else 'control'}_s{seed}"
-
-
-def snapshot_path(checkpoint_dir, name, step):
-    return Path(checkpoint_dir) / f"{name}_step{step}.pt"
 
 
 UNREADABLE = (pickle.UnpicklingError, EOFError, OSError, RuntimeError)  # what torch.load raises on a cut file
@@ -207,8 +196,6 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     return result
 
 
-RUNS = (("main", 0.3), ("main", 0.0), ("draft", 0.0))  # main + MTP, the control, the draft
-HEAD_RUNS = (("medusa", 0.0), ("eagle", 0.0))  # trained on the frozen main + MTP model of their seed
 HEAD_STEPS, HEAD_LR = 2000, 2e-3
 
 

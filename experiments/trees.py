@@ -6,7 +6,7 @@ sits at position root + depth(i) and its mask row lets it see the context and it
 only (SpecInfer, arXiv 2305.09781; Medusa, arXiv 2401.10774). So each node's logits are exactly
 those of decoding its branch alone.
 
-Verification keeps the main model's law for candidates that are a function of the context (not
+Verification keeps the main model's distribution for candidates that are a function of the context (not
 sampled): walk down from the root; at node v draw x from p at v; if x is one of v's children,
 descend to it, otherwise emit x and stop. Each emitted token is a sample from p given the tokens
 before it; the tree only decides how many come out of one forward. At T = 0 (p one-hot) this is
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from experiments.speculative import Result, check_temperature, make_runner, probs_from_logits, sample
+from experiments.rule import sample
 
 
 @dataclass
@@ -113,37 +113,3 @@ def top_choices(probs, k):
     values, tokens = torch.topk(probs, min(k, probs.shape[0]))
     return [(t, v) for t, v in zip(tokens.tolist(), values.tolist()) if v > 0]
 
-
-def tree_decode(model, drafter, prompt, n, n_nodes, temperature=1.0, generator=None, engine="eager", trace=False):
-    """Speculative decoding with a token tree per main forward (kv-cache mode). The drafter (a
-    speculative.Drafter) has tree(seq, n_nodes, max_depth) -> a Tree rooted at seq[-1], and
-    hears the main model's features (observe) and each verify's outcome (verified)."""
-    check_temperature(temperature)
-    if not 1 <= n_nodes <= model.cfg.block_size:
-        raise ValueError(f"a tree has between 1 and {model.cfg.block_size} nodes (one verify window), got {n_nodes}")
-    main = make_runner(model, "kvcache", engine, sizes=(1,), tree_size=n_nodes)
-    seq = list(prompt)
-    target = len(prompt) + n
-    result, steps = Result([]), []
-    logits, h, start = main.extend(seq)
-    drafter.observe(h, start)
-    seq.append(sample(probs_from_logits(logits[-1], temperature), generator))
-    while len(seq) < target:
-        tree = drafter.tree(seq, n_nodes, max_depth=target - len(seq) - 1)
-        logits, h = main.extend_tree(tree)
-        p = probs_from_logits(logits, temperature)
-        path, token = tree_accept(p, tree, generator)
-        main.keep_path(path)
-        drafter.observe(h[[0] + path], main.tree_start)  # the root and the accepted branch
-        drafter.verified(tree, logits, path)
-        accepted = [tree.tokens[i] for i in path]
-        seq += accepted + [token]
-        result.count_round(len(tree.tokens) - 1, len(path), n_nodes - 1)
-        if trace:
-            steps.append({"tokens": tree.tokens, "parents": tree.parents, "depths": tree.depths, "path": path,
-                          "emitted": accepted + [token], "p": p, "start": len(seq) - len(accepted) - 2})
-    result.tokens = seq[len(prompt):]
-    result.main_forwards, result.draft_forwards, result.trace = main.forwards, drafter.forwards, steps
-    result.main_forward_s, result.draft_forward_s = main.forward_s, drafter.forward_s
-    result.compile_s = main.compile_s + drafter.compile_s
-    return result

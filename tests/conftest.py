@@ -1,6 +1,5 @@
 """Shared fixtures: a headless Chromium (Debian's, driven by Playwright) and a page opener that
 records console errors and network requests and fails the test if there were any."""
-import os
 import sys
 from pathlib import Path
 
@@ -8,13 +7,13 @@ import pytest
 import torch
 
 from experiments.jsonio import RESULTS, read_json
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, PAGE  # noqa: F401 (PAGE: the tests import it from here)
 
 # One thread: as fast as two for these batch-1 models, and two processes that each spin two
 # OpenMP threads on a 2-core machine slow each other down many times over.
 torch.set_num_threads(1)
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = Path(os.environ.get("CHAPTER_PAGE", ROOT / "site" / "16_speculative_decoding_viz.html"))  # another build: set CHAPTER_PAGE
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
@@ -44,14 +43,12 @@ def results(name):
     return read_json(path)
 
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
 

@@ -7,8 +7,8 @@ import pytest
 import torch
 from scipy import stats
 
-from experiments import speculative
-from experiments.speculative import accept_reject, probs_from_logits, residual
+from experiments import rule
+from experiments.rule import accept_reject, probs_from_logits, residual
 
 
 def random_dists(rows, vocab, seed, zeros=True):
@@ -34,7 +34,7 @@ def enumerate_outputs(p, q, monkeypatch):
         asked["dist"] = dist.clone()
         return -1
 
-    monkeypatch.setattr(speculative, "sample", fake_sample)
+    monkeypatch.setattr(rule, "sample", fake_sample)
     emit = torch.zeros(gamma + 1, vocab, dtype=torch.float64)
     lengths = torch.zeros(gamma + 1, dtype=torch.float64)
     for drafts in itertools.product(range(vocab), repeat=gamma):
@@ -50,7 +50,7 @@ def enumerate_outputs(p, q, monkeypatch):
             outcomes = set()
             for where in (1e-9, 0.5, 1 - 1e-9):
                 u = torch.tensor([lo + where * (hi - lo) for lo, hi in bounds], dtype=torch.float64)
-                monkeypatch.setattr(speculative, "uniforms", lambda n, g=None, dtype=None, device=None, u=u: u)
+                monkeypatch.setattr(rule, "uniforms", lambda n, g=None, dtype=None, device=None, u=u: u)
                 n, token = accept_reject(p, q, torch.tensor(drafts))
                 assert token == -1
                 outcomes.add((n, tuple(asked["dist"].tolist())))
@@ -170,7 +170,7 @@ def test_temperature_scales_logits():
 def test_sampler_inverts_the_cdf_and_never_returns_a_zero(monkeypatch):
     probs = torch.tensor([0.0, 0.5, 0.0, 0.5, 0.0, 0.0], dtype=torch.float64)
     for u, expected in [(0.0, 1), (0.49, 1), (0.5, 3), (0.99, 3), (1.0, 3)]:  # 1.0: the rounding guard
-        monkeypatch.setattr(speculative.torch, "rand", lambda *a, u=u, **k: torch.tensor([u], dtype=torch.float64))
-        assert speculative.sample(probs) == expected
-    monkeypatch.setattr(speculative.torch, "rand", lambda *a, **k: torch.tensor([1.0], dtype=torch.float64))
-    assert speculative.sample(torch.tensor([1.0, 0.0, 0.0])) == 0
+        monkeypatch.setattr(rule.torch, "rand", lambda *a, u=u, **k: torch.tensor([u], dtype=torch.float64))
+        assert rule.sample(probs) == expected
+    monkeypatch.setattr(rule.torch, "rand", lambda *a, **k: torch.tensor([1.0], dtype=torch.float64))
+    assert rule.sample(torch.tensor([1.0, 0.0, 0.0])) == 0

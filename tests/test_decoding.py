@@ -9,9 +9,9 @@ import torch
 from scipy import stats
 
 from experiments.data import CharData
-from experiments.model import load_checkpoint
-from experiments.speculative import (MIN_TEMPERATURE, mtp_decode, plain_decode, probs_from_logits,
-                                     speculative_decode)
+from experiments.rule import MIN_TEMPERATURE, probs_from_logits
+from experiments.methods import Models, Spec, decode, drafter
+from experiments.speculative import plain_decode, speculative_decode
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
 PROMPTS = ["ROMEO:\n", "First Citizen:\nBefore we proceed any further, hear me speak.", "\n"]
@@ -28,12 +28,12 @@ def models(models64):
 
 
 def decoders(models):
-    main, draft = models
-    out = {"plain": lambda prompt, n, **kw: plain_decode(main, prompt, n, **kw),
-           "mtp": lambda prompt, n, **kw: mtp_decode(main, prompt, n, **kw)}
+    both = Models(*models)
+    out = {"plain": lambda prompt, n, **kw: plain_decode(both.main, prompt, n, **kw),
+           "mtp": lambda prompt, n, **kw: decode(Spec("mtp"), both, prompt, n, **kw)}
     for gamma in (1, 2, 3, 8):
         out[f"draft γ={gamma}"] = (lambda g: lambda prompt, n, **kw:
-                                   speculative_decode(main, draft, prompt, n, g, **kw))(gamma)
+                                   decode(Spec("draft", g), both, prompt, n, **kw))(gamma)
     return out
 
 
@@ -128,9 +128,9 @@ def test_long_gamma_kvcache_rolls_back(models, data, gamma):
     ids = data.encode("ROMEO:\n")
     with torch.inference_mode():
         plain = plain_decode(main, ids, 300, temperature=0, mode="kvcache").tokens
-        greedy = speculative_decode(main, draft, ids, 300, gamma, temperature=0, mode="kvcache")
-        sampled = speculative_decode(main, draft, ids, 300, gamma, temperature=1.0, mode="kvcache",
-                                     generator=torch.Generator().manual_seed(0))
+        greedy = decode(Spec("draft", gamma), Models(main, draft), ids, 300, temperature=0, mode="kvcache")
+        sampled = decode(Spec("draft", gamma), Models(main, draft), ids, 300, temperature=1.0, mode="kvcache",
+                         generator=torch.Generator().manual_seed(0))
     assert greedy.tokens == plain
     assert greedy.rejected > 10  # many rollbacks happened
     assert len(sampled.tokens) == 300 and sampled.main_forwards + sampled.accepted == 300
@@ -141,12 +141,15 @@ def test_gamma_must_fit_one_verify_window(models, data, mode):
     """Issue 8, bug 1: the verify forward covers γ drafts + 1 bonus row in one window of 64."""
     main, draft = models
     ids = data.encode("ROMEO:\n")
+    both = Models(main, draft)
     for gamma in (0, 64, 100):
-        with pytest.raises(ValueError, match="gamma must be between 1 and 63"):
-            speculative_decode(main, draft, ids, 90, gamma, temperature=0, mode=mode)
+        with pytest.raises(ValueError, match="gamma must be between 1 and 63"):  # the decoder's own check
+            speculative_decode(main, drafter(Spec("draft", gamma), both, mode), ids, 90, gamma, temperature=0, mode=mode)
+        with pytest.raises(ValueError, match="gamma must be"):  # and the registry's, before any forward
+            decode(Spec("draft", gamma), both, ids, 90, temperature=0, mode=mode)
     with torch.inference_mode():
-        result = speculative_decode(main, draft, ids, 150, 63, temperature=1.0, mode=mode,
-                                    generator=torch.Generator().manual_seed(0))
+        result = decode(Spec("draft", 63), both, ids, 150, temperature=1.0, mode=mode,
+                        generator=torch.Generator().manual_seed(0))
     assert len(result.tokens) == 150 and result.main_forwards + result.accepted == 150
 
 
@@ -156,7 +159,7 @@ def test_mtp_with_a_prompt_longer_than_the_window(models, data):
     assert len(ids) > 100
     with torch.inference_mode():
         plain = plain_decode(models[0], ids, 120, temperature=0, mode="kvcache").tokens
-        mtp = mtp_decode(models[0], ids, 120, temperature=0, mode="kvcache")
+        mtp = decode(Spec("mtp"), Models(models[0]), ids, 120, temperature=0, mode="kvcache")
     assert mtp.tokens == plain and mtp.accepted > 0
 
 

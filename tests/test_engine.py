@@ -10,7 +10,9 @@ import torch
 from experiments.data import CharData
 from experiments.engine import CompiledRunner, StaticCache
 from experiments.model import load_checkpoint
-from experiments.speculative import Runner, mtp_decode, plain_decode, speculative_decode
+from experiments.runners import Runner
+from experiments.methods import Models, Spec, decode
+from experiments.speculative import plain_decode
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
 
@@ -76,8 +78,8 @@ def test_compiled_greedy_text_equals_eager(models64, method):
     main, draft = models64
     prompt, n = CharData().encode("ROMEO:\n"), 300  # past the 64-char window several times
     run = {"plain": lambda **kw: plain_decode(main, prompt, n, temperature=0, **kw),
-           "draft γ=3": lambda **kw: speculative_decode(main, draft, prompt, n, 3, temperature=0, **kw),
-           "mtp": lambda **kw: mtp_decode(main, prompt, n, temperature=0, **kw)}[method]
+           "draft γ=3": lambda **kw: decode(Spec("draft", 3), Models(main, draft), prompt, n, temperature=0, **kw),
+           "mtp": lambda **kw: decode(Spec("mtp"), Models(main), prompt, n, temperature=0, **kw)}[method]
     with torch.inference_mode():
         eager, compiled = run(engine="eager"), run(engine="compiled")
         plain = plain_decode(main, prompt, n, temperature=0).tokens
@@ -91,7 +93,7 @@ def test_compiled_draft_round_samples_what_the_eager_round_samples(models64):
     main, draft = models64
     prompt = CharData().encode("ROMEO:\n")
     with torch.inference_mode():
-        runs = [speculative_decode(main, draft, prompt, 200, 3, temperature=1.0, engine=engine,
-                                   generator=torch.Generator().manual_seed(7)) for engine in ("eager", "compiled")]
+        runs = [decode(Spec("draft", 3), Models(main, draft), prompt, 200, temperature=1.0, engine=engine,
+                       generator=torch.Generator().manual_seed(7)) for engine in ("eager", "compiled")]
     assert runs[0].tokens == runs[1].tokens
     assert (runs[0].accepted, runs[0].rejected) == (runs[1].accepted, runs[1].rejected)

@@ -10,7 +10,8 @@ from experiments.data import CharData
 from experiments.generate import main as generate_cli
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig, load_drafter
 from experiments.model import GPT, GPTConfig, fingerprint, load_checkpoint, save_checkpoint
-from experiments.speculative import feature_decode, plain_decode
+from experiments.methods import Models, Spec, decode
+from experiments.speculative import plain_decode
 from experiments.train import train
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
 from tests.test_train import FlakyData, Interrupted
@@ -94,7 +95,7 @@ GREEDY = [("medusa", 3, "eager"), ("medusa", 2, "compiled"), ("eagle", 4, "eager
 def test_greedy_equals_plain_greedy(models64, drafters, plain_greedy, kind, gamma, engine):
     prompt, plain = plain_greedy
     with torch.inference_mode():
-        result = feature_decode(models64[0], drafters[kind], prompt, 300, gamma, temperature=0, engine=engine)
+        result = decode(Spec(kind, gamma), Models(models64[0], heads=drafters), prompt, 300, temperature=0, engine=engine)
     assert result.tokens == plain
     assert result.main_forwards + result.accepted == 300
     assert result.accepted > 0.2 * result.proposed  # trained: an untrained drafter accepts about 1%
@@ -105,7 +106,7 @@ def test_eagle_chain_greedy_in_recompute_mode_within_the_window(models64, drafte
     n = 64 - len(prompt) - 4
     with torch.inference_mode():
         plain = plain_decode(models64[0], prompt, n, temperature=0, mode="recompute").tokens
-        result = feature_decode(models64[0], drafters["eagle"], prompt, n, 4, temperature=0, mode="recompute")
+        result = decode(Spec("eagle", 4), Models(models64[0], heads=drafters), prompt, n, temperature=0, mode="recompute")
     assert result.tokens == plain
 
 
@@ -115,7 +116,7 @@ def test_sampled_output_follows_the_main_model(models64, drafters, kind):
     laws = exact_law_of_three(models64[0], prompt)
     gen = torch.Generator().manual_seed(11)
     with torch.inference_mode():
-        runs = [feature_decode(models64[0], drafters[kind], prompt, 3, 2, temperature=1.0, generator=gen)
+        runs = [decode(Spec(kind, 2), Models(models64[0], heads=drafters), prompt, 3, temperature=1.0, generator=gen)
                 for _ in range(draws)]
     assert sum(r.proposed for r in runs) == draws  # the third char is always drafted
     samples = np.array([r.tokens for r in runs])
@@ -125,7 +126,7 @@ def test_sampled_output_follows_the_main_model(models64, drafters, kind):
 
 def test_medusa_gamma_is_at_most_its_heads(models64, drafters):
     with pytest.raises(ValueError, match="at most 3"):
-        feature_decode(models64[0], drafters["medusa"], [0, 1], 10, 4)
+        decode(Spec("medusa", 4), Models(models64[0], heads=drafters), [0, 1], 10)
 
 
 @pytest.mark.parametrize("kind", KINDS)

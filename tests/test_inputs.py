@@ -11,10 +11,10 @@ from experiments import generate as generate_module
 from experiments.data import CharData
 from experiments.generate import main as generate_main
 from experiments.heads import load_drafter
+from experiments.methods import Models, Spec, decode
 from experiments.model import load_checkpoint
-from experiments.ngram import NgramTable, PromptLookup
-from experiments.speculative import MIN_TEMPERATURE, feature_decode, mtp_decode, speculative_decode
-from experiments.train import CHECKPOINTS
+from experiments.rule import MIN_TEMPERATURE
+from experiments.runs import CHECKPOINTS
 
 # Repeats itself (prompt lookup finds matches) and ends in flat n-gram contexts.
 PROMPT = "Good morrow, neighbour.\nGood morrow, "
@@ -27,15 +27,13 @@ def main():
 
 def decode_with(family, main, data, prompt, **common):
     """40 chars with the drafter family's q (lookahead has none: its tree is checked by sampling p)."""
-    if family == "ngram":
-        return speculative_decode(main, NgramTable(data.train.tolist(), 5, data.vocab_size), prompt, 40, 3, **common)
-    if family == "lookup":
-        return speculative_decode(main, PromptLookup(2), prompt, 40, 3, **common)
+    models = Models(main, train_tokens=data.train.tolist(), vocab_size=data.vocab_size)
     if family == "draft":
-        return speculative_decode(main, load_checkpoint(CHECKPOINTS / "draft_s0.pt")[0], prompt, 40, 3, **common)
-    if family == "mtp":
-        return mtp_decode(main, prompt, 40, **common)
-    return feature_decode(main, load_drafter(CHECKPOINTS / f"{family}_s0.pt", main=main)[0], prompt, 40, 3, **common)
+        models.draft = load_checkpoint(CHECKPOINTS / "draft_s0.pt")[0]
+    if family in ("medusa", "eagle"):
+        models.heads[family] = load_drafter(CHECKPOINTS / f"{family}_s0.pt", main=main)[0]
+    spec = Spec(family, 1 if family == "mtp" else 3, order={"ngram": 5, "lookup": 3}.get(family))
+    return decode(spec, models, prompt, 40, **common)
 
 
 @pytest.mark.parametrize("family", ["ngram", "lookup", "draft", "mtp", "medusa", "eagle"])
@@ -60,7 +58,7 @@ def test_every_drafters_q_is_a_distribution_at_the_lowest_temperature(family, ma
 def eager_compiled_engine(monkeypatch):
     """The compiled engine with its steps run as written instead of compiled (same static cache,
     padding and position checks, no compilation); returns the ends check_positions was asked for."""
-    monkeypatch.setattr(engine, "compile_step", lambda step: step)
+    monkeypatch.setattr(engine, "compile_graph", lambda graph: graph)
     monkeypatch.setattr(engine, "COMPILED", {})
     monkeypatch.setattr(engine, "READY", weakref.WeakKeyDictionary())
     asked, check = [], engine.check_positions

@@ -8,7 +8,7 @@ from scipy import stats
 
 from conftest import results
 from experiments import timing
-from experiments.measure.stats import (burst_check, expected_tokens, mean_std, paired_t_test,
+from experiments.stats import (burst_check, expected_tokens, mean_std, paired_t_test,
                                        pooled_burst_check, theorem_3_8)
 
 
@@ -184,14 +184,14 @@ def test_mtp_seed_statistics_and_trace():
     assert len(sample["steps"]) == sample["main_forwards"]
     last = len(sample["steps"]) - 1
     for i, step in enumerate(sample["steps"]):
-        assert len(step["emitted"]) == len(step["kinds"])
+        assert len(step["emitted"]) == step["n_accepted"] + 1
         if step["draft"] is None:  # the prompt's forward, and the last one when one char is left
             assert i in (0, last)
-            assert step["kinds"] == ["main"] and step["accepted"] is False
+            assert step["next_from"] == "main" and step["accepted"] is False and step["n_accepted"] == 0
         else:
             accept = step["u"] * step["q_draft"] < step["p_draft"]
-            assert accept == step["accepted"]
-            assert step["kinds"] == (["draft", "main"] if accept else ["resample"])
+            assert accept == step["accepted"] == (step["n_accepted"] == 1)
+            assert step["next_from"] == ("bonus" if accept else "residual")
     assert sample["steps"][0]["draft"] is None
 
 

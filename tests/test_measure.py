@@ -11,8 +11,8 @@ from scipy import stats
 from conftest import results
 from experiments.data import CharData
 from experiments.measure.acceptance import pick_positions
-from experiments.measure.common import draws_through_rule
-from experiments.measure.stats import alpha, chi2_sf, chi_square, entropy, kl, tv
+from experiments.probes import draws_through_rule
+from experiments.stats import alpha, chi2_sf, chi_square, entropy, kl, tv
 from experiments.train import DRAFT_SNAPSHOTS
 
 KINDS = ["high", "typical", "low", "overweight", "uncertain"]
@@ -51,7 +51,7 @@ def test_chi2_sf_closed_forms(stat):
 
 
 def scipy_chi_square(counts, law):
-    """The same pooling as experiments.measure.stats.chi_square, written with numpy, tested by scipy."""
+    """The same pooling as experiments.stats.chi_square, written with numpy, tested by scipy."""
     counts, expected = np.asarray(counts, float), np.asarray(law) * sum(counts)
     rare = expected < 5
     observed = np.append(counts[~rare], counts[rare].sum())

@@ -6,11 +6,10 @@ from types import SimpleNamespace
 import torch
 
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
-from experiments.measure.common import CONTEXT
-from experiments.measure.families import alpha_along
 from experiments.measure.mtp import mtp_val_alpha
+from experiments.methods import Models
 from experiments.model import GPT, GPTConfig
-from experiments.ngram import NgramTable, PromptLookup
+from experiments.probes import CONTEXT, alpha_along
 
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=CONTEXT)
 
@@ -27,16 +26,14 @@ def test_mtp_val_alpha_is_the_alpha_along_kv_cache_decoding():
     main, draft = tiny(0, mtp=True), tiny(1, mtp=False)
     val = torch.randint(0, 65, (CONTEXT + 40,), generator=torch.Generator().manual_seed(2))
     offsets = torch.tensor([0, 7, 23, 39])  # as val_offsets: each window has a next char
-    drafters = SimpleNamespace(main=main, draft=draft, table=NgramTable(val.tolist(), 3, 65),
-                               lookup=PromptLookup(3, 65),
-                               heads={kind: FeatureDrafter(main, HeadsConfig(kind, main="main_s0")).double()
-                                      for kind in KINDS})
+    models = Models(main, draft, {kind: FeatureDrafter(main, HeadsConfig(kind, main="main_s0")).double()
+                                  for kind in KINDS}, train_tokens=val.tolist())
     with torch.no_grad():
         val_alpha = mtp_val_alpha(main, draft, SimpleNamespace(val=val), offsets, "cpu")
         along = []
         for offset in offsets.tolist():
             text = val[offset:offset + CONTEXT + 1].tolist()  # the window and the char it predicts
-            per, _ = alpha_along(drafters, text, CONTEXT, 1.0, "cpu")
+            per, _ = alpha_along(models, text, CONTEXT, 1.0, "cpu")
             along.append((per["mtp"][0], per["draft"][0]))
     assert abs(val_alpha["mtp"] - sum(a for a, _ in along) / len(along)) < 1e-6
     assert abs(val_alpha["draft"] - sum(d for _, d in along) / len(along)) < 1e-6

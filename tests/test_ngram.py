@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from experiments.data import CharData
-from experiments.ngram import NgramTable, PromptLookup
-from experiments.speculative import MIN_TEMPERATURE, plain_decode, probs_from_logits, speculative_decode
+from experiments.ngram import LookupDrafter, NgramDrafter, NgramTable, PromptLookup
+from experiments.rule import MIN_TEMPERATURE, probs_from_logits
+from experiments.speculative import plain_decode, speculative_decode
 from tests.test_cli import generate
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
 
@@ -52,7 +53,7 @@ def test_ngram_greedy_equals_plain_greedy(models64, table):
     with torch.inference_mode():
         plain = plain_decode(models64[0], prompt, 300, temperature=0).tokens
         for engine in ("eager", "compiled"):
-            result = speculative_decode(models64[0], table, prompt, 300, 4, temperature=0, engine=engine)
+            result = speculative_decode(models64[0], NgramDrafter(table), prompt, 300, 4, temperature=0, engine=engine)
             assert result.tokens == plain, engine
             assert result.main_forwards + result.accepted == 300
 
@@ -74,7 +75,7 @@ def test_ngram_chain_keeps_the_main_models_law_at_the_lowest_temperature(models6
         law = probs_from_logits(models64[0](torch.tensor([prompt]))[0][0, -1], MIN_TEMPERATURE)
         assert table.context_probs(prompt).max() < 0.11 and law.max() < 0.7
         gen = torch.Generator().manual_seed(3)
-        firsts = np.array([speculative_decode(models64[0], table, prompt, 3, 2, temperature=MIN_TEMPERATURE,
+        firsts = np.array([speculative_decode(models64[0], NgramDrafter(table), prompt, 3, 2, temperature=MIN_TEMPERATURE,
                                               generator=gen).tokens[0] for _ in range(draws)])
     assert chi_square_pvalue(firsts, law) > 1e-3
 
@@ -84,7 +85,7 @@ def test_ngram_sampled_output_follows_the_main_model(models64, table):
     laws = exact_law_of_three(models64[0], prompt)
     gen = torch.Generator().manual_seed(5)
     with torch.inference_mode():
-        samples = np.array([speculative_decode(models64[0], table, prompt, 3, 2, temperature=1.0, generator=gen).tokens
+        samples = np.array([speculative_decode(models64[0], NgramDrafter(table), prompt, 3, 2, temperature=1.0, generator=gen).tokens
                             for _ in range(draws)])
     for position, law in enumerate(laws):
         assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
@@ -103,7 +104,7 @@ def test_prompt_lookup_copies_the_latest_earlier_match():
     assert lookup.continuation(seq, 3) == [4, 4, 0]  # the latest earlier "0 1" is at 4, not at 0
     assert lookup.continuation(seq, 9) == [4, 4, 0, 1]  # no further than the text goes
     assert lookup.continuation([0, 1, 2, 3], 3) == []  # "2 3" never occurred before
-    q, drafts = lookup.drafter().draft_round(seq, 2, 1.0)
+    q, drafts = LookupDrafter(lookup).propose(seq, len(seq) - 1, 2, 1.0)
     assert drafts == [4, 4] and q.tolist() == [[0, 0, 0, 0, 1], [0, 0, 0, 0, 1]]
 
 
@@ -113,11 +114,11 @@ def test_prompt_lookup_is_lossless(models64):
     repetitive = CharData().encode("the the the t")  # " t" occurred before: the first round drafts
     with torch.inference_mode():
         plain = plain_decode(main, repetitive, 200, temperature=0).tokens
-        greedy = speculative_decode(main, lookup, repetitive, 200, 4, temperature=0)
+        greedy = speculative_decode(main, LookupDrafter(lookup), repetitive, 200, 4, temperature=0)
         assert greedy.tokens == plain and greedy.proposed > 0
         laws = exact_law_of_three(main, repetitive)
         gen = torch.Generator().manual_seed(9)
-        runs = [speculative_decode(main, lookup, repetitive, 3, 2, temperature=1.0, generator=gen) for _ in range(1200)]
+        runs = [speculative_decode(main, LookupDrafter(lookup), repetitive, 3, 2, temperature=1.0, generator=gen) for _ in range(1200)]
     assert sum(r.proposed for r in runs) > 0
     samples = np.array([r.tokens for r in runs])
     for position, law in enumerate(laws):

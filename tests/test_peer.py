@@ -11,7 +11,8 @@ pytest.importorskip("transformers", reason="the optional [peer] extra is not ins
 
 from experiments.data import CharData  # noqa: E402
 from experiments.peer import PEER_METHODS, peer_decode, peer_models, to_transformers  # noqa: E402
-from experiments.speculative import Runner, plain_decode  # noqa: E402
+from experiments.runners import Runner
+from experiments.speculative import plain_decode  # noqa: E402
 
 
 def test_converted_logits_match_ours(models64):

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from experiments.measure import conditions
-from experiments.measure.costs import median_pair, prices_of
+from experiments.prices import median_pair, prices_of
 from experiments.measure.ledger import gamma_summary, tokens_drops
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))

@@ -8,9 +8,10 @@ import torch
 from experiments.data import CharData
 from experiments.heads import load_drafter
 from experiments.lookahead import Lookahead
-from experiments.ngram import NgramTable, PromptLookup
-from experiments.speculative import make_runner, plain_decode
-from experiments.trees import Tree, best_first, tree_accept, tree_decode
+from experiments.ngram import LookupDrafter, NgramDrafter, NgramTable, PromptLookup
+from experiments.engine import make_runner
+from experiments.speculative import plain_decode, tree_decode
+from experiments.trees import Tree, best_first, tree_accept
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
 from tests.test_heads import CHECKPOINTS, plain_greedy  # noqa: F401 (a fixture)
 
@@ -96,7 +97,7 @@ def test_the_cache_after_a_tree_holds_the_accepted_branch(models64, data, table,
 def drafters_for_trees(models64, table):
     medusa = load_drafter(CHECKPOINTS / "medusa_s0.pt", main=models64[0])[0].double()
     eagle = load_drafter(CHECKPOINTS / "eagle_s0.pt", main=models64[0])[0].double()
-    return {"ngram": (table.drafter, 16), "lookup": (lambda: PromptLookup(3).drafter(), 8),
+    return {"ngram": (lambda: NgramDrafter(table), 16), "lookup": (lambda: LookupDrafter(PromptLookup(3)), 8),
             "medusa": (medusa.tree_runner, 8),
             "eagle": (eagle.tree_runner, 16),
             "lookahead": (lambda: Lookahead(4, 3, 4), Lookahead(4, 3, 4).nodes())}
@@ -145,7 +146,7 @@ def test_generate_takes_trees_and_lookahead():
         result = json.loads(out.stdout)
         assert len(result["text"]) == 60 and result["main_forwards"] + result["accepted"] == 60
     for args, message in ((["--method", "draft", "--tree", "8"], "--tree applies to"),
-                          (["--method", "ngram", "--tree", "8", "--mode", "recompute"], "use --mode kvcache"),
+                          (["--method", "ngram", "--tree", "8", "--mode", "recompute"], "--mode must be kvcache"),
                           (["--method", "medusa", "--gamma", "4"], "at most 3")):
         out = generate(*args, "--n", "10")
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr

@@ -23,12 +23,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-from conftest import CHROMIUM_ARGS, PAGE  # noqa: E402  the browser test's Chromium, launched the same way
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, PAGE  # noqa: E402  the browser test's Chromium, launched the same way
 from experiments.cli import ArgumentParser  # noqa: E402  one-line errors, like every CLI here
 from experiments.jsonio import device_name, git_state, write_json  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
 # SPEC §8. The page budget is the one without the lab's weights (4 MB once they are inlined).
 BUDGETS = {"interactive_ms": 300.0, "slider_update_ms": 8.0, "page_mib": 4.0, "page_without_lab_mib": 1.5,
            "lab_round_ms": 50.0, "site_build_s": 10.0}

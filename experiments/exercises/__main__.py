@@ -10,8 +10,8 @@ from experiments.data import CharData
 from experiments.exercises import chi2, gamma, medusa_head, solutions
 from experiments.exercises import rollback as reader
 from experiments.exercises.check_rollback import check_rollback
-from experiments.speculative import accept_reject
-from experiments.train import CHECKPOINTS
+from experiments.rule import accept_reject
+from experiments.runs import CHECKPOINTS
 
 
 def models(args):

@@ -3,9 +3,9 @@ against the main model's p with Pearson's chi-square. The rule is lossless, so t
 pass (p-value above 0.05 about 95% of the time); a broken rule fails it."""
 import torch
 
-from experiments.measure.common import draws_through_rule, next_char_probs, val_offsets
-from experiments.measure.stats import alpha, chi_square, tv
-from experiments.speculative import accept_reject
+from experiments.probes import draws_through_rule, next_char_probs, val_offsets
+from experiments.stats import alpha, chi_square, tv
+from experiments.rule import accept_reject
 
 MIN_DRAWS = 100
 MAX_DRAWS = 2_000_000  # about a minute on this machine's CPU (25 to 35 µs a draw)

@@ -2,7 +2,7 @@
 Theorem 3.8 (Leviathan et al. 2023, arXiv 2211.17192), then checked against this chapter's
 measured γ sweep (experiments/results/gamma_sweep.json: the draft model, eager kv-cache decoding)."""
 from experiments.jsonio import RESULTS, read_json
-from experiments.measure.stats import expected_tokens, theorem_3_8
+from experiments.stats import expected_tokens, theorem_3_8
 
 ALPHAS = (0.5, 0.7, 0.85)
 GAMMAS = range(1, 21)

@@ -5,9 +5,9 @@ predicts the character after next. Train it for a few hundred steps, then measur
 import torch
 
 from experiments.heads import FeatureDrafter, HeadsConfig
-from experiments.measure.common import CONTEXT, val_offsets
-from experiments.measure.stats import alpha
-from experiments.speculative import probs_from_logits
+from experiments.probes import CONTEXT, val_offsets
+from experiments.stats import alpha
+from experiments.rule import probs_from_logits
 
 MAX_STEPS = 800  # about a minute on this machine's CPU (50 to 80 ms a step); it logs every 100 steps
 

@@ -10,8 +10,8 @@ from experiments.data import CharData
 from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.measure import MEASUREMENTS
 from experiments.measure.common import Sizes, trained_seeds
-from experiments.speculative import ENGINES
-from experiments.train import CHECKPOINTS, RUNS, run_name
+from experiments.engine import ENGINES
+from experiments.runs import CHECKPOINTS, RUNS, run_name
 
 
 def parse_args(argv=None):

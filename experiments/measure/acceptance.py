@@ -6,9 +6,9 @@ import time
 
 import torch
 
-from experiments.measure.common import (CONTEXT, SEED, draws_through_rule, main_and_draft, next_char_probs,
-                                        val_offsets)
-from experiments.measure.stats import alpha, chi_square, entropy, tv
+from experiments.measure.common import main_and_draft
+from experiments.probes import CONTEXT, SEED, draws_through_rule, next_char_probs, val_offsets
+from experiments.stats import alpha, chi_square, entropy, tv
 
 
 def pick_positions(p, q):

@@ -6,8 +6,10 @@ import copy
 
 import torch
 
-from experiments.measure.common import CONTEXT, GAMMA, SEED, main_and_draft, val_offsets
-from experiments.speculative import Runner, accept_reject, probs_from_logits, sample
+from experiments.measure.common import GAMMA, main_and_draft
+from experiments.probes import CONTEXT, SEED, val_offsets
+from experiments.rule import accept_reject, probs_from_logits, sample
+from experiments.runners import Runner
 
 VERIFY_CONTEXT = 8    # chars of context in the verify example
 ROLLBACK_CONTEXT = 40

@@ -1,17 +1,15 @@
 """What every measurement shares: how much work each one does (Sizes), the fixed constants,
-checkpoint loading, val positions and next-char distributions."""
+checkpoint loading and val losses (the probes of the models are in experiments/probes.py)."""
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from experiments.cli import UsageError
+from experiments.jsonio import read_json
 from experiments.model import load_checkpoint
-from experiments.speculative import accept_reject, probs_from_logits, sample
-from experiments.train import RUNS, run_name
+from experiments.runs import RUNS, run_name
 
-SEED = 0            # every random choice in a measurement starts from this seed; it goes into the JSON
-CONTEXT = 64        # chars of val text before each measured position (block_size)
 GAMMA = 8           # γmax: the longest draft chain measured (verify example, rollback, γ sweep, costs)
 LEDGER_GAMMAS = (1, 2, 3, 4, 6, 8)
 LEDGER_PROMPT = "ROMEO:\n"
@@ -101,30 +99,14 @@ def val_loss_of(args, data, name):
     return _val_losses[key]
 
 
-def val_offsets(data, n, seed=SEED):
-    """n distinct random val offsets; each gives a CONTEXT-char window and the char after it."""
-    order = torch.randperm(len(data.val) - CONTEXT, generator=torch.Generator().manual_seed(seed))
-    return order[:n]
+def mtp_param_parts(main):
+    """Parameters of each part of the MTP head, and of the main-model parts it shares."""
+    head = main.mtp
+    return {"hidden_norm": main.n_params(head.hidden_norm), "embed_norm": main.n_params(head.embed_norm),
+            "proj": main.n_params(head.proj), "block": main.n_params(head.block),
+            "shared_embedding_head": main.n_params(main.tok_emb), "shared_final_norm": main.n_params(main.norm),
+            "main_blocks": [main.n_params(b) for b in main.blocks]}
 
 
-@torch.no_grad()
-def next_char_probs(model, data, offsets, device):
-    """The model's next-char distribution after each window: float32 forwards, then a float64
-    softmax of the logits, so that every row sums to 1 far below the 1e-9 the identities need."""
-    windows = data.val.unfold(0, CONTEXT, 1)[offsets]
-    logits = [model(x.to(device))[0][:, -1] for x in windows.split(256)]
-    return probs_from_logits(torch.cat(logits).double().cpu(), 1.0)
-
-
-def draws_through_rule(p, q, n, generator, rule=accept_reject):
-    """n independent γ = 1 verifies of one position: a draft from q, then `rule` (accept_reject,
-    or a broken rule an exercise tests). Returns (drafts accepted, the n emitted tokens). The
-    bonus row is p again; it never matters, because only the first emitted token is counted."""
-    p2, q1 = torch.stack([p, p]), q[None]
-    accepted, emitted = 0, []
-    for _ in range(n):
-        draft = sample(q, generator)
-        n_accepted, token = rule(p2, q1, torch.tensor([draft]), generator)
-        accepted += n_accepted
-        emitted.append(draft if n_accepted else token)
-    return accepted, torch.tensor(emitted)
+def training_log(args, name):
+    return read_json(require(Path(args.results) / f"train_{name}.json"))

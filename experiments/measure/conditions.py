@@ -25,13 +25,13 @@ import torch
 
 from experiments.heads import load_drafter
 from experiments.measure.common import DRAFT, LEDGER_PROMPT, MAIN_MTP
-from experiments.measure.costs import engines_available
-from experiments.measure.families import DRAFTERS, Drafters, alpha_along, name_of, pooled, written_text
+from experiments.methods import config_decoder, config_name, load_models
+from experiments.probes import DRAFTERS, alpha_along, pooled, written_text
 from experiments.model import load_checkpoint
 from experiments.ngram import DEFAULT_ORDER, NgramTable
-from experiments.speculative import ENGINES
+from experiments.engine import ENGINES, available_engines
 from experiments.timing import interleaved, per_call, set_threads, summary
-from experiments.train import run_name
+from experiments.runs import run_name
 
 ROOT = Path(__file__).resolve().parents[2]  # where `python -m experiments.generate` runs
 TEMPERATURES = (0.0, 0.5, 0.8, 1.0, 1.3)
@@ -54,7 +54,7 @@ def first_draft_start(prompt):
     return len(prompt) + 2  # the MTP head and Medusa need two characters of text before a draft
 
 
-def by_temperature(drafters, prompt, n_chars, seeds, device):
+def by_temperature(models, prompt, n_chars, seeds, device):
     """α and tokens per main forward of every family at each temperature (T = 0: one text, the
     greedy one, whatever the seed)."""
     out = []
@@ -62,13 +62,13 @@ def by_temperature(drafters, prompt, n_chars, seeds, device):
         alpha, coverage = {name: [] for name in DRAFTERS}, []
         tokens = {family: [] for family in CONFIGS}
         for seed in seeds if temperature else seeds[:1]:
-            text = written_text(drafters.main, prompt, n_chars, temperature, seed, device)
-            measured = pooled(*alpha_along(drafters, text, first_draft_start(prompt), temperature, device))
+            text = written_text(models.main, prompt, n_chars, temperature, seed, device)
+            measured = pooled(*alpha_along(models, text, first_draft_start(prompt), temperature, device))
             for name in DRAFTERS:
                 alpha[name].append(measured[name]["alpha"])
             coverage.append(measured["lookup"]["coverage"])
             for family, (shape, size) in CONFIGS.items():
-                decode = drafters.decoder(family, shape, size, prompt, n_chars, temperature, "eager", device)
+                decode = config_decoder(models, family, shape, size, prompt, n_chars, temperature, "eager", device)
                 tokens[family].append(decode(seed).tokens_per_main)
         out.append({"temperature": temperature, "texts": len(coverage),
                     "alpha": {name: spread(values) for name, values in alpha.items()},
@@ -95,19 +95,19 @@ def speaker_lines(data, n_chars):
     return data.encode("".join(f"{name}\n" for name in names)[:n_chars])
 
 
-def by_text(drafters, data, prompt, n_chars, seeds, device):
+def by_text(models, data, prompt, n_chars, seeds, device):
     """α of every drafter on each kind of text, at T = 1 and T = 0 (teacher-forced: the text is
     the context, whoever wrote it)."""
     out = {}
     for temperature in (1.0, 0.0):
         texts = {"val": speeches(data, n_chars, len(seeds)),
-                 "own": [written_text(drafters.main, prompt, n_chars, temperature, seed, device)
+                 "own": [written_text(models.main, prompt, n_chars, temperature, seed, device)
                          for seed in (seeds if temperature else seeds[:1])],
                  "repetitive": [speaker_lines(data, n_chars)]}
         for kind, kind_texts in texts.items():
             per, covered = {name: [] for name in DRAFTERS}, []
             for text in kind_texts:
-                text_per, text_covered = alpha_along(drafters, text, first_draft_start(prompt), temperature, device)
+                text_per, text_covered = alpha_along(models, text, first_draft_start(prompt), temperature, device)
                 for name in per:
                     per[name] += text_per[name]
                 covered += text_covered
@@ -115,15 +115,15 @@ def by_text(drafters, data, prompt, n_chars, seeds, device):
     return out
 
 
-def warm_walls(drafters, prompt, lengths, repeats, engines, device):
+def warm_walls(models, prompt, lengths, repeats, engines, device):
     """Wall seconds of plain decoding and every family's configuration for each output length,
     warm (after a warm-up decode), interleaved; T = 1."""
     rows = []
     for engine in engines:
         for n in lengths:
-            methods = {"plain": drafters.decoder("plain", "chain", 0, prompt, n, 1.0, engine, device)}
+            methods = {"plain": config_decoder(models, "plain", "chain", 0, prompt, n, 1.0, engine, device)}
             for family, (shape, size) in CONFIGS.items():
-                methods[family] = drafters.decoder(family, shape, size, prompt, n, 1.0, engine, device)
+                methods[family] = config_decoder(models, family, shape, size, prompt, n, 1.0, engine, device)
             runs = interleaved(methods, repeats, warmup=1, device=device)
             plain = statistics.median(runs["plain"]["wall_s"])
             for family, run in runs.items():
@@ -244,17 +244,17 @@ def summarize(payload, drafter="draft"):
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     seed = seeds[0]
-    drafters = Drafters(args, data, seed)
-    engines = engines_available(drafters.main, getattr(args, "engines", ENGINES))
+    models = load_models(args.checkpoints, seed, args.device, data.train.tolist(), data.vocab_size)
+    engines = available_engines(models.main, getattr(args, "engines", ENGINES))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     text_seeds = list(range(sizes.condition_seeds))
     with torch.inference_mode():
-        temperature = by_temperature(drafters, prompt, n_chars, text_seeds, args.device)
-        texts = by_text(drafters, data, prompt, n_chars, text_seeds, args.device)
-        walls = warm_walls(drafters, prompt, sizes.condition_lengths, sizes.condition_repeats, engines, args.device)
+        temperature = by_temperature(models, prompt, n_chars, text_seeds, args.device)
+        texts = by_text(models, data, prompt, n_chars, text_seeds, args.device)
+        walls = warm_walls(models, prompt, sizes.condition_lengths, sizes.condition_repeats, engines, args.device)
     payload = {
         "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines, "model_seed": seed,
-        "configs": {family: {"shape": shape, "size": size, "name": name_of(family, shape, size)}
+        "configs": {family: {"shape": shape, "size": size, "name": config_name(family, shape, size)}
                     for family, (shape, size) in CONFIGS.items()},
         "temperatures": list(TEMPERATURES), "text_seeds": text_seeds, "by_temperature": temperature,
         "text_kinds": list(TEXT_KINDS), "by_text": texts,

@@ -5,10 +5,10 @@ the draft's loss. α = 1 − TV holds exactly at every position.
 Fills build/schema.py SCHEMA["divergence_sweep.json"]."""
 import torch
 
-from experiments.measure.common import (CONTEXT, DRAFT, MAIN_MTP, SEED, checkpoint, draws_through_rule,
-                                        next_char_probs, val_offsets)
-from experiments.measure.stats import alpha, kl, tv
-from experiments.train import DRAFT_SNAPSHOTS, run_name
+from experiments.measure.common import DRAFT, MAIN_MTP, checkpoint
+from experiments.probes import CONTEXT, SEED, draws_through_rule, next_char_probs, val_offsets
+from experiments.stats import alpha, kl, tv
+from experiments.runs import DRAFT_SNAPSHOTS, run_name
 
 
 def measure(args, data, seeds, sizes):

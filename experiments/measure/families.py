@@ -25,32 +25,21 @@ from pathlib import Path
 import torch
 
 from experiments.cli import UsageError
-from experiments.heads import load_drafter
 from experiments.jsonio import read_json
-from experiments.lookahead import Lookahead
-from experiments.measure.common import LEDGER_PROMPT, main_and_draft, require
-from experiments.measure.costs import engines_available, price_calls
-from experiments.measure.ledger import timed_row
-from experiments.measure.stats import alpha as overlap
-from experiments.ngram import DEFAULT_ORDER, NgramTable, PromptLookup
-from experiments.speculative import (ENGINES, feature_decode, make_runner, mtp_decode, plain_decode,
-                                     probs_from_logits, speculative_decode)
+from experiments.measure.common import LEDGER_PROMPT, require
+from experiments.measure.rows import timed_row
+from experiments.prices import price_calls
+from experiments.engine import ENGINES, available_engines, make_runner
+from experiments.methods import ORDERS, Spec, config_decoder, config_name, decode, load_models
+from experiments.ngram import DEFAULT_ORDER
+from experiments.probes import DRAFTERS, alpha_along, pooled, written_text
+from experiments.trees import Tree
 from experiments.timing import interleaved, interleaved_calls, set_threads
-from experiments.train import run_name
-from experiments.trees import Tree, tree_decode
+from experiments.runs import run_name
 
 FAMILIES = ("draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead")
 TEMPERATURES = (1.0, 0.0)
-LOOKUP_NGRAM = 3     # prompt lookup matches the last 3 characters
-LOOKAHEAD_NGRAM = 3  # lookahead harvests 3-grams
 TARGET = 2.0         # the issue's target: best lossless row over compiled plain, at T = 1 and at T = 0
-
-
-def lookahead_shape(nodes):
-    """(window W, candidates G) of a lookahead tree of at most `nodes` nodes: W about a third of
-    them, the rest G candidate 3-grams (two nodes each below the root)."""
-    window = max(1, (nodes - 1) // 3)
-    return window, (nodes - 1 - window) // (LOOKAHEAD_NGRAM - 1)
 
 
 def configs(family, medusa_heads, sizes):
@@ -64,60 +53,24 @@ def configs(family, medusa_heads, sizes):
     return [("chain", g) for g in gammas] + [("tree", n) for n in trees]
 
 
-def lookahead_of(nodes):
-    window, candidates = lookahead_shape(nodes)
-    return Lookahead(window, LOOKAHEAD_NGRAM, candidates)
-
-
-class Drafters:
-    """The first seed's main model and every drafter, loaded once."""
-
-    def __init__(self, args, data, seed, table=None):
-        self.main, self.draft = main_and_draft(args, seed)
-        self.table = table or NgramTable(data.train.tolist(), DEFAULT_ORDER, data.vocab_size)
-        self.lookup = PromptLookup(LOOKUP_NGRAM, data.vocab_size)
-        loaded = {kind: load_drafter(require(args.checkpoints / f"{run_name(kind, 0, seed)}.pt"), args.device,
-                                     main=self.main) for kind in ("medusa", "eagle")}
-        self.heads = {kind: drafter for kind, (drafter, _) in loaded.items()}
-        self.payloads = {kind: payload for kind, (_, payload) in loaded.items()}
-
-    def decoder(self, family, shape, size, prompt, n, temperature, engine, device):
-        """fn(seed) -> Result for one family and configuration."""
-        gen = lambda seed: torch.Generator(device=device).manual_seed(seed)
-        common = dict(temperature=temperature, engine=engine)
-        if shape == "tree":
-            make = {"ngram": self.table.drafter, "lookup": self.lookup.drafter,
-                    "medusa": self.heads["medusa"].tree_runner, "eagle": self.heads["eagle"].tree_runner,
-                    "lookahead": lambda: lookahead_of(size)}[family]
-            return lambda seed: tree_decode(self.main, make(), prompt, n, size, generator=gen(seed), **common)
-        if family == "plain":
-            return lambda seed: plain_decode(self.main, prompt, n, generator=gen(seed), **common)
-        if family == "mtp":
-            return lambda seed: mtp_decode(self.main, prompt, n, generator=gen(seed), **common)
-        if family in ("medusa", "eagle"):
-            return lambda seed: feature_decode(self.main, self.heads[family], prompt, n, size, generator=gen(seed),
-                                               **common)
-        drafter = {"draft": self.draft, "ngram": self.table, "lookup": self.lookup}[family]
-        return lambda seed: speculative_decode(self.main, drafter, prompt, n, size, generator=gen(seed), **common)
-
-
-def name_of(family, shape, size):
-    return family if family == "plain" else f"{family}:{shape}:{size}"
+def load_seed(args, data, seed, tables=None):
+    """Every model of one seed (methods.load_models), the n-gram table shared across seeds."""
+    return load_models(args.checkpoints, seed, args.device, data.train.tolist(), data.vocab_size, tables)
 
 
 WARM_CHARS = 64  # the compiled sweep warms each configuration up with a decode this long
 
 
-def sweep(drafters, prompt, n_chars, engines, device, sizes):
+def sweep(models, prompt, n_chars, engines, device, sizes):
     """Every configuration of every family, per engine and temperature, interleaved with plain.
     The compiled engine's graphs are compiled by a short warm-up decode of each configuration;
     the eager engine has nothing to compile, and the sweep only chooses, so it runs cold."""
     rows = []
-    medusa_heads = drafters.heads["medusa"].cfg.n_heads
+    medusa_heads = models.heads["medusa"].cfg.n_heads
     for engine in engines:
         for temperature in TEMPERATURES:
-            decoders = lambda n: {"plain": drafters.decoder("plain", "chain", 0, prompt, n, temperature, engine, device),
-                                  **{name_of(family, shape, size): drafters.decoder(family, shape, size, prompt, n,
+            decoders = lambda n: {"plain": config_decoder(models, "plain", "chain", 0, prompt, n, temperature, engine, device),
+                                  **{config_name(family, shape, size): config_decoder(models, family, shape, size, prompt, n,
                                                                                     temperature, engine, device)
                                      for family in FAMILIES for shape, size in configs(family, medusa_heads, sizes)}}
             if engine == "compiled":
@@ -135,7 +88,7 @@ def sweep(drafters, prompt, n_chars, engines, device, sizes):
 LEDGER_FAMILIES = ("draft", "mtp")  # at T = 1 the ledger times these (every γ, 7 repeats): their rows are its
 
 
-def best_rows(drafters, sweep_rows, prompt, n_chars, engines, device, repeats):
+def best_rows(models, sweep_rows, prompt, n_chars, engines, device, repeats):
     """The fastest configuration of each family per engine and temperature, timed again with
     every other family's best and plain decoding, interleaved; at T = 1 the ledger's families
     are left to the ledger (ledger_family_rows), so that each is timed once."""
@@ -149,10 +102,10 @@ def best_rows(drafters, sweep_rows, prompt, n_chars, engines, device, repeats):
                 if row["engine"] == engine and row["temperature"] == temperature:
                     if row["family"] not in best or row["speedup"] > best[row["family"]]["speedup"]:
                         best[row["family"]] = row
-            methods = {"plain": drafters.decoder("plain", "chain", 0, prompt, n_chars, temperature, engine, device)}
+            methods = {"plain": config_decoder(models, "plain", "chain", 0, prompt, n_chars, temperature, engine, device)}
             for family, row in best.items():
-                methods[name_of(family, row["shape"], row["size"])] = drafters.decoder(
-                    family, row["shape"], row["size"], prompt, n_chars, temperature, engine, device)
+                methods[config_name(family, row["shape"], row["size"])] = config_decoder(
+                    models, family, row["shape"], row["size"], prompt, n_chars, temperature, engine, device)
             runs = interleaved(methods, repeats, warmup=1, device=device)
             for name, run in runs.items():
                 family, shape, size = name.split(":") if name != "plain" else ("plain", "chain", 0)
@@ -176,58 +129,12 @@ def ledger_family_rows(args, engines, n_chars):
     return rows
 
 
-DRAFTERS = ("draft", "ngram", "lookup", "mtp", "medusa", "eagle")  # the families with a first draft to score
-
-
-@torch.no_grad()
-def alpha_along(drafters, text, start, temperature, device):
-    """Teacher-forced first-draft acceptance Σ min(p, q) of each drafter at every position t ≥
-    start of `text` (a list of ids), with the true text before t as the context. One kv-cache
-    pass over the text per model, so p and q are exactly what kv-cache decoding computes there
-    (each layer's window slides; recomputing a 64-char window would cut deeper layers short). Returns
-    ({drafter: [α at each position]}, [whether prompt lookup drafts at each position]); prompt
-    lookup drafts one-hot, only where the text repeats, so its list holds those positions only."""
-    main, eagle, medusa = drafters.main, drafters.heads["eagle"], drafters.heads["medusa"]
-    ids = torch.tensor([text], device=device)
-    logits, h = main(ids, main.new_cache())  # row t - 1 predicts text[t]
-    pairs = (h[:, :-1], ids[:, 1:])          # row t - 2: (h_{t-2}, x_{t-1}) predicts text[t]
-    p = probs_from_logits(logits[0, start - 1:-1].double(), temperature)
-    q_logits = {"draft": drafters.draft(ids, drafters.draft.new_cache())[0][0, start - 1:-1],
-                "mtp": main.mtp_forward(*pairs, main.new_cache(mtp=True))[0, start - 2:-1],
-                "eagle": main.head(main.mtp_features(*pairs, main.new_cache(mtp=True), head=eagle.net))[0, start - 2:-1],
-                "medusa": medusa.medusa_logits(h[0, start - 2:-2])[:, 0]}  # head 1 on h_{t-2}
-    per = {name: overlap(p, probs_from_logits(q.double(), temperature)).tolist() for name, q in q_logits.items()}
-    per.update(ngram=[], lookup=[])
-    covered = []
-    for row, t in zip(p, range(start, len(text))):
-        per["ngram"].append(overlap(row, drafters.table.q(text[:t], temperature).double()).item())
-        draft = drafters.lookup.continuation(text[:t], 1)
-        covered.append(bool(draft))
-        if draft:
-            per["lookup"].append(row[draft[0]].item())
-    return per, covered
-
-
-def pooled(per, covered):
-    """{drafter: {alpha, positions}} from alpha_along's lists (concatenated over texts)."""
-    out = {name: {"alpha": statistics.mean(values) if values else None, "positions": len(values)}
-           for name, values in per.items()}
-    out["lookup"]["coverage"] = sum(covered) / len(covered)
-    return out
-
-
-def written_text(main, prompt, n_chars, temperature, seed, device):
-    """The prompt and n_chars the main model writes after it at this temperature and sampling seed."""
-    gen = torch.Generator(device=device).manual_seed(seed)
-    return prompt + plain_decode(main, prompt, n_chars, temperature, generator=gen).tokens
-
-
-def teacher_forced_alpha(drafters, prompt, n_chars, temperature, seeds, device):
+def teacher_forced_alpha(models, prompt, n_chars, temperature, seeds, device):
     """alpha_along on text the main model wrote (one text per sampling seed), pooled."""
     per, covered = {name: [] for name in DRAFTERS}, []
     for seed in seeds:
-        text = written_text(drafters.main, prompt, n_chars, temperature, seed, device)
-        seed_per, seed_covered = alpha_along(drafters, text, len(prompt) + 2, temperature, device)
+        text = written_text(models.main, prompt, n_chars, temperature, seed, device)
+        seed_per, seed_covered = alpha_along(models, text, len(prompt) + 2, temperature, device)
         for name in per:
             per[name] += seed_per[name]
         covered += seed_covered
@@ -240,12 +147,12 @@ TOP_P = 8            # the recorded p of each node: its most likely chars
 
 
 @torch.no_grad()
-def recorded_trees(drafters, data, prompt, n_chars, tree_sizes, device):
+def recorded_trees(models, data, prompt, n_chars, tree_sizes, device):
     """For each tree size: one real round of n-gram tree decoding at T = 1 (seed 0): the tree,
     the main model's p at every node (its TOP_P chars), the accepted branch and what it emitted."""
     out = []
     for size in tree_sizes:
-        result = tree_decode(drafters.main, drafters.table.drafter(), prompt, n_chars, size,
+        result = decode(Spec("ngram", tree=size), models, prompt, n_chars,
                              generator=torch.Generator(device=device).manual_seed(0), trace=True)
         later = [s for s in result.trace if s["start"] >= TREE_ROUND_AT] or result.trace[-1:]
         step = next((s for s in later if len(s["path"]) >= TREE_ROUND_DEPTH), later[0])
@@ -417,25 +324,25 @@ def summarize(payload, family="ngram", temperature=1.0):
 
 def family_costs(by_seed, args):
     """Parameters, training time and size of each drafter (the table: its entries and bytes);
-    Medusa and EAGLE for every seed measured (`by_seed`: {seed: Drafters}, the first seed first)."""
-    seed, drafters = next(iter(by_seed.items()))
-    main = drafters.main
-    contexts, pairs = drafters.table.entries()
+    Medusa and EAGLE for every seed measured (`by_seed`: {seed: methods.Models}, the first seed first)."""
+    seed, models = next(iter(by_seed.items()))
+    main = models.main
+    contexts, pairs = models.table(DEFAULT_ORDER).entries()
 
-    def trained(kind, seed, drafters):
-        payload = drafters.payloads[kind]
+    def trained(kind, seed, models):
+        payload = models.payloads[kind]
         log = read_json(require(args.results / f"train_{run_name(kind, 0, seed)}.json"))
         return {"params": sum(v.numel() for v in payload["model"].values()), "steps": payload["step"],
                 "train_wall_s": log["wall_time_s"], "final_val": log["final_val"], "config": payload["config"]}
 
-    heads = {kind: {**trained(kind, seed, drafters),
+    heads = {kind: {**trained(kind, seed, models),
                     "by_seed": {str(s): trained(kind, s, d) for s, d in by_seed.items()}} for kind in ("medusa", "eagle")}
-    return {"draft": {"params": drafters.draft.n_params()},
+    return {"draft": {"params": models.draft.n_params()},
             "mtp": {"params": main.n_params(main.mtp)}, **heads,
-            "ngram": {"order": drafters.table.order, "contexts": contexts, "entries": pairs,
-                      "bytes": contexts * drafters.table.vocab_size * 4, "built_from": "train split"},
-            "lookup": {"match_chars": LOOKUP_NGRAM, "params": 0},
-            "lookahead": {"ngram": LOOKAHEAD_NGRAM, "params": 0},
+            "ngram": {"order": DEFAULT_ORDER, "contexts": contexts, "entries": pairs,
+                      "bytes": contexts * models.vocab_size * 4, "built_from": "train split"},
+            "lookup": {"match_chars": ORDERS["lookup"] - 1, "params": 0},
+            "lookahead": {"ngram": ORDERS["lookahead"], "params": 0},
             "main_params": main.n_params_main()}
 
 
@@ -460,26 +367,26 @@ def measure(args, data, seeds, sizes):
     """Everything on the first seed's models; α and training costs also on every other seed whose
     Medusa and EAGLE drafters are trained (the learned drafters' α against one another)."""
     threads = set_threads(1)
-    drafters = Drafters(args, data, seeds[0])
-    by_seed = {seeds[0]: drafters, **{s: Drafters(args, data, s, drafters.table)
+    models = load_seed(args, data, seeds[0])
+    by_seed = {seeds[0]: models, **{s: load_seed(args, data, s, models.tables)
                                       for s in seeds[1:] if heads_trained(args, s)}}
-    engines = engines_available(drafters.main, getattr(args, "engines", ENGINES))
+    engines = available_engines(models.main, getattr(args, "engines", ENGINES))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     alpha_seeds = list(range(sizes.alpha_runs))
     with torch.inference_mode():
-        alpha = {f"T{t:g}": teacher_forced_alpha(drafters, prompt, n_chars, t,
+        alpha = {f"T{t:g}": teacher_forced_alpha(models, prompt, n_chars, t,
                                                  alpha_seeds if t else [0], args.device) for t in TEMPERATURES}
         alpha_by_seed = {str(s): alpha["T1"] if s == seeds[0] else
                          teacher_forced_alpha(d, prompt, n_chars, 1.0, alpha_seeds, args.device)
                          for s, d in by_seed.items()}
         for s, a in alpha_by_seed.items():
             print(f"  alpha T=1, seed {s}: " + ", ".join(f"{k} {v['alpha']}" for k, v in a.items()), flush=True)
-        sweep_rows = sweep(drafters, prompt, n_chars, engines, args.device, sizes)
-        rows = best_rows(drafters, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
+        sweep_rows = sweep(models, prompt, n_chars, engines, args.device, sizes)
+        rows = best_rows(models, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
         rows += ledger_family_rows(args, engines, n_chars)
-        trees = recorded_trees(drafters, data, prompt, n_chars, sizes.family_trees, args.device)
+        trees = recorded_trees(models, data, prompt, n_chars, sizes.family_trees, args.device)
     shapes = {t["nodes"]: Tree(data.encode(t["tokens"]), list(t["parents"]), list(t["depths"])) for t in trees}
-    prices = verify_prices(drafters.main, drafters.draft, shapes, engines, sizes, args.device)
+    prices = verify_prices(models.main, models.draft, shapes, engines, sizes, args.device)
     for engine, p in prices.items():
         print(f"  verify back to back, {engine}: " + ", ".join(
             f"tree {n} {p['tree'][n]:.2f} (chain {p['chain'][n]:.2f})" for n in p["tree"]), flush=True)

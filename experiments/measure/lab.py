@@ -24,7 +24,7 @@ import torch
 from experiments.jsonio import RESULTS, ROOT, meta, write_json
 from experiments.measure.common import main_and_draft
 from experiments.ngram import DEFAULT_ORDER, NgramTable
-from experiments.speculative import accept_reject, uniforms
+from experiments.rule import accept_reject, uniforms
 
 CHECK_CHARS = 100     # a val text this long runs past the 64-position window
 RULE_CASES = 40       # accept_reject cases for the JS rule

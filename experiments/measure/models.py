@@ -1,25 +1,9 @@
 """models.json: sizes, configs and val losses of every trained model; the MTP head's parts.
 
 Fills build/schema.py SCHEMA["models.json"]."""
-from pathlib import Path
-
 from experiments.data import SHA256
-from experiments.jsonio import read_json
-from experiments.measure.common import DRAFT, MAIN_MTP, RUNS, load, require, val_loss_of
-from experiments.train import run_name
-
-
-def mtp_param_parts(main):
-    """Parameters of each part of the MTP head, and of the main-model parts it shares."""
-    head = main.mtp
-    return {"hidden_norm": main.n_params(head.hidden_norm), "embed_norm": main.n_params(head.embed_norm),
-            "proj": main.n_params(head.proj), "block": main.n_params(head.block),
-            "shared_embedding_head": main.n_params(main.tok_emb), "shared_final_norm": main.n_params(main.norm),
-            "main_blocks": [main.n_params(b) for b in main.blocks]}
-
-
-def training_log(args, name):
-    return read_json(require(Path(args.results) / f"train_{name}.json"))
+from experiments.measure.common import DRAFT, MAIN_MTP, RUNS, load, mtp_param_parts, training_log, val_loss_of
+from experiments.runs import run_name
 
 
 def measure(args, data, seeds, sizes):

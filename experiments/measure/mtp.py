@@ -5,12 +5,13 @@ MTP head vs the small draft at γ = 1, and a traced sample.
 Fills build/schema.py SCHEMA["mtp.json"]."""
 import torch
 
-from experiments.measure.common import (CONTEXT, CONTROL, DRAFT, LEDGER_PROMPT, MAIN_MTP, SEED, load,
-                                        val_loss_of, val_offsets)
-from experiments.measure.models import mtp_param_parts, training_log
-from experiments.measure.stats import alpha, mean_std, paired_t_test
-from experiments.speculative import mtp_decode, probs_from_logits, speculative_decode
-from experiments.train import run_name
+from experiments.measure.common import (CONTROL, DRAFT, LEDGER_PROMPT, MAIN_MTP, load, mtp_param_parts, training_log,
+                                        val_loss_of)
+from experiments.probes import CONTEXT, SEED, val_offsets
+from experiments.stats import alpha, mean_std, paired_t_test
+from experiments.rule import probs_from_logits
+from experiments.methods import Models, Spec, decode
+from experiments.runs import run_name
 
 TEMPERATURE = 1.0
 
@@ -33,12 +34,12 @@ def generated_alpha(main, draft, prompt, sizes):
     """Per-draft acceptance of each drafter at γ = 1 while the main model writes ledger_chars
     chars, pooled over alpha_runs sampling seeds (kv-cache mode)."""
     n = sizes.ledger_chars
-    decoders = {"mtp": lambda g: mtp_decode(main, prompt, n, TEMPERATURE, "kvcache", g),
-                "draft": lambda g: speculative_decode(main, draft, prompt, n, 1, TEMPERATURE, "kvcache", g)}
+    models = Models(main, draft)
     out = {}
     with torch.inference_mode():
-        for key, decode in decoders.items():
-            results = [decode(torch.Generator().manual_seed(r)) for r in range(sizes.alpha_runs)]
+        for key in ("mtp", "draft"):
+            results = [decode(Spec(key), models, prompt, n, TEMPERATURE, "kvcache", generator=torch.Generator().manual_seed(r))
+                       for r in range(sizes.alpha_runs)]
             accepted = sum(r.accepted for r in results)
             out[key] = accepted / (accepted + sum(r.rejected for r in results))
     return out
@@ -46,8 +47,8 @@ def generated_alpha(main, draft, prompt, sizes):
 
 def traced_sample(main, data, prompt, sizes):
     with torch.inference_mode():
-        result = mtp_decode(main, prompt, sizes.sample_chars, TEMPERATURE, "kvcache",
-                            torch.Generator().manual_seed(SEED), trace=True)
+        result = decode(Spec("mtp"), Models(main), prompt, sizes.sample_chars, TEMPERATURE, "kvcache",
+                        generator=torch.Generator().manual_seed(SEED), trace=True)
 
     def first(step, key):  # the one draft's value; None on a step with no draft
         return step[key][0] if step.get(key) else None
@@ -55,7 +56,8 @@ def traced_sample(main, data, prompt, sizes):
     steps = [{"draft": data.chars[s["drafts"][0]] if s["drafts"] else None,
               "p_draft": first(s, "p_draft"), "q_draft": first(s, "q_draft"), "u": first(s, "u"),
               "accepted": bool(s["n_accepted"]),
-              "emitted": [data.chars[t] for t in s["emitted"]], "kinds": s["kinds"]}
+              "emitted": [data.chars[t] for t in s["emitted"]],
+              "n_accepted": s["n_accepted"], "next_from": s["next_from"]}
              for s in result.trace]
     return {"prompt": LEDGER_PROMPT, "n_chars": sizes.sample_chars, "temperature": TEMPERATURE, "seed": SEED,
             "mode": "kvcache", "text": data.decode(result.tokens),

@@ -1,6 +1,6 @@
 // Section ③ FAQ "do hard characters come in bursts": one row's accepted-run lengths against the
 // geometric law of independent drafts, and the verdict of the pooled test per mode. Every test
-// statistic is computed in Python (experiments/measure/stats.py); this module only words it.
+// statistic is computed in Python (experiments/stats.py); this module only words it.
 import { columnChart, drawWhenOpen, h, readoutBox } from "./dom.js";
 import { fixed, grouped, sci } from "./format.js";
 import { onLangChange, t } from "./i18n.js";

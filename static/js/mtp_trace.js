@@ -5,9 +5,16 @@ import { charLabel, escapeHTML, fixed, grouped, percent, textLabel } from "./for
 import { onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 
+// How each emitted char of a step was made, in this widget's three colours: the accepted draft,
+// the residual's redraw after a rejection, and the main model's own sample (a bonus after an
+// accepted draft counts as one: with γ = 1 it is the main model's next char as in plain decoding).
+export function stepKinds(step) {
+  return step.emitted.map((_, j) => (j < step.n_accepted ? "draft" : step.next_from === "residual" ? "resample" : "main"));
+}
+
 export function kindCounts(steps) {
   const counts = { draft: 0, main: 0, resample: 0 };
-  for (const st of steps) for (const k of st.kinds) counts[k] += 1;
+  for (const st of steps) for (const k of stepKinds(st)) counts[k] += 1;
   return counts;
 }
 
@@ -43,7 +50,8 @@ export function traceHTML(prompt, steps, cur) {
   const out = [`<span class="mtp-prompt">${Array.from(prompt, (c) => charHTML(c, "mtp-k-prompt")).join("")}</span>`];
   steps.forEach((st, i) => {
     const state = i === cur ? " mtp-cur" : i > cur ? " mtp-fut" : "";
-    const chars = st.emitted.map((c, j) => charHTML(c, `mtp-k-${st.kinds[j]}`)).join("");
+    const kinds = stepKinds(st);
+    const chars = st.emitted.map((c, j) => charHTML(c, `mtp-k-${kinds[j]}`)).join("");
     out.push(`<span class="mtp-step${state}" data-s="${i}">${chars}</span>`);
   });
   return out.join("");

@@ -1,4 +1,4 @@
-// The acceptance rule, run in the page. It mirrors experiments/speculative.py accept_reject:
+// The acceptance rule, run in the page. It mirrors experiments/rule.py accept_reject:
 // accept draft i when u_i < min(1, p_i(d_i) / q_i(d_i)); at the first rejection draw from
 // normalize(max(0, p_i - q_i)); if all γ pass, draw a bonus token from p_γ.
 
@@ -13,7 +13,7 @@ export function mulberry32(seed) {
   };
 }
 
-// One index drawn from a probability vector (its sum need not be 1), as speculative.py sample():
+// One index drawn from a probability vector (its sum need not be 1), as rule.py sample():
 // the first index whose running sum exceeds u times the total.
 export function sampleIndex(probs, rand) {
   let total = 0;

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { closingVerdict } from "../../static/js/closing.js";
 import { compareRows, compareSentence, ledgerPair } from "../../static/js/mtp_compare.js";
 import { blockBreakdown, diagramParts, paramTotals, partCount, partName, partText } from "../../static/js/mtp_diagram.js";
-import { defaultStep, draftRatio, kindCounts, rejections, stepView, traceHTML, traceReadouts } from "../../static/js/mtp_trace.js";
+import { defaultStep, draftRatio, kindCounts, stepKinds, rejections, stepView, traceHTML, traceReadouts } from "../../static/js/mtp_trace.js";
 
 const load = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));
 const mtp = load("mtp");
@@ -60,9 +60,11 @@ test("trace: kinds, counts and the default step agree with the sample", () => {
 });
 
 test("trace: small cases", () => {
-  const st = (draft, p, q, u, accepted, emitted, kinds) => ({ draft, p_draft: p, q_draft: q, u, accepted, emitted, kinds });
-  const steps = [st(null, null, null, null, false, ["a"], ["main"]), st("b", 0.5, 0.25, 0.9, true, ["b", "<"], ["draft", "main"]),
-    st("c", 0.1, 0.5, 0.5, false, ["\n"], ["resample"])];
+  const st = (draft, p, q, u, accepted, emitted, next_from) =>
+    ({ draft, p_draft: p, q_draft: q, u, accepted, emitted, n_accepted: accepted ? 1 : 0, next_from });
+  const steps = [st(null, null, null, null, false, ["a"], "main"), st("b", 0.5, 0.25, 0.9, true, ["b", "<"], "bonus"),
+    st("c", 0.1, 0.5, 0.5, false, ["\n"], "residual")];
+  assert.deepEqual(steps.map(stepKinds), [["main"], ["draft", "main"], ["resample"]]);
   assert.equal(draftRatio(steps[0]), null);
   assert.equal(draftRatio(steps[1]), 1);
   assert.equal(draftRatio({ draft: "x", p_draft: 0.3, q_draft: 0 }), 0);

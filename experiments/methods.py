@@ -1,0 +1,220 @@
+"""Every decoding method, in one place: how it is built from the trained models and its options,
+and what it accepts. `generate`, every measurement and the tests run methods through here.
+
+A method runs as a chain (up to γ drafts per main forward, speculative.speculative_decode) or
+as a token tree (`tree` nodes per main forward, speculative.tree_decode); plain decoding is
+neither. The options are those of `python -m experiments.generate`:
+- gamma: drafts per round of a chain (MTP: 1; Medusa: at most its heads); lookahead: its window;
+- tree: nodes of a token tree per verify (None: a chain);
+- order: the n-gram table's order (contexts of up to order − 1 characters); prompt lookup
+  matches the last order − 1 characters; lookahead harvests n-grams of `order` characters.
+"""
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import torch
+
+from experiments.cli import UsageError
+from experiments.engine import check_engine, make_runner
+from experiments.heads import load_drafter
+from experiments.lookahead import Lookahead
+from experiments.ngram import DEFAULT_ORDER, MAX_ORDER, LookupDrafter, NgramDrafter, NgramTable, PromptLookup
+from experiments.model import load_checkpoint
+from experiments.runners import MODES, ModelDrafter
+from experiments.runs import RUNS, run_name
+from experiments.speculative import check_gamma, plain_decode, speculative_decode, tree_decode
+
+METHODS = ("plain", "draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead")
+CHAIN_METHODS = ("draft", "mtp", "ngram", "lookup", "medusa", "eagle")
+TREE_METHODS = ("ngram", "lookup", "medusa", "eagle", "lookahead")
+HEAD_METHODS = ("medusa", "eagle")  # trained drafters on the frozen main model (experiments/heads.py)
+ORDERS = {"ngram": DEFAULT_ORDER, "lookup": 4, "lookahead": 3}  # the chapter's: lookup matches 3 chars
+MAX_TREE = 64  # one verify window
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One method and its options (see the module docstring); order None is the method's default."""
+    method: str
+    gamma: int = 1
+    tree: int | None = None
+    order: int | None = None
+
+    @property
+    def shape(self):
+        return "tree" if self.tree is not None else "chain"
+
+    @property
+    def size(self):
+        """γ of a chain, nodes of a tree."""
+        return self.gamma if self.tree is None else self.tree
+
+    def order_or_default(self):
+        return ORDERS.get(self.method, DEFAULT_ORDER) if self.order is None else self.order
+
+
+def lookahead_window(nodes):
+    """Lookahead's window when only its tree size is given: about a third of the nodes; the rest
+    are candidate n-grams."""
+    return max(1, (nodes - 1) // 3)
+
+
+def spec_of(method, shape, size, order=None):
+    """The Spec of a measured configuration: a chain of γ = size, or a tree of `size` nodes."""
+    if method == "plain":
+        return Spec("plain")
+    if shape == "chain":
+        return Spec(method, gamma=size, order=order)
+    return Spec(method, gamma=lookahead_window(size) if method == "lookahead" else 1, tree=size, order=order)
+
+
+@dataclass
+class Models:
+    """The trained models a method may need: the main model (with its MTP head), the draft model,
+    the feature drafters by kind, and the training text for the n-gram table."""
+    main: object
+    draft: object = None
+    heads: dict = field(default_factory=dict)
+    train_tokens: list = None
+    vocab_size: int = 65
+    tables: dict = field(default_factory=dict)    # order -> NgramTable, built on first use
+    payloads: dict = field(default_factory=dict)  # kind -> the feature drafter's checkpoint payload
+
+    def table(self, order):
+        if order not in self.tables:
+            if self.train_tokens is None:
+                raise ValueError("the n-gram table needs the training text (Models.train_tokens)")
+            self.tables[order] = NgramTable(self.train_tokens, order, self.vocab_size)
+        return self.tables[order]
+
+
+def load_models(checkpoints, seed, device="cpu", train_tokens=None, vocab_size=65, tables=None):
+    """Every trained model of one seed from `checkpoints`: main + MTP, the draft model, Medusa
+    and EAGLE (a missing file is a UsageError saying how to train it)."""
+    def path(name):
+        p = Path(checkpoints) / f"{name}.pt"
+        if not p.exists():
+            raise UsageError(f"{p} not found: run `make data` to train it")
+        return p
+    main_run, _, draft_run = RUNS
+    main = load_checkpoint(path(run_name(*main_run, seed)), device)[0]
+    draft = load_checkpoint(path(run_name(*draft_run, seed)), device)[0]
+    loaded = {kind: load_drafter(path(run_name(kind, 0, seed)), device, main=main) for kind in HEAD_METHODS}
+    return Models(main, draft, {kind: d for kind, (d, _) in loaded.items()}, train_tokens, vocab_size,
+                  dict(tables or {}), {kind: payload for kind, (_, payload) in loaded.items()})
+
+
+def lookahead_drafter(spec):
+    order = spec.order_or_default()
+    candidates = spec.gamma if spec.tree is None else (spec.tree - 1 - spec.gamma) // (order - 1)
+    return Lookahead(spec.gamma, order, candidates)
+
+
+def resolved(spec):
+    """The spec with lookahead's tree filled in when only its window was given."""
+    if spec.method == "lookahead" and spec.tree is None:
+        return replace(spec, tree=lookahead_drafter(spec).nodes())
+    return spec
+
+
+def check(spec, models, mode="kvcache", engine="eager"):
+    """A ValueError whose message starts with the option it is about, for a spec the models or
+    the mode cannot run. Returns the resolved spec. Builds the n-gram table the spec needs, so
+    that no timed decode builds it."""
+    method = spec.method
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    check_engine(engine, mode)
+    if spec.gamma < 1:
+        raise ValueError(f"gamma must be at least 1, got {spec.gamma}")
+    if spec.tree is not None:
+        if method not in TREE_METHODS:
+            raise ValueError(f"tree applies to {', '.join(TREE_METHODS)}, not method {method}")
+        if not 2 <= spec.tree <= MAX_TREE:
+            raise ValueError(f"tree must be between 2 and {MAX_TREE} nodes (one verify window), got {spec.tree}")
+    if (spec.tree is not None or method == "lookahead") and mode != "kvcache":
+        raise ValueError(f"mode must be kvcache for {method}'s token tree: a tree is verified against the kv cache")
+    if method == "mtp":
+        if spec.gamma != 1:
+            raise ValueError("gamma must be 1: the MTP head has depth 1, it drafts one token")
+        if models.main.mtp is None:
+            raise ValueError("the main model has no MTP head (it was trained with --mtp 0)")
+    if method in CHAIN_METHODS and spec.tree is None:
+        check_gamma(spec.gamma, models.main.cfg.block_size)
+    if method == "draft" and models.draft is None:
+        raise ValueError("method draft needs the draft model (Models.draft)")
+    if method in HEAD_METHODS:
+        head = models.heads.get(method)
+        if head is None:
+            raise ValueError(f"method {method} needs its trained drafter (Models.heads[{method!r}])")
+        if head.cfg.kind != method:
+            raise ValueError(f"heads checkpoint holds {head.cfg.kind} drafters, not {method}")
+        if method == "medusa" and spec.tree is None and spec.gamma > head.cfg.n_heads:
+            raise ValueError(f"gamma must be at most {head.cfg.n_heads} for medusa: one draft per head")
+    order = spec.order_or_default()
+    if method == "ngram":
+        if not 1 <= order <= MAX_ORDER:
+            raise ValueError(f"order must be between 1 and {MAX_ORDER}, got {order}")
+        models.table(order)
+    if method in ("lookup", "lookahead") and not 2 <= order <= MAX_ORDER:
+        raise ValueError(f"order must be between 2 and {MAX_ORDER} for {method}, got {order}")
+    if method == "lookahead":
+        if lookahead_drafter(spec).candidates < 0:
+            raise ValueError(f"tree {spec.tree} leaves no room for a window of gamma {spec.gamma}")
+        nodes = resolved(spec).tree
+        if nodes > MAX_TREE:
+            raise ValueError(f"tree of lookahead (1 + gamma + gamma × (order − 1) = {nodes} nodes) must fit one "
+                             f"{MAX_TREE}-position verify: lower gamma or order, or give tree")
+    return resolved(spec)
+
+
+def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
+    """A fresh Drafter for one decode of a checked spec (drafters keep state)."""
+    method, order = spec.method, spec.order_or_default()
+    if spec.tree is not None:
+        if method == "lookahead":
+            return lookahead_drafter(spec)
+        if method in HEAD_METHODS:
+            return models.heads[method].tree_runner()
+        return NgramDrafter(models.table(order)) if method == "ngram" else \
+            LookupDrafter(PromptLookup(order - 1, models.vocab_size))
+    if method == "draft":  # it sees 1 or 2 new tokens per round; a whole round is one compiled graph
+        return ModelDrafter(make_runner(models.draft, mode, engine, sizes=(1, 2), lookahead=spec.gamma,
+                                        round=(spec.gamma, temperature)))
+    if method == "mtp":
+        return make_runner(models.main, mode, engine, sizes=(1, 2), mtp=True)
+    if method in HEAD_METHODS:
+        return models.heads[method].runner(mode, engine, spec.gamma)
+    if method == "ngram":
+        return NgramDrafter(models.table(order))
+    return LookupDrafter(PromptLookup(order - 1, models.vocab_size))
+
+
+def decode(spec, models, prompt, n, temperature=1.0, mode="kvcache", engine="eager", generator=None, trace=False):
+    """Decode n tokens after prompt with the method of `spec`: a speculative.Result."""
+    spec = check(spec, models, mode, engine)
+    if spec.method == "plain":
+        return plain_decode(models.main, prompt, n, temperature, mode, generator, engine)
+    draft = drafter(spec, models, mode, engine, temperature)
+    if spec.tree is not None:
+        return tree_decode(models.main, draft, prompt, n, spec.tree, temperature, generator, engine, trace)
+    return speculative_decode(models.main, draft, prompt, n, spec.gamma, temperature, mode, generator, trace, engine)
+
+
+def config_name(method, shape, size):
+    """The name a measured configuration has in the results: 'plain', 'ngram:chain:4', 'eagle:tree:16'."""
+    return method if method == "plain" else f"{method}:{shape}:{size}"
+
+
+def config_decoder(models, method, shape, size, prompt, n, temperature, engine, device):
+    """decoder() of a measured configuration (kv-cache mode, where every family runs)."""
+    return decoder(spec_of(method, shape, size), models, prompt, n, temperature, "kvcache", engine, device)
+
+
+def decoder(spec, models, prompt, n, temperature=1.0, mode="kvcache", engine="eager", device="cpu"):
+    """fn(seed) -> Result: one method's decode with sampling seed `seed` (timing.interleaved's shape)."""
+    check(spec, models, mode, engine)
+    return lambda seed: decode(spec, models, prompt, n, temperature, mode, engine,
+                               torch.Generator(device=device).manual_seed(seed))

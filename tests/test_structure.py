@@ -1,0 +1,162 @@
+"""The code's structure (SPEC §9): the experiments' modules import each other in layers, with no
+cycle and no import inside a function; measurement modules do not import each other; every
+method of the registry runs through `generate` and writes plain decoding's greedy text."""
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from experiments.measure import MEASUREMENTS
+from experiments.methods import METHODS, TREE_METHODS
+from tests.test_cli import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "experiments"
+CORE = ["model", "rule", "trees", "runners", "engine", "speculative"]  # bottom up
+OPTIONAL = {"transformers", "playwright"}  # extras a function may import where they are needed
+
+
+def module_name(path):
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def ours(name):
+    return name == "experiments" or name.startswith("experiments.")
+
+
+def imports_of(path):
+    """(top-level imports of our modules, [(line, module) of imports inside a function or class])."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top, nested = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        if node in tree.body:
+            top |= {n for n in names if ours(n)}
+        else:
+            nested += [(node.lineno, n) for n in names[:1]]
+    return top, nested
+
+
+def graph(paths):
+    modules = {module_name(p): p for p in paths}
+    edges = {}
+    for name, path in modules.items():
+        top, _ = imports_of(path)
+        # `from experiments.measure import ledger` names a module; `from experiments.rule import sample` does not
+        edges[name] = {n for n in top if n in modules and n != name}
+    return edges
+
+
+def python_files():
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def find_cycle(edges):
+    state, stack = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == "open":
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        state[node] = "done"
+        stack.pop()
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_find_cycle_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+def test_the_experiments_import_graph_has_no_cycle():
+    cycle = find_cycle(graph(python_files()))
+    assert cycle is None, " -> ".join(cycle)
+
+
+def test_no_function_imports_one_of_our_modules():
+    found = []
+    for path in python_files():
+        for line, name in imports_of(path)[1]:
+            if name.split(".")[0] not in OPTIONAL:
+                found.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert not found, "\n".join(found)
+
+
+def test_the_core_is_layered_bottom_up():
+    """model → rule → trees → runners → engine → speculative: each imports only those below it."""
+    edges = graph(python_files())
+    for i, name in enumerate(CORE):
+        allowed = {f"experiments.{below}" for below in CORE[:i]}
+        above = edges[f"experiments.{name}"] - allowed
+        assert not {n for n in above if n.removeprefix("experiments.") in CORE}, (name, above)
+        assert edges[f"experiments.{name}"] <= allowed | {"experiments.cli", "experiments.data"}, (name, edges[f"experiments.{name}"])
+
+
+def test_measurement_modules_do_not_import_each_other():
+    measurements = {fn.__module__ for fn, _ in MEASUREMENTS.values()}
+    edges = graph(python_files())
+    for name in measurements:
+        assert not edges[name] & measurements, (name, edges[name] & measurements)
+    # the exercises are measured, not the other way round
+    for name, targets in edges.items():
+        if name.startswith("experiments.exercises"):
+            assert not any(t.startswith("experiments.measure") for t in targets), (name, targets)
+
+
+def test_tools_do_not_import_tests():
+    for path in (ROOT / "tools").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not any(n == "conftest" or n.startswith("tests") for n in names), path
+
+
+def cli_text(*args):
+    out = generate(*args, "--temperature", "0", "--n", "70", "--prompt", "ROMEO:\\n")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def plain_text():
+    return cli_text("--method", "plain")["text"]
+
+
+CHAINS = {"draft": "4", "mtp": "1", "ngram": "4", "lookup": "4", "medusa": "3", "eagle": "4"}
+
+
+@pytest.mark.parametrize("method,shape", [(m, "chain") for m in METHODS if m in CHAINS]
+                         + [(m, "tree") for m in TREE_METHODS])
+def test_every_registered_method_runs_through_generate_with_the_plain_greedy_text(method, shape, plain_text):
+    args = ["--method", method] + (["--gamma", CHAINS[method]] if shape == "chain" else
+                                   ["--gamma", "3"] if method == "lookahead" else ["--tree", "8"])
+    out = cli_text(*args)
+    assert out["text"] == plain_text, (method, shape)
+    assert out["main_forwards"] + out["accepted"] == 70  # each main forward emits one char beyond the accepted
+
+
+def test_the_registry_covers_every_method_generate_offers():
+    assert set(CHAINS) | set(TREE_METHODS) | {"plain"} == set(METHODS)
+
+
+def test_imports_of_sees_an_import_inside_a_function(tmp_path):
+    path = tmp_path / "late.py"
+    path.write_text("import torch\nfrom experiments.rule import sample\n\n\ndef f():\n    from experiments import engine\n")
+    top, nested = imports_of(path)
+    assert top == {"experiments.rule", "experiments.rule.sample"} and nested == [(6, "experiments")]

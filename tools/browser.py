@@ -1,0 +1,10 @@
+"""The headless browser the page is checked in, launched one way by the tests and by make bench:
+Debian's chromium (playwright's own browsers cannot be downloaded here) with these flags."""
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = Path(os.environ.get("CHAPTER_PAGE", ROOT / "site" / "16_speculative_decoding_viz.html"))  # another build: set CHAPTER_PAGE
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -40,15 +40,6 @@ class Spec:
     tree: int | None = None
     order: int | None = None
 
-    @property
-    def shape(self):
-        return "tree" if self.tree is not None else "chain"
-
-    @property
-    def size(self):
-        """γ of a chain, nodes of a tree."""
-        return self.gamma if self.tree is None else self.tree
-
     def order_or_default(self):
         return ORDERS.get(self.method, DEFAULT_ORDER) if self.order is None else self.order
 

@@ -5,8 +5,10 @@ are a test fixture: tests/fixtures/lab_checks.json for the committed lab.json, n
 import base64
 import gzip
 import os
+import re
 import shutil
 import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -104,3 +106,12 @@ def test_js_forward_rule_and_table_match_python_on_a_tiny_model(exported, tmp_pa
                          env={**os.environ, "LAB_RESULTS": str(tmp_path), "LAB_CHECKS": str(tmp_path / "checks.json")})
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert "# pass 6" in out.stdout
+
+
+def test_the_comparison_rows_use_the_labs_default_gamma():
+    """build/views.py picks ⑧'s comparison rows at the lab's default γ, which lab_text.js holds."""
+    sys.path.insert(0, str(ROOT / "build"))
+    import views
+    source = (ROOT / "static" / "js" / "lab_text.js").read_text(encoding="utf-8")
+    defaults = re.search(r"export const LAB_DEFAULTS = \{([^}]*)\}", source).group(1)
+    assert int(re.search(r"gamma: (\d+)", defaults).group(1)) == views.LAB_GAMMA

@@ -3,8 +3,9 @@
     python -m experiments.measure --device cpu --seeds 0       # what `make measure` runs
     python -m experiments.measure --only models
 
-Each measurement writes one or two experiments/results/<name>.json with a `meta` block. One
-module per results file; stats.py holds the statistics, common.py what they share.
+Each measurement writes one or two experiments/results/<name>.json with a `meta` block and its
+conclusions in a `summary`. One module per results file; they share common.py and rows.py here,
+and experiments/probes.py, stats.py, prices.py and methods.py, but never import each other.
 """
 from experiments.measure import (acceptance, causal, conditions, costs, divergence, exercises, families, lab,
                                   ledger, models, mtp)

@@ -22,7 +22,7 @@ from markupsafe import Markup
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schema import SCHEMA  # noqa: E402
 from code_trail import CODE_TRAIL  # noqa: E402
-from views import lab_compare, published  # noqa: E402
+from views import deepseek_scale, lab_compare, published  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -367,6 +367,7 @@ def render(data):
     page_data["lab_meta"] = lab_meta(data[LAB])
     page_data["lab_compare"] = lab_compare(page_data)  # build/views.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
+    page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart
     return env.get_template("page.html.j2").render(
         data=page_data, css=css, js=bundle_js(), data_json=json_for_html(page_data),
         lab_json=json_for_html(data[LAB]))

@@ -464,6 +464,7 @@ SCHEMA = {
         "summary.mtp_ahead_generated:bool",   # MTP head's α > small draft's, on generated text
         "summary.mtp_ahead_val:bool",         # ... on real val text (Σmin(p, q))
         "summary.alpha_order_flips:bool",     # the two rankings differ
+        "summary.mtp_loss_lower:bool",        # mean val loss: the main model with the MTP loss below the control
         "summary.head_minus_main_loss:num",   # mean val loss: MTP head − main model
         "summary.train_chars_seen:int",       # steps × batch × block_size of the main model
     ],

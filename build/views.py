@@ -40,6 +40,19 @@ def lab_compare(data):
     return rows
 
 
+def deepseek_scale(data, papers):
+    """④'s FAQ: this chapter's main model beside DeepSeek-V3 (published.json): how many times
+    fewer parameters (total and activated) and training characters it has, and where the MTP
+    head's α counted during decoding falls against the reported acceptance range (inside it, or
+    within 0.05 of it: "near")."""
+    ds, mtp = papers["deepseek_v3"], data["mtp"]
+    ours, (low, high) = mtp["alpha"]["mtp"]["mean"], ds["mtp_acceptance"]
+    return {"params_ratio": ds["total_params"] / mtp["params"]["main_total"],
+            "active_ratio": ds["active_params"] / mtp["params"]["main_total"],
+            "data_ratio": ds["train_tokens"] / mtp["summary"]["train_chars_seen"],
+            "alpha": ours, "inside": low <= ours <= high, "near": low - 0.05 <= ours <= high + 0.05}
+
+
 def published(path=STATIC / "data" / "published.json"):
     """Papers' figures that ⑦'s method picker quotes for a GPU, each with its arXiv id."""
     return orjson.loads(Path(path).read_bytes())

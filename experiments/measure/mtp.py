@@ -97,6 +97,7 @@ def measure(args, data, seeds, sizes):
     generated_ahead = alpha_stats["mtp"]["mean"] > alpha_stats["draft"]["mean"]
     val_ahead = alpha_stats["mtp_val"]["mean"] > alpha_stats["draft_val"]["mean"]
     batch_size = training_log(args, run_name(*MAIN_MTP, seeds[0]))["config"]["batch_size"]
+    verdict = paired_t_test(losses["main_mtp"], losses["control"])
     return {"mtp": {
         "seeds": list(seeds),
         "lambda": payload["mtp_weight"],  # the MTP loss weight the main model was trained with
@@ -105,7 +106,7 @@ def measure(args, data, seeds, sizes):
                    "main_total": main.n_params_main()},
         "curves": curves,
         "val_loss": val_loss,
-        "verdict": paired_t_test(losses["main_mtp"], losses["control"]),
+        "verdict": verdict,
         "alpha": alpha_stats,
         "alpha_how": (f"mtp, draft: measured per-draft acceptance while generating {sizes.ledger_chars} chars "
                       f"from {LEDGER_PROMPT!r} at T = {TEMPERATURE:g} in kv-cache mode, {sizes.alpha_runs} "
@@ -117,6 +118,7 @@ def measure(args, data, seeds, sizes):
             "mtp_ahead_generated": generated_ahead,
             "mtp_ahead_val": val_ahead,
             "alpha_order_flips": generated_ahead != val_ahead,
+            "mtp_loss_lower": verdict["mean_difference"] < 0,  # the main model with the MTP loss vs the control
             "head_minus_main_loss": val_loss["mtp_head"]["mean"] - val_loss["main_mtp"]["mean"],
             # characters the main model saw in training (first seed): steps × batch × block_size
             "train_chars_seen": payload["step"] * batch_size * main.cfg.block_size},

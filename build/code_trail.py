@@ -41,7 +41,7 @@ CODE_TRAIL = {
         "code": [("experiments/model.py", "MTPHead"),
                  ("experiments/model.py", "GPT.mtp_forward"),
                  ("experiments/model.py", "GPT.losses"),
-                 ("experiments/runners.py", "MTPRunner.propose"),
+                 ("experiments/runners.py", "MTPDrafter.propose"),
                  ("experiments/measure/mtp.py", "measure"),
                  ("experiments/stats.py", "paired_t_test"),
                  ("static/js/mtp_trace.js", "stepView")],

@@ -18,6 +18,14 @@ class UsageError(Exception):
     """Input the user can fix: the message says what was wrong and what is allowed."""
 
 
+class DefaultsShown(argparse.HelpFormatter):
+    """--help appends each flag's default, where it has one (None: the help text says what happens)."""
+
+    def _get_help_string(self, action):
+        shown = all(action.default is not x for x in (None, argparse.SUPPRESS, False)) and "%(default)" not in (action.help or "")
+        return f"{action.help} (default: %(default)s)" if shown and action.help else action.help
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with the same one-line error as run_cli: `error: ...` and exit code 2, no usage
     dump (`--help` still prints it). Subcommand parsers inherit the class."""

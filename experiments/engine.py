@@ -10,7 +10,7 @@ dispatch fewer things: each step is one compiled graph whose shape never changes
   read from it (t attends to positions t - window + 1 .. t). Rollback moves the runner's length
   and nothing else: a stale slot holds a position the next forward rewrites before reading, or
   one later than any query, which the mask hides.
-- `CompiledRunner` / `CompiledMTPRunner`: drop-in for `runners.Runner` / `MTPRunner` in
+- `CompiledRunner` / `CompiledMTPDrafter`: drop-in for `runners.Runner` / `MTPDrafter` in
   kv-cache mode. New positions are padded up to a compiled size (padding rows are written past
   the real length and ignored), so a decoder needs only a few graphs: the main model on 1 or
   γ + 1 positions, the draft model and the MTP head on 1 or 2, and one graph per (γ, T) for a
@@ -29,7 +29,7 @@ import torch
 
 from experiments.model import rope_tables
 from experiments.rule import probs_from_logits
-from experiments.runners import MTPRunner, Runner
+from experiments.runners import MTPDrafter, Runner
 
 ROPE_POSITIONS = 1 << 14  # RoPE table length of the engine: a longer sequence is refused
 
@@ -294,8 +294,8 @@ class CompiledRunner(Runner):
         self.length = n  # the mask hides what lies past it (see StaticCache)
 
 
-class CompiledMTPRunner(MTPRunner):
-    """`MTPRunner` in kv-cache mode on a StaticCache, compiled for `sizes` new pairs."""
+class CompiledMTPDrafter(MTPDrafter):
+    """`MTPDrafter` in kv-cache mode on a StaticCache, compiled for `sizes` new pairs."""
 
     def __init__(self, model, sizes=(1,), head=None):
         super().__init__(model, "kvcache", head)
@@ -335,15 +335,15 @@ def check_engine(engine, mode):
 
 
 def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None, head=None, tree_size=None):
-    """A Runner (an MTPRunner with mtp=True, over `head` if given) in the given engine. For the compiled engine:
+    """A Runner (an MTPDrafter with mtp=True, over `head` if given) in the given engine. For the compiled engine:
     `sizes` are the numbers of new positions per call it compiles for (others are padded up to
     one), round = (γ, T) compiles a whole draft round of γ steps and their sampling, and
     tree_size a verify of a token tree of that many nodes (smaller trees are padded up)."""
     check_engine(engine, mode)
     if engine == "eager":
-        return MTPRunner(model, mode, head) if mtp else Runner(model, mode, lookahead)
+        return MTPDrafter(model, mode, head) if mtp else Runner(model, mode, lookahead)
     if mtp:
-        return CompiledMTPRunner(model, sizes, head)
+        return CompiledMTPDrafter(model, sizes, head)
     return CompiledRunner(model, sizes, round, tree_size)
 
 

@@ -3,7 +3,11 @@
     python -m experiments.generate --method draft --gamma 4 --mode kvcache --n 200 --prompt 'ROMEO:\\n'
 
 Prints one JSON object: text, main_forwards, draft_forwards, proposed, accepted, wall_s, and
-compile_s (the compiled engine's compilation, not counted in wall_s). --engine compiled needs a
+compile_s (the compiled engine's compilation, not counted in wall_s). For a chain, proposed is the
+drafts and accepted/proposed their acceptance; for a token tree, proposed counts every candidate
+node of every tree, so accepted/proposed is not α (most candidates are alternatives never on the
+path). draft_forwards counts the drafter's forwards, its lookups (one per drafted character of a
+chain) or its trees (one per tree). --engine compiled needs a
 C++ compiler; without one it says so in one line and runs eagerly.
 A literal \\n in --prompt means a newline.
 """
@@ -14,7 +18,7 @@ from pathlib import Path
 import orjson
 import torch
 
-from experiments.cli import ArgumentParser, UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
+from experiments.cli import ArgumentParser, DefaultsShown, UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
 from experiments.data import CharData
 from experiments.engine import ENGINES, ROPE_POSITIONS, CompileUnavailable
 from experiments.heads import load_drafter
@@ -40,14 +44,11 @@ def compiled_positions(prompt_length, n, spec):
     return end + spec.gamma  # the pending token + up to γ drafts, ending at end - 2; compiled size γ + 1
 
 
-def load_models(args, device, data):
-    """The models --method needs, from the checkpoint flags."""
+def models_from_flags(args, device, data):
+    """The models --method needs, from the checkpoint flags (methods.Models)."""
     main = load_model(args.checkpoint, device)
     models = Models(main, train_tokens=data.train.tolist() if args.method == "ngram" else None,
                     vocab_size=data.vocab_size)
-    if args.method == "mtp" and main.mtp is None:
-        raise UsageError(f"--checkpoint {args.checkpoint} has no MTP head (it was trained with "
-                         f"--mtp 0): use a main checkpoint for --method mtp")
     if args.method == "draft":
         models.draft = load_model(args.draft_checkpoint, device, "--draft-checkpoint")
     if args.method in HEAD_METHODS:
@@ -82,7 +83,7 @@ def run(args):
     except ValueError as err:
         raise UsageError(f"--prompt: {err}") from err
     torch.set_num_threads(args.threads)
-    models = load_models(args, device, data)
+    models = models_from_flags(args, device, data)
     try:
         spec = check(spec, models, args.mode, args.engine)
     except ValueError as err:
@@ -112,16 +113,21 @@ def run(args):
 
 
 def main(argv=None):
-    parser = ArgumentParser(prog="python -m experiments.generate", description=__doc__.split("\n")[0])
-    parser.add_argument("--method", choices=METHODS, default="plain")
+    parser = ArgumentParser(prog="python -m experiments.generate", description=__doc__.split("\n")[0],
+                            formatter_class=DefaultsShown)
+    parser.add_argument("--method", choices=METHODS, default="plain",
+                        help="plain decoding, or speculative decoding with this drafter family (experiments/methods.py)")
     parser.add_argument("--order", type=int, default=None,
                         help="ngram: the table's order (contexts of up to order - 1 characters, default "
                              f"{DEFAULT_ORDER}); lookup: match the last order - 1 characters (default "
                              f"{ORDERS['lookup']}); lookahead: the n-gram size (default {ORDERS['lookahead']})")
-    parser.add_argument("--gamma", type=int, default=1,
-                        help="drafts per main forward (a chain); lookahead: its Jacobi window")
+    parser.add_argument("--gamma", type=int, default=None,
+                        help="drafts per main forward of a chain (default 1; 1 to 63; mtp: 1; medusa: at most its "
+                             "heads); lookahead: its Jacobi window (default: a third of --tree's nodes, else 1); "
+                             "not for plain decoding or the other trees, whose depth comes from --tree")
     parser.add_argument("--tree", type=int, default=None,
-                        help=f"verify a token tree of this many nodes per main forward ({', '.join(TREE_METHODS)})")
+                        help=f"verify a token tree of 2 to 64 nodes per main forward instead of a chain "
+                             f"({', '.join(TREE_METHODS)}; kvcache mode)")
     parser.add_argument("--mode", choices=MODES, default="kvcache",
                         help="kvcache: a sliding 64-position cache; recompute: every forward reruns the last 64 characters")
     parser.add_argument("--engine", choices=ENGINES, default="eager",
@@ -136,8 +142,9 @@ def main(argv=None):
     parser.add_argument("--heads-checkpoint", default=None,
                         help="medusa / eagle: the trained drafter (default experiments/checkpoints/<method>_s0.pt); "
                              "its main model is --checkpoint")
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda / cuda:N where a GPU is present")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (1 is as fast as more for batch-1 decoding on a small CPU)")
     args = parser.parse_args(argv)
 
     def run_and_print(args):

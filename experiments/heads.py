@@ -105,19 +105,17 @@ class FeatureDrafter(nn.Module):
                 "cls": -(p_next * torch.log_softmax(logits, dim=-1)).sum(-1).mean(),
                 "token": F.cross_entropy(logits.flatten(0, 1), y[:, 1:].flatten())}
 
-    def runner(self, mode, engine, gamma):
-        """The Drafter for a chain of gamma drafts (speculative.speculative_decode)."""
+    def chain_drafter(self, mode, engine, gamma):
+        """The Drafter for a chain of gamma drafts (speculative.speculative_decode; methods.check
+        holds Medusa to one draft per head)."""
         if self.cfg.kind == "medusa":
-            if gamma > self.cfg.n_heads:
-                raise ValueError(f"gamma must be at most {self.cfg.n_heads}: there are {self.cfg.n_heads} "
-                                 f"Medusa heads, one draft each, got {gamma}")
-            return MedusaRunner(self)
+            return MedusaDrafter(self)
         return make_runner(self.main, mode, engine, sizes=(1, gamma + 1), mtp=True, head=self.net)
 
-    def tree_runner(self):
+    def tree_drafter(self):
         """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: Medusa runs no
         forward, and EAGLE grows its tree eagerly (its tree forwards are not compiled)."""
-        return self.runner("kvcache", "eager", 1)
+        return self.chain_drafter("kvcache", "eager", 1)
 
     def objective(self, losses, mtp_weight=0.0):
         if self.cfg.kind == "medusa":
@@ -125,7 +123,7 @@ class FeatureDrafter(nn.Module):
         return losses["reg"] + self.cfg.cls_weight * losses["cls"]
 
 
-class MedusaRunner(Drafter):
+class MedusaDrafter(Drafter):
     """Medusa's Drafter, for chains and trees: drafts for the K positions
     after the pending token, all from the main model's feature at the newest position it has
     processed (the one that predicted the pending token), one head each; no forward of its own."""

@@ -20,23 +20,23 @@ from experiments.heads import load_drafter
 from experiments.lookahead import Lookahead
 from experiments.ngram import DEFAULT_ORDER, MAX_ORDER, LookupDrafter, NgramDrafter, NgramTable, PromptLookup
 from experiments.model import load_checkpoint
-from experiments.runners import MODES, ModelDrafter
+from experiments.runners import ModelDrafter
 from experiments.runs import RUNS, run_name
-from experiments.speculative import check_gamma, plain_decode, speculative_decode, tree_decode
+from experiments.speculative import check_gamma, check_tree, plain_decode, speculative_decode, tree_decode
 
 METHODS = ("plain", "draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead")
 CHAIN_METHODS = ("draft", "mtp", "ngram", "lookup", "medusa", "eagle")
 TREE_METHODS = ("ngram", "lookup", "medusa", "eagle", "lookahead")
 HEAD_METHODS = ("medusa", "eagle")  # trained drafters on the frozen main model (experiments/heads.py)
 ORDERS = {"ngram": DEFAULT_ORDER, "lookup": 4, "lookahead": 3}  # the chapter's: lookup matches 3 chars
-MAX_TREE = 64  # one verify window
 
 
 @dataclass(frozen=True)
 class Spec:
-    """One method and its options (see the module docstring); order None is the method's default."""
+    """One method and its options (see the module docstring); None is the method's default
+    (gamma 1, lookahead's window from its tree; order from ORDERS)."""
     method: str
-    gamma: int = 1
+    gamma: int | None = None
     tree: int | None = None
     order: int | None = None
 
@@ -56,7 +56,7 @@ def spec_of(method, shape, size, order=None):
         return Spec("plain")
     if shape == "chain":
         return Spec(method, gamma=size, order=order)
-    return Spec(method, gamma=lookahead_window(size) if method == "lookahead" else 1, tree=size, order=order)
+    return Spec(method, tree=size, order=order)
 
 
 @dataclass
@@ -95,53 +95,63 @@ def load_models(checkpoints, seed, device="cpu", train_tokens=None, vocab_size=6
                   dict(tables or {}), {kind: payload for kind, (_, payload) in loaded.items()})
 
 
-def lookahead_drafter(spec):
-    order = spec.order_or_default()
-    candidates = spec.gamma if spec.tree is None else (spec.tree - 1 - spec.gamma) // (order - 1)
-    return Lookahead(spec.gamma, order, candidates)
+def lookahead_shape(spec):
+    """(window, n-gram size, candidates) of lookahead: the window is gamma (given) or about a third
+    of the tree's nodes (lookahead_window); the candidate n-grams fill the rest of the tree, or
+    as many as the window without a tree."""
+    window, order = spec.gamma if spec.gamma is not None else lookahead_window(spec.tree) if spec.tree else 1, spec.order_or_default()
+    candidates = window if spec.tree is None else (spec.tree - 1 - window) // (order - 1)
+    return window, order, candidates
 
 
 def resolved(spec):
-    """The spec with lookahead's tree filled in when only its window was given."""
-    if spec.method == "lookahead" and spec.tree is None:
-        return replace(spec, tree=lookahead_drafter(spec).nodes())
-    return spec
+    """The spec with its defaults filled in: a chain's gamma (1), lookahead's window, and its tree
+    when only its window was given (1 + window + candidates × (order − 1) nodes)."""
+    if spec.method == "plain" or spec.tree is not None and spec.method != "lookahead":
+        return spec  # no chain: gamma stays unset
+    if spec.method != "lookahead":
+        return replace(spec, gamma=1 if spec.gamma is None else spec.gamma)
+    window, order, candidates = lookahead_shape(spec)
+    return replace(spec, gamma=window, tree=spec.tree or 1 + window + candidates * (order - 1))
 
 
 def check(spec, models, mode="kvcache", engine="eager"):
-    """A ValueError whose message starts with the option it is about, for a spec the models or
-    the mode cannot run. Returns the resolved spec. Builds the n-gram table the spec needs, so
-    that no timed decode builds it."""
-    method = spec.method
+    """A ValueError whose message starts with the option it is about (generate's flags), for a
+    spec the models or the mode cannot run. Returns the resolved spec. Builds the n-gram table the
+    spec needs, so that no timed decode builds it. (The runners check the mode themselves.)"""
+    method, given = spec.method, spec
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     check_engine(engine, mode)
-    if spec.gamma < 1:
-        raise ValueError(f"gamma must be at least 1, got {spec.gamma}")
+    if spec.gamma is not None and (method == "plain" or spec.tree is not None and method != "lookahead"):
+        raise ValueError("gamma does not apply to plain decoding" if method == "plain" else
+                         f"gamma does not apply to a {method} tree: its depth comes from its nodes (--tree)")
+    if spec.order is not None and method not in ORDERS:
+        raise ValueError(f"order applies to {', '.join(ORDERS)}, not method {method}")
     if spec.tree is not None:
         if method not in TREE_METHODS:
             raise ValueError(f"tree applies to {', '.join(TREE_METHODS)}, not method {method}")
-        if not 2 <= spec.tree <= MAX_TREE:
-            raise ValueError(f"tree must be between 2 and {MAX_TREE} nodes (one verify window), got {spec.tree}")
+        check_tree(spec.tree, models.main.cfg.block_size)
     if (spec.tree is not None or method == "lookahead") and mode != "kvcache":
         raise ValueError(f"mode must be kvcache for {method}'s token tree: a tree is verified against the kv cache")
+    if spec.gamma is not None and spec.gamma < 1:
+        raise ValueError(f"gamma must be at least 1, got {spec.gamma}")
+    spec = resolved(spec)
     if method == "mtp":
         if spec.gamma != 1:
             raise ValueError("gamma must be 1: the MTP head has depth 1, it drafts one token")
         if models.main.mtp is None:
-            raise ValueError("the main model has no MTP head (it was trained with --mtp 0)")
+            raise ValueError("checkpoint has no MTP head (it was trained with --mtp 0): use a main checkpoint for mtp")
     if method in CHAIN_METHODS and spec.tree is None:
         check_gamma(spec.gamma, models.main.cfg.block_size)
     if method == "draft" and models.draft is None:
-        raise ValueError("method draft needs the draft model (Models.draft)")
+        raise ValueError("draft-checkpoint: method draft needs the draft model (Models.draft)")
     if method in HEAD_METHODS:
         head = models.heads.get(method)
         if head is None:
-            raise ValueError(f"method {method} needs its trained drafter (Models.heads[{method!r}])")
+            raise ValueError(f"heads-checkpoint: method {method} needs its trained drafter (Models.heads[{method!r}])")
         if head.cfg.kind != method:
-            raise ValueError(f"heads checkpoint holds {head.cfg.kind} drafters, not {method}")
+            raise ValueError(f"heads-checkpoint holds {head.cfg.kind} drafters, not {method}")
         if method == "medusa" and spec.tree is None and spec.gamma > head.cfg.n_heads:
             raise ValueError(f"gamma must be at most {head.cfg.n_heads} for medusa: one draft per head")
     order = spec.order_or_default()
@@ -152,13 +162,22 @@ def check(spec, models, mode="kvcache", engine="eager"):
     if method in ("lookup", "lookahead") and not 2 <= order <= MAX_ORDER:
         raise ValueError(f"order must be between 2 and {MAX_ORDER} for {method}, got {order}")
     if method == "lookahead":
-        if lookahead_drafter(spec).candidates < 0:
+        if lookahead_shape(spec)[2] < 0:
             raise ValueError(f"tree {spec.tree} leaves no room for a window of gamma {spec.gamma}")
-        nodes = resolved(spec).tree
-        if nodes > MAX_TREE:
-            raise ValueError(f"tree of lookahead (1 + gamma + gamma × (order − 1) = {nodes} nodes) must fit one "
-                             f"{MAX_TREE}-position verify: lower gamma or order, or give tree")
-    return resolved(spec)
+        if given.tree is None and spec.tree > models.main.cfg.block_size:
+            raise ValueError(f"gamma and order of lookahead make a tree of 1 + gamma + gamma × (order − 1) = "
+                             f"{spec.tree} nodes, more than one {models.main.cfg.block_size}-position verify holds: "
+                             f"lower gamma or order, or give tree")
+    return spec
+
+
+def accepts(spec, models, mode="kvcache", engine="eager"):
+    """Whether check() lets the models run this spec."""
+    try:
+        check(spec, models, mode, engine)
+    except ValueError:
+        return False
+    return True
 
 
 def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
@@ -166,9 +185,9 @@ def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
     method, order = spec.method, spec.order_or_default()
     if spec.tree is not None:
         if method == "lookahead":
-            return lookahead_drafter(spec)
+            return Lookahead(*lookahead_shape(spec))
         if method in HEAD_METHODS:
-            return models.heads[method].tree_runner()
+            return models.heads[method].tree_drafter()
         return NgramDrafter(models.table(order)) if method == "ngram" else \
             LookupDrafter(PromptLookup(order - 1, models.vocab_size))
     if method == "draft":  # it sees 1 or 2 new tokens per round; a whole round is one compiled graph
@@ -177,7 +196,7 @@ def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
     if method == "mtp":
         return make_runner(models.main, mode, engine, sizes=(1, 2), mtp=True)
     if method in HEAD_METHODS:
-        return models.heads[method].runner(mode, engine, spec.gamma)
+        return models.heads[method].chain_drafter(mode, engine, spec.gamma)
     if method == "ngram":
         return NgramDrafter(models.table(order))
     return LookupDrafter(PromptLookup(order - 1, models.vocab_size))

@@ -127,14 +127,19 @@ class PromptLookup:
 
 
 
-class LookupDrafter(NgramDrafter):
-    """Proposes the continuation (possibly fewer than g drafts, or none), each with a one-hot q:
-    the acceptance rule then keeps a draft exactly when p's own sample would have been it."""
+class LookupDrafter(Drafter):
+    """Prompt lookup as a Drafter: proposes the continuation (possibly fewer than g drafts, or
+    none), each with a one-hot q: the acceptance rule then keeps a draft exactly when p's own
+    sample would have been it."""
+
+    def __init__(self, lookup):
+        super().__init__()
+        self.lookup = lookup
 
     def propose(self, seq, main_length, g, temperature, generator=None):
         t0 = time.perf_counter()
-        drafts = self.table.continuation(seq, g)
-        q = torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.table.vocab_size).float() if drafts else None
+        drafts = self.lookup.continuation(seq, g)
+        q = torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.lookup.vocab_size).float() if drafts else None
         self.forward_s += time.perf_counter() - t0
         self.forwards += len(drafts)
         self.length = len(seq) + max(len(drafts) - 1, 0)
@@ -144,7 +149,7 @@ class LookupDrafter(NgramDrafter):
         """The continuations of every earlier match, latest first, merged into one tree."""
         t0 = time.perf_counter()
         tree = Tree.root(seq[-1])
-        for path in self.table.continuations(seq, min(max_depth, n_nodes - 1)):
+        for path in self.lookup.continuations(seq, min(max_depth, n_nodes - 1)):
             if len(tree.tokens) + len(path) > n_nodes:
                 break
             tree.add_path(path)

@@ -32,6 +32,12 @@ class Drafter:
         self.forward_s = 0.0
         self.compile_s = 0.0
 
+    def propose(self, seq, main_length, g, temperature, generator=None):
+        raise NotImplementedError(f"{type(self).__name__} drafts token trees only")
+
+    def tree(self, seq, n_nodes, max_depth):
+        raise NotImplementedError(f"{type(self).__name__} drafts chains only")
+
     def truncate(self, n):
         self.length = min(n, self.length)
 
@@ -135,7 +141,7 @@ class ModelDrafter(Drafter):
     (or the compiled engine's) that drafts autoregressively."""
 
     def __init__(self, runner):
-        self.runner = runner
+        self.runner = runner  # its counters are the runner's (the properties below), not Drafter's own
 
     def propose(self, seq, main_length, g, temperature, generator=None):
         return self.runner.draft_round(seq, g, temperature, generator)
@@ -148,7 +154,7 @@ class ModelDrafter(Drafter):
     compile_s = property(lambda self: self.runner.compile_s)
 
 
-class MTPRunner(Drafter):
+class MTPDrafter(Drafter):
     """The MTP head over confirmed pairs (h_j, x_{j+1}); its last row drafts the token after
     the pending one. Hidden states come from the main model's latest forward (`observe`).
     `head` is any module shaped like the MTP head (default: the model's own); an EAGLE drafter

@@ -21,6 +21,14 @@ def check_gamma(gamma, block_size):
     return gamma
 
 
+def check_tree(n_nodes, block_size):
+    """A token tree of candidates is verified in one forward of at most block_size positions; it
+    holds the root and at least one candidate."""
+    if not 2 <= n_nodes <= block_size:
+        raise ValueError(f"tree must be between 2 and {block_size} nodes (one verify window), got {n_nodes}")
+    return n_nodes
+
+
 @dataclass
 class Result:
     tokens: list
@@ -112,8 +120,7 @@ def tree_decode(model, drafter, prompt, n, n_nodes, temperature=1.0, generator=N
     the drafter's tree(seq, n_nodes, max_depth) is verified in one forward and walked under p.
     The drafter hears the main model's features (observe) and each verify's outcome (verified)."""
     check_temperature(temperature)
-    if not 1 <= n_nodes <= model.cfg.block_size:
-        raise ValueError(f"a tree has between 1 and {model.cfg.block_size} nodes (one verify window), got {n_nodes}")
+    check_tree(n_nodes, model.cfg.block_size)
     main = make_runner(model, "kvcache", engine, sizes=(1,), tree_size=n_nodes)
     seq = list(prompt)
     target = len(prompt) + n

@@ -10,7 +10,7 @@ from experiments.exercises.__main__ import main as exercises_main
 from experiments.exercises.check_rollback import check_rollback
 from experiments.stats import theorem_3_8
 from experiments.model import load_checkpoint
-from experiments.train import CHECKPOINTS
+from experiments.runs import CHECKPOINTS
 
 
 @pytest.fixture(scope="module")

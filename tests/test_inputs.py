@@ -43,7 +43,7 @@ def test_every_drafters_q_is_a_distribution_at_the_lowest_temperature(family, ma
     def recording_accept_reject(p, q, drafts, generator=None, trace=None):
         checked.append(q)
         return accept_reject(p, q, drafts, generator, trace)
-    accept_reject = speculative.accept_reject
+    accept_reject = speculative.accept_reject  # rule.accept_reject, as the decoders call it (speculative imports the name)
     monkeypatch.setattr(speculative, "accept_reject", recording_accept_reject)
     data = CharData()
     with torch.inference_mode():

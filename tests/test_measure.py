@@ -13,7 +13,7 @@ from experiments.data import CharData
 from experiments.measure.acceptance import pick_positions
 from experiments.probes import draws_through_rule
 from experiments.stats import alpha, chi2_sf, chi_square, entropy, kl, tv
-from experiments.train import DRAFT_SNAPSHOTS
+from experiments.runs import DRAFT_SNAPSHOTS
 
 KINDS = ["high", "typical", "low", "overweight", "uncertain"]
 

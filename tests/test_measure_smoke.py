@@ -18,7 +18,7 @@ from experiments.measure import __main__ as measure_cli
 from experiments.measure.__main__ import main as measure_main, measure, parse_args
 from experiments.measure.common import CONTROL, DRAFT, MAIN_MTP, Sizes
 from experiments.model import GPT, GPTConfig, save_checkpoint
-from experiments.train import DRAFT_SNAPSHOTS, run_name
+from experiments.runs import DRAFT_SNAPSHOTS, run_name
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
 from build import load_results  # noqa: E402

@@ -98,8 +98,8 @@ def drafters_for_trees(models64, table):
     medusa = load_drafter(CHECKPOINTS / "medusa_s0.pt", main=models64[0])[0].double()
     eagle = load_drafter(CHECKPOINTS / "eagle_s0.pt", main=models64[0])[0].double()
     return {"ngram": (lambda: NgramDrafter(table), 16), "lookup": (lambda: LookupDrafter(PromptLookup(3)), 8),
-            "medusa": (medusa.tree_runner, 8),
-            "eagle": (eagle.tree_runner, 16),
+            "medusa": (medusa.tree_drafter, 8),
+            "eagle": (eagle.tree_drafter, 16),
             "lookahead": (lambda: Lookahead(4, 3, 4), Lookahead(4, 3, 4).nodes())}
 
 

@@ -30,7 +30,7 @@ from experiments.measure.common import LEDGER_PROMPT, require
 from experiments.measure.rows import timed_row
 from experiments.prices import price_calls
 from experiments.engine import ENGINES, available_engines, make_runner
-from experiments.methods import ORDERS, Spec, config_decoder, config_name, decode, load_models
+from experiments.methods import CHAIN_METHODS, ORDERS, Spec, accepts, config_decoder, config_name, decode, load_models, spec_of
 from experiments.ngram import DEFAULT_ORDER
 from experiments.probes import DRAFTERS, alpha_along, pooled, written_text
 from experiments.trees import Tree
@@ -42,15 +42,11 @@ TEMPERATURES = (1.0, 0.0)
 TARGET = 2.0         # the issue's target: best lossless row over compiled plain, at T = 1 and at T = 0
 
 
-def configs(family, medusa_heads, sizes):
-    """[(shape, size)]: ("chain", γ) or ("tree", nodes) that the family decodes with."""
-    if family == "mtp":
-        return [("chain", 1)]
-    if family == "lookahead":
-        return [("tree", n) for n in sizes.family_trees]
-    gammas = [g for g in sizes.family_gammas if family != "medusa" or g <= medusa_heads]
-    trees = sizes.family_trees if family in ("ngram", "lookup", "medusa", "eagle") else ()
-    return [("chain", g) for g in gammas] + [("tree", n) for n in trees]
+def configs(family, models, sizes):
+    """[(shape, size)]: every chain γ and tree size of the sweep that the registry accepts for the
+    family (MTP: γ = 1; Medusa: γ up to its heads; lookahead: trees only)."""
+    wanted = [("chain", g) for g in sizes.family_gammas if family in CHAIN_METHODS] + [("tree", n) for n in sizes.family_trees]
+    return [(shape, size) for shape, size in wanted if accepts(spec_of(family, shape, size), models)]
 
 
 def load_seed(args, data, seed, tables=None):
@@ -66,13 +62,12 @@ def sweep(models, prompt, n_chars, engines, device, sizes):
     The compiled engine's graphs are compiled by a short warm-up decode of each configuration;
     the eager engine has nothing to compile, and the sweep only chooses, so it runs cold."""
     rows = []
-    medusa_heads = models.heads["medusa"].cfg.n_heads
     for engine in engines:
         for temperature in TEMPERATURES:
             decoders = lambda n: {"plain": config_decoder(models, "plain", "chain", 0, prompt, n, temperature, engine, device),
                                   **{config_name(family, shape, size): config_decoder(models, family, shape, size, prompt, n,
                                                                                     temperature, engine, device)
-                                     for family in FAMILIES for shape, size in configs(family, medusa_heads, sizes)}}
+                                     for family in FAMILIES for shape, size in configs(family, models, sizes)}}
             if engine == "compiled":
                 interleaved(decoders(WARM_CHARS), 1, warmup=0, device=device)
             runs = interleaved(decoders(n_chars), sizes.family_sweep_repeats, warmup=0, device=device)

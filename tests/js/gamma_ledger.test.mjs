@@ -98,7 +98,7 @@ test("burst verdict: one sentence per pooled verdict, quoting p, in both modes",
 test("burst verdicts of the measured runs come from the JSON, not from a rule over rows", () => {
   const gamma = results("gamma_sweep");
   for (const [mode, pooled] of Object.entries(gamma.burst_pooled)) {
-    if (!("verdict" in pooled)) continue; // written by `make measure` (experiments/measure/stats.py)
+    if (!("verdict" in pooled)) continue; // written by `make measure` (experiments/stats.py)
     const text = burstVerdict(pooled, mode).en;
     assert.ok(text.includes(`χ² = ${pooled.chi2.toFixed(1)}`));
   }

@@ -299,6 +299,8 @@ SCHEMA = {
         # (families.json also holds verify_prices, which the summary below is computed from and the
         # page does not read: per engine, chain.<k> and tree.<nodes> = that verify forward timed back
         # to back over a one-position forward, families.py verify_prices.)
+        # (And fresh_process_check, which the page does not read: the n-gram chain row's speedup
+        # against fresh `generate` processes of the same two decoders, families.py fresh_process_check.)
         # families.py summarize: the conclusions sections ⑤ and ⑦ print, on the primary engine
         # (compiled where it ran).
         "summary.primary_engine:str",

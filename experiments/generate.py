@@ -3,7 +3,9 @@
     python -m experiments.generate --method draft --gamma 4 --mode kvcache --n 200 --prompt 'ROMEO:\\n'
 
 Prints one JSON object: text, main_forwards, draft_forwards, proposed, accepted, wall_s, and
-compile_s (the compiled engine's compilation, not counted in wall_s). For a chain, proposed is the
+compile_s (the compiled engine's compilation, not counted in wall_s). wall_s times a warm decode:
+a short untimed decode (--warmup characters, its wall time in warmup_s) runs first, because a
+fresh process's first decode is slower than the next ones by a margin that differs by method. For a chain, proposed is the
 drafts and accepted/proposed their acceptance; for a token tree, proposed counts every candidate
 node of every tree, so accepted/proposed is not α (most candidates are alternatives never on the
 path). draft_forwards counts the drafter's forwards, its lookups (one per drafted character of a
@@ -66,6 +68,8 @@ def models_from_flags(args, device, data):
 def run(args):
     if args.n < 1:
         raise UsageError(f"--n must be at least 1, got {args.n}")
+    if args.warmup < 0:
+        raise UsageError(f"--warmup must be at least 0, got {args.warmup}")
     try:
         check_temperature(args.temperature)
     except ValueError as err:
@@ -94,22 +98,30 @@ def run(args):
                          f"and --n {args.n} need {needed} (a chain adds --gamma, a tree --tree − 3): "
                          f"shorten the prompt or --n")
 
-    def decode_with(engine):
+    def timed(engine, n):
+        """(Result, wall seconds without compilation) of one decode of n characters."""
         generator = torch.Generator(device=device).manual_seed(args.seed)
-        return decode(spec, models, prompt, args.n, args.temperature, args.mode, engine, generator)
-
-    with torch.inference_mode():
         t0 = time.perf_counter()
+        result = decode(spec, models, prompt, n, args.temperature, args.mode, engine, generator)
+        return result, time.perf_counter() - t0 - result.compile_s
+
+    engine = args.engine
+    with torch.inference_mode():
         try:
-            result = decode_with(args.engine)
+            warm = timed(engine, min(args.warmup, args.n)) if args.warmup else None
         except CompileUnavailable as err:
             print(f"note: the compiled engine is unavailable here ({err}); running eager instead", file=sys.stderr)
-            t0 = time.perf_counter()
-            result = decode_with("eager")
-        wall_s = time.perf_counter() - t0 - result.compile_s
+            engine, warm = "eager", timed("eager", min(args.warmup, args.n))
+        try:
+            result, wall_s = timed(engine, args.n)
+        except CompileUnavailable as err:  # no warm-up: the first decode is the one that compiles
+            print(f"note: the compiled engine is unavailable here ({err}); running eager instead", file=sys.stderr)
+            result, wall_s = timed("eager", args.n)
+    compile_s = result.compile_s + (warm[0].compile_s if warm else 0.0)
     return {"text": data.decode(result.tokens), "main_forwards": result.main_forwards,
             "draft_forwards": result.draft_forwards, "proposed": result.proposed,
-            "accepted": result.accepted, "wall_s": round(wall_s, 4), "compile_s": round(result.compile_s, 2)}
+            "accepted": result.accepted, "wall_s": round(wall_s, 4), "compile_s": round(compile_s, 2),
+            "warmup_s": round(warm[1], 4) if warm else 0.0}
 
 
 def main(argv=None):
@@ -137,6 +149,9 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=200, help="characters to generate")
     parser.add_argument("--prompt", default="ROMEO:\\n", help="the text to continue (\\n is a newline)")
     parser.add_argument("--seed", type=int, default=0, help="the sampling seed")
+    parser.add_argument("--warmup", type=int, default=64,
+                        help="characters decoded untimed first (warmup_s), so that wall_s times a warm decode, "
+                             "as the measurements do; 0 times the process's first, cold decode")
     parser.add_argument("--checkpoint", default=str(CHECKPOINTS / "main_s0.pt"), help="the main model (with its MTP head)")
     parser.add_argument("--draft-checkpoint", default=str(CHECKPOINTS / "draft_s0.pt"), help="--method draft: the draft model")
     parser.add_argument("--heads-checkpoint", default=None,

@@ -31,9 +31,14 @@ def test_generate_prints_one_json_object(method, extra):
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert set(result) == {"text", "main_forwards", "draft_forwards", "proposed", "accepted", "wall_s",
-                           "compile_s"}
+                           "compile_s", "warmup_s"}
     assert len(result["text"]) == 40
     assert result["main_forwards"] + result["accepted"] == 40
+    # the untimed warm-up decode has a generator of its own: the timed decode writes the same text
+    cold = json.loads(generate("--method", method, "--n", "40", "--prompt", "ROMEO:\\n", "--warmup", "0", *extra).stdout)
+    assert (cold["text"], cold["main_forwards"], cold["accepted"]) == (result["text"], result["main_forwards"],
+                                                                       result["accepted"])
+    assert cold["warmup_s"] == 0 < result["warmup_s"]
 
 
 @pytest.mark.parametrize("args", [
@@ -64,6 +69,7 @@ def assert_one_line_error(out, message):
     ("generate", ["--prompt", "héllo"], "not in the vocabulary"),
     ("generate", ["--method", "draft", "--gamma", "0"], "--gamma must be at least 1"),
     ("generate", ["--n", "0"], "--n must be at least 1"),
+    ("generate", ["--warmup", "-1"], "--warmup must be at least 0"),
     ("generate", ["--method", "mtp", "--gamma", "2"], "--gamma must be 1"),
     ("generate", ["--checkpoint", "/nonexistent/main.pt"], "not found"),
     # issue 8, bugs 1, 4 and 5

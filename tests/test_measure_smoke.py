@@ -28,7 +28,7 @@ SEEDS = (0, 1, 2)
 HEAD_SEEDS = (0, 1)  # seed 2 has no Medusa or EAGLE drafter: the families' α skips it
 LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the checkpoint
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
-SIZES = Sizes(n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
+SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1,
               condition_seeds=2, condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
@@ -243,6 +243,13 @@ def test_families_rows_alpha_and_seeds(measured):
             assert (row["size"], row["speedup"], row["speedup_theory"]) == (
                 fastest["gamma"], fastest["speedup"], fastest["speedup_theory"])
             assert row in ledger["family_rows"]
+    # the harness's n-gram row against the same decoders in fresh generate processes (its wall_s)
+    fresh = fam["fresh_process_check"]
+    row = next(r for r in fam["rows"] if r["family"] == "ngram" and r["shape"] == "chain"
+               and r["engine"] == fresh["engine"] and r["temperature"] == 1)
+    assert (fresh["size"], fresh["harness_speedup"]) == (row["size"], row["speedup"])
+    assert len(fresh["fresh_walls"]) == fresh["repeats"] == SIZES.fresh_repeats and fresh["fresh_speedup"] > 0
+    assert fresh["agrees"] == (abs(fresh["fresh_speedup"] / fresh["harness_speedup"] - 1) <= fresh["tolerance"])
 
 
 def test_costs_per_engine(measured):

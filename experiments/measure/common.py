@@ -1,5 +1,6 @@
 """What every measurement shares: how much work each one does (Sizes), the fixed constants,
 checkpoint loading and val losses (the probes of the models are in experiments/probes.py)."""
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ GAMMA = 8           # γmax: the longest draft chain measured (verify example, r
 LEDGER_GAMMAS = (1, 2, 3, 4, 6, 8)
 LEDGER_PROMPT = "ROMEO:\n"
 MAIN_MTP, CONTROL, DRAFT = RUNS  # (model, λ) of the three training runs per seed
+ROOT = Path(__file__).resolve().parents[2]  # where `python -m experiments.generate` runs
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Sizes:
     start_up_engines: tuple = ("eager", "compiled")  # engines whose fresh-process start-up is timed
     exercise_draws: int = 50_000    # exercise 1's draws through the rule (exercises.py)
     exercise_steps: int = 300       # exercise 3's training steps
+    fresh_repeats: int = 3          # fresh generate processes per side of the families' fresh-process check
 
 
 def require(path):
@@ -110,3 +113,22 @@ def mtp_param_parts(main):
 
 def training_log(args, name):
     return read_json(require(Path(args.results) / f"train_{name}.json"))
+
+
+def generate_command(args, seed, method, engine, n_chars, shape=None, size=None, temperature=None, sampling_seed=None):
+    """The command line a reader runs for one configuration (experiments/generate.py) on the
+    checkpoints of model seed `seed`: a chain of γ = size or a tree of `size` nodes."""
+    checkpoint = lambda name: str(Path(args.checkpoints) / f"{name}.pt")
+    command = [sys.executable, "-m", "experiments.generate", "--method", method,
+               "--n", str(n_chars), "--engine", engine, "--device", args.device,
+               "--checkpoint", checkpoint(run_name(*MAIN_MTP, seed)),
+               "--draft-checkpoint", checkpoint(run_name(*DRAFT, seed))]
+    if method in ("medusa", "eagle"):
+        command += ["--heads-checkpoint", checkpoint(run_name(method, 0, seed))]
+    if shape is not None and method != "plain":
+        command += ["--tree", str(size)] if shape == "tree" else ["--gamma", str(size)]
+    if temperature is not None:
+        command += ["--temperature", str(temperature)]
+    if sampling_seed is not None:
+        command += ["--seed", str(sampling_seed)]
+    return command

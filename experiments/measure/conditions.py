@@ -16,15 +16,13 @@ Fills build/schema.py SCHEMA["conditions.json"].
 """
 import statistics
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import orjson
 import torch
 
 from experiments.heads import load_drafter
-from experiments.measure.common import DRAFT, LEDGER_PROMPT, MAIN_MTP
+from experiments.measure.common import DRAFT, LEDGER_PROMPT, MAIN_MTP, ROOT, generate_command
 from experiments.methods import config_decoder, config_name, load_models
 from experiments.probes import DRAFTERS, alpha_along, pooled, written_text
 from experiments.model import load_checkpoint
@@ -33,7 +31,6 @@ from experiments.engine import ENGINES, available_engines
 from experiments.timing import interleaved, per_call, set_threads, summary
 from experiments.runs import run_name
 
-ROOT = Path(__file__).resolve().parents[2]  # where `python -m experiments.generate` runs
 TEMPERATURES = (0.0, 0.5, 0.8, 1.0, 1.3)
 # one configuration per family, the same at every temperature and length: a chain of 4 drafts
 # (Medusa has 3 heads, the MTP head drafts 1), lookahead a 16-node tree
@@ -135,28 +132,14 @@ def warm_walls(models, prompt, lengths, repeats, engines, device):
     return rows
 
 
-def generate_command(args, seed, family, engine, n_chars):
-    """The command line a reader runs for this family's configuration (experiments/generate.py)."""
-    checkpoint = lambda name: str(args.checkpoints / f"{name}.pt")
-    command = [sys.executable, "-m", "experiments.generate", "--method", "plain" if family == "plain" else family,
-               "--n", str(n_chars), "--engine", engine, "--device", args.device,
-               "--checkpoint", checkpoint(run_name(*MAIN_MTP, seed)),
-               "--draft-checkpoint", checkpoint(run_name(*DRAFT, seed))]
-    if family in ("medusa", "eagle"):
-        command += ["--heads-checkpoint", checkpoint(run_name(family, 0, seed))]
-    if family in CONFIGS:
-        shape, size = CONFIGS[family]
-        command += ["--tree", str(size)] if shape == "tree" else ["--gamma", str(size)]
-    return command
-
-
 def start_up(args, seed, engines, n_chars):
     """What a fresh process pays before it decodes: its wall time minus the decode's own wall_s
     (which generate reports without compilation), and the compilation alone: every family with the
     eager engine, plain decoding with the others (compiling costs every family about the same).
     One untimed process first, so that every timed one finds the files in the page cache."""
-    run = lambda family, engine: subprocess.run(generate_command(args, seed, family, engine, n_chars),
-                                                capture_output=True, check=True, cwd=ROOT)
+    def run(family, engine):  # --warmup 0: the process's first decode is the one timed, as a reader's would be
+        command = generate_command(args, seed, family, engine, n_chars, *CONFIGS.get(family, (None, None)))
+        return subprocess.run(command + ["--warmup", "0"], capture_output=True, check=True, cwd=ROOT)
     run("plain", "eager")
     rows = []
     for engine in engines:

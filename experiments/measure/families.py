@@ -20,13 +20,16 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
 Fills build/schema.py SCHEMA["families.json"].
 """
 import statistics
+import subprocess
 from pathlib import Path
+
+import orjson
 
 import torch
 
 from experiments.cli import UsageError
 from experiments.jsonio import read_json
-from experiments.measure.common import LEDGER_PROMPT, require
+from experiments.measure.common import LEDGER_PROMPT, ROOT, generate_command, require
 from experiments.measure.rows import timed_row
 from experiments.prices import price_calls
 from experiments.engine import ENGINES, available_engines, make_runner
@@ -109,6 +112,32 @@ def best_rows(models, sweep_rows, prompt, n_chars, engines, device, repeats):
                 print(f"  {engine} T={temperature} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
                       f"speedup {rows[-1]['speedup']:.2f}", flush=True)
     return rows
+
+
+FRESH_AGREEMENT = 0.10  # the harness's speedup and the fresh processes' agree within this fraction
+
+
+def fresh_process_check(args, seed, rows, engine, n_chars, repeats):
+    """The n-gram table's timed chain row at T = 1 on `engine`, against the same two decoders run
+    the way a reader runs them: fresh `python -m experiments.generate` processes, plain and the
+    row's configuration alternating, sampling seeds 0, 1, ...; each process's wall_s (a warm
+    decode: generate decodes --warmup characters untimed first). Their median paired ratio should
+    agree with the row's speedup, timed inside one process by the harness."""
+    row = next((r for r in rows if r["family"] == "ngram" and r["shape"] == "chain" and r["engine"] == engine
+                and r["temperature"] == 1.0), None)
+    if row is None:
+        return None
+
+    def wall(method, shape, size, sampling_seed):
+        command = generate_command(args, seed, method, engine, n_chars, shape, size, 1.0, sampling_seed)
+        return orjson.loads(subprocess.run(command, capture_output=True, check=True, cwd=ROOT).stdout)["wall_s"]
+
+    pairs = [(wall("plain", None, None, r), wall("ngram", "chain", row["size"], r)) for r in range(repeats)]
+    fresh = statistics.median(p / w for p, w in pairs)
+    return {"family": "ngram", "shape": "chain", "size": row["size"], "engine": engine, "temperature": 1.0,
+            "n_chars": n_chars, "harness_speedup": row["speedup"], "fresh_speedup": fresh,
+            "fresh_walls": [{"plain": p, "ngram": w} for p, w in pairs], "repeats": repeats,
+            "tolerance": FRESH_AGREEMENT, "agrees": abs(fresh / row["speedup"] - 1) <= FRESH_AGREEMENT}
 
 
 def ledger_family_rows(args, engines, n_chars):
@@ -380,6 +409,10 @@ def measure(args, data, seeds, sizes):
         rows = best_rows(models, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
         rows += ledger_family_rows(args, engines, n_chars)
         trees = recorded_trees(models, data, prompt, n_chars, sizes.family_trees, args.device)
+    fresh = fresh_process_check(args, seeds[0], rows, engines[-1], n_chars, sizes.fresh_repeats)
+    if fresh:
+        print(f"  fresh processes, {fresh['engine']} n-gram γ = {fresh['size']}: {fresh['fresh_speedup']:.2f}× "
+              f"against the harness's {fresh['harness_speedup']:.2f}×", flush=True)
     shapes = {t["nodes"]: Tree(data.encode(t["tokens"]), list(t["parents"]), list(t["depths"])) for t in trees}
     prices = verify_prices(models.main, models.draft, shapes, engines, sizes, args.device)
     for engine, p in prices.items():
@@ -392,5 +425,5 @@ def measure(args, data, seeds, sizes):
         "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)), "model_seed": seeds[0],
         "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,
         "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows, "targets": targets(rows),
-        "tree_rounds": trees, "verify_prices": prices}
+        "tree_rounds": trees, "verify_prices": prices, "fresh_process_check": fresh}
     return {"families": {**payload, "summary": summarize(payload)}}

@@ -6,9 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
+import torch
 
+from experiments.data import CharData
 from experiments.measure import MEASUREMENTS
-from experiments.methods import METHODS, TREE_METHODS
+from experiments.methods import METHODS, TREE_METHODS, Models, check, decode, spec_of
+from experiments.model import load_checkpoint
 from tests.test_cli import generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,14 +168,9 @@ def test_imports_of_sees_an_import_inside_a_function(tmp_path):
 def test_generate_runs_the_measured_lookahead_tree():
     """`--method lookahead --tree N` is the configuration families.json measures as lookahead's
     tree of N nodes (its window from the registry, not --gamma's default)."""
-    from experiments.data import CharData
-    from experiments.methods import Models, check, spec_of
-    from experiments.model import load_checkpoint
     main = load_checkpoint(ROOT / "experiments" / "checkpoints" / "main_s0.pt")[0]
     measured = check(spec_of("lookahead", "tree", 16), Models(main))
     out = cli_text("--method", "lookahead", "--tree", "16")
-    from experiments.methods import decode
-    import torch
     with torch.inference_mode():
         result = decode(measured, Models(main), CharData().encode("ROMEO:\n"), 70, temperature=0)
     assert out["main_forwards"] == result.main_forwards and measured.gamma == 5

@@ -183,23 +183,19 @@ def accepts(spec, models, mode="kvcache", engine="eager"):
 def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
     """A fresh Drafter for one decode of a checked spec (drafters keep state)."""
     method, order = spec.method, spec.order_or_default()
-    if spec.tree is not None:
-        if method == "lookahead":
-            return Lookahead(*lookahead_shape(spec))
-        if method in HEAD_METHODS:
-            return models.heads[method].tree_drafter()
-        return NgramDrafter(models.table(order)) if method == "ngram" else \
-            LookupDrafter(PromptLookup(order - 1, models.vocab_size))
+    if method == "lookahead":
+        return Lookahead(*lookahead_shape(spec))
+    if method == "ngram":  # the table and prompt lookup draft chains and trees alike
+        return NgramDrafter(models.table(order))
+    if method == "lookup":
+        return LookupDrafter(PromptLookup(order - 1, models.vocab_size))
+    if method in HEAD_METHODS:
+        heads = models.heads[method]
+        return heads.tree_drafter() if spec.tree is not None else heads.chain_drafter(mode, engine, spec.gamma)
     if method == "draft":  # it sees 1 or 2 new tokens per round; a whole round is one compiled graph
         return ModelDrafter(make_runner(models.draft, mode, engine, sizes=(1, 2), lookahead=spec.gamma,
                                         round=(spec.gamma, temperature)))
-    if method == "mtp":
-        return make_runner(models.main, mode, engine, sizes=(1, 2), mtp=True)
-    if method in HEAD_METHODS:
-        return models.heads[method].chain_drafter(mode, engine, spec.gamma)
-    if method == "ngram":
-        return NgramDrafter(models.table(order))
-    return LookupDrafter(PromptLookup(order - 1, models.vocab_size))
+    return make_runner(models.main, mode, engine, sizes=(1, 2), mtp=True)  # mtp
 
 
 def decode(spec, models, prompt, n, temperature=1.0, mode="kvcache", engine="eager", generator=None, trace=False):

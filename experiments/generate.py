@@ -98,25 +98,25 @@ def run(args):
                          f"and --n {args.n} need {needed} (a chain adds --gamma, a tree --tree − 3): "
                          f"shorten the prompt or --n")
 
-    def timed(engine, n):
-        """(Result, wall seconds without compilation) of one decode of n characters."""
-        generator = torch.Generator(device=device).manual_seed(args.seed)
-        t0 = time.perf_counter()
-        result = decode(spec, models, prompt, n, args.temperature, args.mode, engine, generator)
-        return result, time.perf_counter() - t0 - result.compile_s
-
     engine = args.engine
-    with torch.inference_mode():
+
+    def timed(n):
+        """(Result, wall seconds without compilation) of one decode of n characters; the first
+        decode that finds the compiled engine unavailable says so once and runs eager from then on."""
+        nonlocal engine
+        t0 = time.perf_counter()
         try:
-            warm = timed(engine, min(args.warmup, args.n)) if args.warmup else None
+            result = decode(spec, models, prompt, n, args.temperature, args.mode, engine,
+                            torch.Generator(device=device).manual_seed(args.seed))
         except CompileUnavailable as err:
             print(f"note: the compiled engine is unavailable here ({err}); running eager instead", file=sys.stderr)
-            engine, warm = "eager", timed("eager", min(args.warmup, args.n))
-        try:
-            result, wall_s = timed(engine, args.n)
-        except CompileUnavailable as err:  # no warm-up: the first decode is the one that compiles
-            print(f"note: the compiled engine is unavailable here ({err}); running eager instead", file=sys.stderr)
-            result, wall_s = timed("eager", args.n)
+            engine = "eager"
+            return timed(n)
+        return result, time.perf_counter() - t0 - result.compile_s
+
+    with torch.inference_mode():
+        warm = timed(min(args.warmup, args.n)) if args.warmup else None
+        result, wall_s = timed(args.n)
     compile_s = result.compile_s + (warm[0].compile_s if warm else 0.0)
     return {"text": data.decode(result.tokens), "main_forwards": result.main_forwards,
             "draft_forwards": result.draft_forwards, "proposed": result.proposed,

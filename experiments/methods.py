@@ -200,7 +200,11 @@ def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
 
 def decode(spec, models, prompt, n, temperature=1.0, mode="kvcache", engine="eager", generator=None, trace=False):
     """Decode n tokens after prompt with the method of `spec`: a speculative.Result."""
-    spec = check(spec, models, mode, engine)
+    return run_checked(check(spec, models, mode, engine), models, prompt, n, temperature, mode, engine, generator, trace)
+
+
+def run_checked(spec, models, prompt, n, temperature, mode, engine, generator, trace=False):
+    """decode() of a spec check() has already resolved."""
     if spec.method == "plain":
         return plain_decode(models.main, prompt, n, temperature, mode, generator, engine)
     draft = drafter(spec, models, mode, engine, temperature)
@@ -221,6 +225,6 @@ def config_decoder(models, method, shape, size, prompt, n, temperature, engine, 
 
 def decoder(spec, models, prompt, n, temperature=1.0, mode="kvcache", engine="eager", device="cpu"):
     """fn(seed) -> Result: one method's decode with sampling seed `seed` (timing.interleaved's shape)."""
-    check(spec, models, mode, engine)
-    return lambda seed: decode(spec, models, prompt, n, temperature, mode, engine,
-                               torch.Generator(device=device).manual_seed(seed))
+    spec = check(spec, models, mode, engine)  # once, outside the timed calls
+    return lambda seed: run_checked(spec, models, prompt, n, temperature, mode, engine,
+                                    torch.Generator(device=device).manual_seed(seed))

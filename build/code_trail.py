@@ -13,7 +13,7 @@ CODE_TRAIL = {
                  ("experiments/model.py", "KVCache.rollback"),
                  ("experiments/measure/causal.py", "verify_example"),
                  ("experiments/measure/causal.py", "rollback_check"),
-                 ("experiments/engine.py", "StaticCache"),
+                 ("experiments/graphs.py", "StaticCache"),
                  ("experiments/prices.py", "forward_prices"),
                  ("static/js/verify_grid.js", "draftStatus"),
                  ("static/js/verify_cost.js", "roofline")],

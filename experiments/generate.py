@@ -22,7 +22,8 @@ import torch
 
 from experiments.cli import ArgumentParser, DefaultsShown, UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
 from experiments.data import CharData
-from experiments.engine import ENGINES, ROPE_POSITIONS, CompileUnavailable
+from experiments.engine import ENGINES
+from experiments.graphs import ROPE_POSITIONS, CompileUnavailable
 from experiments.heads import load_drafter
 from experiments.methods import HEAD_METHODS, METHODS, ORDERS, TREE_METHODS, Models, Spec, check, decode
 from experiments.ngram import DEFAULT_ORDER

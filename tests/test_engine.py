@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from experiments.data import CharData
-from experiments.engine import CompiledRunner, StaticCache
+from experiments.engine import CompiledRunner
+from experiments.graphs import StaticCache
 from experiments.model import load_checkpoint
 from experiments.runners import Runner
 from experiments.methods import Models, Spec, decode

@@ -6,7 +6,7 @@ import weakref
 import pytest
 import torch
 
-from experiments import engine, speculative
+from experiments import engine, graphs, speculative
 from experiments import generate as generate_module
 from experiments.data import CharData
 from experiments.generate import main as generate_main
@@ -61,8 +61,8 @@ def eager_compiled_engine(monkeypatch):
     monkeypatch.setattr(engine, "compile_graph", lambda graph: graph)
     monkeypatch.setattr(engine, "COMPILED", {})
     monkeypatch.setattr(engine, "READY", weakref.WeakKeyDictionary())
-    asked, check = [], engine.check_positions
-    monkeypatch.setattr(engine, "check_positions", lambda end: asked.append(end) or check(end))
+    asked, check = [], graphs.check_positions
+    monkeypatch.setattr(graphs, "check_positions", lambda end: asked.append(end) or check(end))
     return asked
 
 
@@ -95,7 +95,7 @@ LIMIT = 400  # positions the engine holds in the next test: a short run at the l
 ], ids=["plain", "ngram-chain", "mtp", "ngram-tree", "lookahead"])
 def test_compiled_engine_runs_to_its_last_position_and_refuses_one_more(method, extra, eager_compiled_engine,
                                                                         monkeypatch, capsys):
-    monkeypatch.setattr(engine, "ROPE_POSITIONS", LIMIT)
+    monkeypatch.setattr(graphs, "ROPE_POSITIONS", LIMIT)
     monkeypatch.setattr(generate_module, "ROPE_POSITIONS", LIMIT)
     prompt = CharData().path.read_text()[:300]
     args = ["--engine", "compiled", *method, "--temperature", "0", "--prompt", prompt]

@@ -9,6 +9,11 @@ model's distribution. A draft costs a dictionary lookup and a few small tensor o
 And prompt lookup decoding: copy what followed the latest earlier occurrence of the last k
 characters of prompt + output. Its drafts are deterministic (one-hot q), and where the text has
 no earlier match it drafts nothing that round.
+
+And the two together (MatchDrafter): copy what followed the longest earlier match of the text's
+tail (at least min_match characters; one-hot q), and draft the rest of the round from the table
+(real q) — the simplest form of suffix-based drafting (cf. SuffixDecoding, arXiv 2411.04975,
+which keeps a suffix tree over many texts and drafts trees; this is not that method).
 """
 import time
 
@@ -156,3 +161,69 @@ class LookupDrafter(Drafter):
         self.forward_s += time.perf_counter() - t0
         self.forwards += 1
         return tree
+
+
+class MatchDrafter(Drafter):
+    """Copy, then the table: each round first copies up to g characters that followed the latest
+    earlier occurrence of the longest suffix of seq (at least min_match characters) that also
+    ends earlier in seq, with one-hot q rows as LookupDrafter; where the copy runs into the end of
+    seq, or nothing matches, the round's remaining drafts are sampled from the table as
+    NgramDrafter's (table.q of the context and every draft so far, copied ones included). Each q
+    row is the distribution its draft was drawn from, so the acceptance rule is unchanged.
+
+    The search needs no index (nothing to reset when a drafter starts a new decode): a suffix of
+    length L occurs ending earlier iff its reverse occurs in reversed(seq) at an offset >= 1, and
+    that is monotone in L, so a galloping then binary search finds the longest in O(log n)
+    bytes.find scans, each linear and in C (a few µs at a few thousand characters)."""
+
+    def __init__(self, table, min_match=6):
+        if min_match < 1:
+            raise ValueError(f"min_match must be at least 1 character, got {min_match}")
+        if table.vocab_size > 256:
+            raise ValueError(f"the match search codes a character in a byte: vocab_size {table.vocab_size} > 256")
+        super().__init__()
+        self.table, self.min_match = table, min_match
+        self.copied = 0  # drafts that were copies (the rest came from the table)
+
+    def match(self, seq):
+        """(length, end) of the longest suffix of seq of at least min_match characters that also
+        occurs ending at end < len(seq), the latest such end; None if there is none."""
+        n, k = len(seq), self.min_match
+        if n - 1 < k:
+            return None
+        rev = bytes(reversed(seq))  # rev[i] = seq[n-1-i]; seq[e-L:e] reversed is rev[n-e:n-e+L]
+
+        def latest(length):  # smallest offset j = n - e >= 1 where the length-L suffix recurs, or -1
+            return rev.find(rev[:length], 1)
+
+        j = latest(k)
+        if j < 0:
+            return None
+        found, missing, gallop = k, n, True  # a suffix of all n characters cannot end before n
+        while missing - found > 1:  # gallop up from k until a length does not recur, then bisect
+            length = min(2 * found, missing - 1) if gallop else (found + missing) // 2
+            at = latest(length)
+            if at < 0:
+                missing, gallop = length, False
+            else:
+                found, j = length, at
+        return found, n - j
+
+    def continuation(self, seq, g):
+        """Up to g characters that followed the longest earlier match ([] if none)."""
+        found = self.match(seq)
+        return [] if found is None else list(seq[found[1]:found[1] + g])
+
+    def propose(self, seq, main_length, g, temperature, generator=None):
+        t0 = time.perf_counter()
+        drafts = self.continuation(seq, g)
+        q_rows = list(torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.table.vocab_size).float()) if drafts else []
+        self.copied += len(drafts)
+        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
+        while len(drafts) < g:
+            q_rows.append(self.table.q(context + drafts, temperature))
+            drafts.append(sample(q_rows[-1], generator))
+        self.forward_s += time.perf_counter() - t0
+        self.forwards += g
+        self.length = len(seq) + g - 1
+        return (torch.stack(q_rows) if q_rows else None), drafts

@@ -50,7 +50,7 @@ def compiled_positions(prompt_length, n, spec):
 def models_from_flags(args, device, data):
     """The models --method needs, from the checkpoint flags (methods.Models)."""
     main = load_model(args.checkpoint, device)
-    models = Models(main, train_tokens=data.train.tolist() if args.method == "ngram" else None,
+    models = Models(main, train_tokens=data.train.tolist() if args.method in ("ngram", "match") else None,
                     vocab_size=data.vocab_size)
     if args.method == "draft":
         models.draft = load_model(args.draft_checkpoint, device, "--draft-checkpoint")
@@ -132,7 +132,8 @@ def main(argv=None):
                         help="plain decoding, or speculative decoding with this drafter family (experiments/methods.py)")
     parser.add_argument("--order", type=int, default=None,
                         help="ngram: the table's order (contexts of up to order - 1 characters, default "
-                             f"{DEFAULT_ORDER}); lookup: match the last order - 1 characters (default "
+                             f"{DEFAULT_ORDER}); match: the order of the table it fills with after copying the "
+                             "longest earlier match of at least 6 characters; lookup: match the last order - 1 characters (default "
                              f"{ORDERS['lookup']}); lookahead: the n-gram size (default {ORDERS['lookahead']})")
     parser.add_argument("--gamma", type=int, default=None,
                         help="drafts per main forward of a chain (default 1; 1 to 63; mtp: 1; medusa: at most its "

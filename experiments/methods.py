@@ -6,8 +6,9 @@ as a token tree (`tree` nodes per main forward, speculative.tree_decode); plain 
 neither. The options are those of `python -m experiments.generate`:
 - gamma: drafts per round of a chain (MTP: 1; Medusa: at most its heads); lookahead: its window;
 - tree: nodes of a token tree per verify (None: a chain);
-- order: the n-gram table's order (contexts of up to order − 1 characters); prompt lookup
-  matches the last order − 1 characters; lookahead harvests n-grams of `order` characters.
+- order: the n-gram table's order (contexts of up to order − 1 characters, for ngram and for
+  match's fill); prompt lookup matches the last order − 1 characters; lookahead harvests n-grams
+  of `order` characters.
 """
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,17 +19,19 @@ from experiments.cli import UsageError
 from experiments.engine import check_engine, make_runner
 from experiments.heads import load_drafter
 from experiments.lookahead import Lookahead
-from experiments.ngram import DEFAULT_ORDER, MAX_ORDER, LookupDrafter, NgramDrafter, NgramTable, PromptLookup
+from experiments.ngram import (DEFAULT_ORDER, MAX_ORDER, LookupDrafter, MatchDrafter, NgramDrafter, NgramTable,
+                               PromptLookup)
 from experiments.model import load_checkpoint
 from experiments.runners import ModelDrafter
 from experiments.runs import RUNS, run_name
 from experiments.speculative import check_gamma, check_tree, plain_decode, speculative_decode, tree_decode
 
-METHODS = ("plain", "draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead")
-CHAIN_METHODS = ("draft", "mtp", "ngram", "lookup", "medusa", "eagle")
+METHODS = ("plain", "draft", "mtp", "ngram", "lookup", "match", "medusa", "eagle", "lookahead")
+CHAIN_METHODS = ("draft", "mtp", "ngram", "lookup", "match", "medusa", "eagle")
 TREE_METHODS = ("ngram", "lookup", "medusa", "eagle", "lookahead")
 HEAD_METHODS = ("medusa", "eagle")  # trained drafters on the frozen main model (experiments/heads.py)
-ORDERS = {"ngram": DEFAULT_ORDER, "lookup": 4, "lookahead": 3}  # the chapter's: lookup matches 3 chars
+ORDERS = {"ngram": DEFAULT_ORDER, "lookup": 4, "match": DEFAULT_ORDER, "lookahead": 3}  # lookup matches 3 chars;
+# match copies the longest earlier match of at least 6 characters, then drafts from the table of its order
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,7 @@ def check(spec, models, mode="kvcache", engine="eager"):
         if method == "medusa" and spec.tree is None and spec.gamma > head.cfg.n_heads:
             raise ValueError(f"gamma must be at most {head.cfg.n_heads} for medusa: one draft per head")
     order = spec.order_or_default()
-    if method == "ngram":
+    if method in ("ngram", "match"):
         if not 1 <= order <= MAX_ORDER:
             raise ValueError(f"order must be between 1 and {MAX_ORDER}, got {order}")
         models.table(order)
@@ -189,6 +192,8 @@ def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
         return NgramDrafter(models.table(order))
     if method == "lookup":
         return LookupDrafter(PromptLookup(order - 1, models.vocab_size))
+    if method == "match":
+        return MatchDrafter(models.table(order))
     if method in HEAD_METHODS:
         heads = models.heads[method]
         return heads.tree_drafter() if spec.tree is not None else heads.chain_drafter(mode, engine, spec.gamma)

@@ -100,7 +100,7 @@ def assert_one_line_error(out, message):
      "--heads-checkpoint holds eagle drafters, not medusa"),
     ("generate", ["--method", "plain", "--gamma", "2"], "--gamma does not apply to plain decoding"),
     ("generate", ["--method", "medusa", "--tree", "8", "--gamma", "9"], "--gamma does not apply to a medusa tree"),
-    ("generate", ["--method", "draft", "--order", "3"], "--order applies to ngram, lookup, lookahead"),
+    ("generate", ["--method", "draft", "--order", "3"], "--order applies to ngram, lookup, match, lookahead"),
     ("generate", ["--method", "draft", "--draft-checkpoint", "README.md"],
      "--draft-checkpoint README.md is not a checkpoint"),
     ("train", ["--device", NO_SUCH_CUDA], "--device cuda"),

@@ -141,7 +141,7 @@ def plain_text():
     return cli_text("--method", "plain")["text"]
 
 
-CHAINS = {"draft": "4", "mtp": "1", "ngram": "4", "lookup": "4", "medusa": "3", "eagle": "4"}
+CHAINS = {"draft": "4", "mtp": "1", "ngram": "4", "lookup": "4", "match": "4", "medusa": "3", "eagle": "4"}
 
 
 @pytest.mark.parametrize("method,shape", [(m, "chain") for m in METHODS if m in CHAINS]

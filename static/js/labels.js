@@ -12,6 +12,7 @@ export const FAMILY_LABEL = {
   mtp: { zh: "MTP 头", en: "MTP head" },
   ngram: { zh: "n-gram 表", en: "n-gram table" },
   lookup: { zh: "提示查找", en: "prompt lookup" },
+  match: { zh: "最长匹配 + n-gram", en: "longest match + n-gram" },
   medusa: { zh: "Medusa 头", en: "Medusa heads" },
   eagle: { zh: "EAGLE 草稿层", en: "EAGLE drafter" },
   lookahead: { zh: "前瞻解码", en: "lookahead decoding" },

@@ -1,0 +1,224 @@
+"""The native engine: the same models and the same decoding semantics as the eager Runner, with the
+forward written out in C++ (experiments/native.cpp) so that a call costs little more than its
+arithmetic.
+
+- `load_extension()` builds native.cpp once per process (torch.utils.cpp_extension, JIT, into the
+  torch extensions folder under a name that carries the machine and the torch version); a later
+  process reuses the build while the source is unchanged. No C++ compiler, or a failed build:
+  `NativeUnavailable`, with a one-line reason.
+- `NativeRunner(model)`: drop-in for `runners.Runner` in kv-cache mode. The weights are copied and
+  packed once per model (again if any parameter changed since); the cache is the compiled engine's
+  ring buffer (engine.StaticCache: 2 × window slots, rollback moves the length alone), in C++.
+  `draft_round` runs a whole round of γ draft steps and their sampling in one C++ call.
+- `native_accept_reject(p, q, drafts, u, u_next)`: rule.accept_reject on given uniforms, in C++
+  (rule.accept_reject stays the reference).
+
+Everything runs in float32 on one CPU thread, whatever the model's dtype; outputs are float32.
+The kernel path (AVX-512, AVX2+FMA or portable C++) is the fastest this CPU runs, or the one that
+`kernel=` or the environment variable NATIVE_KERNEL names ("auto", "avx512", "avx2", "portable").
+"""
+import os
+import platform
+import re
+import shutil
+import time
+import weakref
+from pathlib import Path
+
+import torch
+from torch.utils import cpp_extension
+
+from experiments.model import rope_tables
+from experiments.rule import check_temperature
+from experiments.runners import Runner
+
+SOURCE = Path(__file__).with_name("native.cpp")
+KERNELS = ("auto", "avx512", "avx2", "portable")
+# -O3 and no -march: the SIMD kernels carry target attributes, so the build runs on any x86-64.
+# -fopenmp-simd: `#pragma omp simd` reductions vectorize (no OpenMP runtime, no threads);
+# -fno-trapping-math: the clamps of native.cpp's exp vectorize (FP exceptions are never read);
+# -ffp-contract=off: every kernel path rounds alike (native.cpp, "One summation order").
+CFLAGS = ["-O3", "-fopenmp-simd", "-fno-trapping-math", "-ffp-contract=off"]
+_EXTENSION = []  # the loaded module, once per process
+
+
+class NativeUnavailable(RuntimeError):
+    """The native engine cannot run here (no C++ compiler, or the build failed): use another."""
+
+
+def extension_name():
+    """A module name per machine architecture and torch version: a build is never reused across them."""
+    return re.sub(r"\W", "_", f"native_engine_{platform.machine()}_torch{torch.__version__}")
+
+
+def load_extension():
+    """The compiled native.cpp, built on the first call in a process (a minute at most; later
+    processes load the cached build)."""
+    if _EXTENSION:
+        return _EXTENSION[0]
+    cxx = os.environ.get("CXX", "g++")
+    if shutil.which(cxx) is None:
+        raise NativeUnavailable(f"no C++ compiler ({cxx}) on PATH")
+    try:
+        module = cpp_extension.load(name=extension_name(), sources=[str(SOURCE)], extra_cflags=CFLAGS, verbose=False)
+    except Exception as err:  # ninja missing, compiler errors, ...: one line, not a build log
+        lines = str(err).strip().splitlines()
+        raise NativeUnavailable(f"building {SOURCE.name} failed: {type(err).__name__}: "
+                                f"{lines[0] if lines else ''}") from err
+    _EXTENSION.append(module)
+    return module
+
+
+def available_kernels():
+    """The kernel paths this machine runs, fastest first."""
+    return load_extension().kernels()
+
+
+def parameter_list(model):
+    """The float32 tensors native.cpp's Weights reads, in its order."""
+    tensors = [model.tok_emb.weight]
+    for block in model.blocks:
+        tensors += [block.attn_norm.weight, block.attn.wqkv.weight, block.attn.wo.weight,
+                    block.mlp_norm.weight, block.mlp.w13.weight, block.mlp.w2.weight]
+    tensors.append(model.norm.weight)
+    return [t.detach().to(torch.float32).contiguous() for t in tensors]
+
+
+def weights_signature(model):
+    """Changes when any parameter is replaced or written in place."""
+    return tuple((p.data_ptr(), p._version) for p in model.parameters())
+
+
+class PackedWeights:
+    """One model's weights in native.cpp's layout, and the RoPE tables (grown on demand)."""
+
+    def __init__(self, model):
+        cfg = model.cfg
+        if model.tok_emb.weight.device.type != "cpu":
+            raise ValueError("the native engine runs on the CPU: move the model there first")
+        tensors = parameter_list(model)  # kept alive until Weights has copied them
+        self.native = load_extension().Weights(cfg.n_layer, cfg.n_embd, cfg.n_head, cfg.mlp_hidden,
+                                               cfg.vocab_size, [t.data_ptr() for t in tensors])
+        self.head_dim, self.positions = cfg.head_dim, 0
+        self.ensure_rope(16 * cfg.block_size)
+
+    def ensure_rope(self, end):
+        """RoPE tables for positions 0 .. end - 1 at least (model.rope_tables, cast to float32)."""
+        if end > self.positions:
+            n = max(end, 2 * self.positions)
+            cos, sin = (t.float().contiguous() for t in rope_tables(self.head_dim, n))
+            self.native.set_rope(cos.data_ptr(), sin.data_ptr(), n)
+            self.positions = n
+
+
+_PACKED = weakref.WeakKeyDictionary()  # model -> (weights_signature, PackedWeights)
+
+
+def packed_weights(model):
+    """The model's packed weights, packed again if any parameter changed since the last packing."""
+    signature = weights_signature(model)
+    entry = _PACKED.get(model)
+    if entry is None or entry[0] != signature:
+        entry = (signature, PackedWeights(model))
+        _PACKED[model] = entry
+    return entry[1]
+
+
+def kernel_choice(kernel):
+    kernel = kernel or os.environ.get("NATIVE_KERNEL") or "auto"
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+    return kernel
+
+
+class NativeCache:
+    """What Runner.keep_path and Runner.truncate call: the C++ session's ring buffer."""
+
+    def __init__(self, session):
+        self.session = session
+
+    def keep_path(self, root, path):
+        if path:
+            self.session.keep_path(root, list(path))
+
+    def rollback(self, length):
+        if length < 0:
+            raise ValueError(f"cannot roll back to {length}")
+        # nothing moves: the mask hides what lies past the length (see engine.StaticCache)
+
+
+class NativeRunner(Runner):
+    """`Runner` in kv-cache mode on the native engine (see the module docstring). `lookahead` is
+    accepted for make_runner's sake and ignored: the ring buffer needs no rollback margin."""
+
+    def __init__(self, model, lookahead=None, kernel=None):
+        self.packed = packed_weights(model)
+        self.kernel_request = kernel_choice(kernel)
+        cfg = model.cfg
+        self.vocab_size, self.n_embd = cfg.vocab_size, cfg.n_embd
+        super().__init__(model, "kvcache", lookahead)
+        self.session = self.cache.session
+        self.kernel = self.session.kernel  # the path chosen: "avx512", "avx2" or "portable"
+
+    def new_cache(self, margin):
+        return NativeCache(load_extension().Session(self.packed.native, self.window, self.kernel_request))
+
+    def forward(self, tokens, start):
+        tokens = tokens.tolist() if torch.is_tensor(tokens) else list(tokens)
+        T = len(tokens)
+        logits, h = torch.empty((T, self.vocab_size)), torch.empty((T, self.n_embd))
+        if start + T > self.packed.positions:
+            self.packed.ensure_rope(start + T)
+        if T == 0:  # nothing new: no rows (as CompiledRunner)
+            return logits, h
+        if T <= self.window:  # the hot path: one call, no views
+            self.session.forward(tokens, start, logits.data_ptr(), h.data_ptr())
+            return logits, h
+        row_logits, row_h = 4 * self.vocab_size, 4 * self.n_embd  # bytes per float32 row
+        for i in range(0, T, self.window):  # a long feed (the prompt): window-sized chunks
+            self.session.forward(tokens[i:i + self.window], start + i, logits.data_ptr() + i * row_logits,
+                                 h.data_ptr() + i * row_h)
+        return logits, h
+
+    def forward_tree(self, tree):
+        T = len(tree.tokens)
+        if T > self.window:
+            raise ValueError(f"a tree of {T} nodes exceeds the window of {self.window}")
+        logits, h = torch.empty((T, self.vocab_size)), torch.empty((T, self.n_embd))
+        self.packed.ensure_rope(self.length + T)
+        self.session.forward_tree(list(tree.tokens), list(tree.parents), list(tree.depths), self.length,
+                                  logits.data_ptr(), h.data_ptr())
+        return logits, h
+
+    def draft_round(self, seq, g, temperature, generator=None):
+        """A whole round in one C++ call when the runner is 1 or 2 tokens behind seq (as
+        CompiledRunner.draft_round): the g uniforms drawn up front, as g samples would draw them;
+        otherwise the step-by-step round of Runner."""
+        L = len(seq)
+        if L - self.length not in (1, 2) or g < 1:
+            return super().draft_round(seq, g, temperature, generator)
+        check_temperature(temperature)
+        u = torch.rand(g, generator=generator, dtype=torch.float64)
+        q = torch.empty((g, self.vocab_size))
+        t0 = time.perf_counter()
+        self.packed.ensure_rope(L + g)
+        drafts = self.session.draft_round(list(seq[self.length:]), self.length, g, float(temperature),
+                                          u.data_ptr(), q.data_ptr())
+        self.forward_s += time.perf_counter() - t0  # the drafter's time includes its sampling
+        self.forwards += g
+        self.length = L + g - 1
+        return q, drafts
+
+
+def native_accept_reject(p, q, drafts, u, u_next):
+    """rule.accept_reject on given uniforms: p [γ+1, V], q [γ, V], drafts [γ], u [γ] (the float32
+    uniforms rule.uniforms draws), u_next the float64 uniform of the final sample. Returns
+    (n_accepted, next_token)."""
+    p, q = (t.detach().to("cpu", torch.float32).contiguous() for t in (p, q))
+    u = torch.as_tensor(u).detach().to("cpu", torch.float32).contiguous()
+    drafts = drafts.tolist() if torch.is_tensor(drafts) else list(drafts)
+    gamma, V = len(drafts), p.shape[-1]
+    if p.shape != (gamma + 1, V) or q.shape != (gamma, V) or u.shape != (gamma,):
+        raise ValueError(f"shapes p {tuple(p.shape)}, q {tuple(q.shape)}, u {tuple(u.shape)} do not fit "
+                         f"{gamma} drafts")
+    return tuple(load_extension().accept_reject(p.data_ptr(), q.data_ptr(), drafts, V, u.data_ptr(), float(u_next)))

@@ -1,6 +1,6 @@
 // The native engine: the forward of the project's GPT (experiments/model.py) written out in C++
 // for one sequence, on a ring-buffer kv cache with the compiled engine's StaticCache semantics
-// (experiments/engine.py), plus a whole draft round and the acceptance rule (experiments/rule.py).
+// (experiments/graphs.py), plus a whole draft round and the acceptance rule (experiments/rule.py).
 //
 // experiments/native.py builds this file at first use (torch.utils.cpp_extension.load) and is its
 // only caller. Tensors cross the boundary as raw addresses of contiguous float32 / float64 buffers
@@ -607,7 +607,7 @@ void rope(float* row, int n_head, int head_dim, const float* cos, const float* s
 // 2 * window slots per layer: position t lives in slot t % capacity and slot_pos records which
 // position each slot holds. A query at position t attends to held positions in (t - window, t];
 // rollback is the caller's length alone (a stale slot is rewritten before it is read, or lies
-// past every query, where the mask hides it). See engine.StaticCache.
+// past every query, where the mask hides it). See graphs.StaticCache.
 class Session {
 public:
     Session(std::shared_ptr<Weights> weights, int window, const std::string& kernel)

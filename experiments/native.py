@@ -8,7 +8,7 @@ arithmetic.
   `NativeUnavailable`, with a one-line reason.
 - `NativeRunner(model)`: drop-in for `runners.Runner` in kv-cache mode. The weights are copied and
   packed once per model (again if any parameter changed since); the cache is the compiled engine's
-  ring buffer (engine.StaticCache: 2 × window slots, rollback moves the length alone), in C++.
+  ring buffer (graphs.StaticCache: 2 × window slots, rollback moves the length alone), in C++.
   `draft_round` runs a whole round of γ draft steps and their sampling in one C++ call.
 - `native_accept_reject(p, q, drafts, u, u_next)`: rule.accept_reject on given uniforms, in C++
   (rule.accept_reject stays the reference).
@@ -144,7 +144,7 @@ class NativeCache:
     def rollback(self, length):
         if length < 0:
             raise ValueError(f"cannot roll back to {length}")
-        # nothing moves: the mask hides what lies past the length (see engine.StaticCache)
+        # nothing moves: the mask hides what lies past the length (see graphs.StaticCache)
 
 
 class NativeRunner(Runner):

@@ -1,6 +1,7 @@
 // The native engine: the forward of the project's GPT (experiments/model.py) written out in C++
 // for one sequence, on a ring-buffer kv cache with the compiled engine's StaticCache semantics
-// (experiments/graphs.py), plus a whole draft round and the acceptance rule (experiments/rule.py).
+// (experiments/graphs.py), plus a whole draft round, and the acceptance rule (experiments/rule.py)
+// on its own or inside a whole decoding step (a forward, its probabilities, the rule, the sample).
 //
 // experiments/native.py builds this file at first use (torch.utils.cpp_extension.load) and is its
 // only caller. Tensors cross the boundary as raw addresses of contiguous float32 / float64 buffers
@@ -507,16 +508,12 @@ int64_t sample(const float* probs, int v, double u) {
     return i;
 }
 
-// rule.accept_reject on given uniforms: p [γ+1, v], q [γ, v], u [γ] float32, u_next for the
-// final sample. Returns (accepted drafts, next token).
-std::pair<int64_t, int64_t> accept_reject(uintptr_t p_addr, uintptr_t q_addr, const std::vector<int64_t>& drafts,
-                                          int v, uintptr_t u_addr, double u_next) {
-    const auto* p = reinterpret_cast<const float*>(p_addr);
-    const auto* q = reinterpret_cast<const float*>(q_addr);
-    const auto* u = reinterpret_cast<const float*>(u_addr);
-    const int64_t gamma = int64_t(drafts.size());
-    for (int64_t d : drafts)
-        if (d < 0 || d >= v) throw std::out_of_range("draft token out of range");
+// rule.accept_reject on given uniforms: p [γ+1, v], q [γ, v], drafts [γ], u [γ] float32, u_next
+// for the final sample. Returns (accepted drafts, next token).
+std::pair<int64_t, int64_t> accept_reject_rows(const float* p, const float* q, const int64_t* drafts, int64_t gamma,
+                                               int v, const float* u, double u_next) {
+    for (int64_t i = 0; i < gamma; ++i)
+        if (drafts[i] < 0 || drafts[i] >= v) throw std::out_of_range("draft token out of range");
     int64_t n = 0;
     while (n < gamma) {  // u < p/q as u·q < p, exact in double; q(d) = 0 never accepts
         const double p_d = p[n * v + drafts[n]], q_d = q[n * v + drafts[n]];
@@ -533,6 +530,13 @@ std::pair<int64_t, int64_t> accept_reject(uintptr_t p_addr, uintptr_t q_addr, co
     if (double(total) <= 1e-12) return {n, sample(p_n, v, u_next)};
     for (int i = 0; i < v; ++i) r[i] /= total;
     return {n, sample(r.data(), v, u_next)};
+}
+
+// The same on raw addresses (native.py's native_accept_reject).
+std::pair<int64_t, int64_t> accept_reject(uintptr_t p_addr, uintptr_t q_addr, const std::vector<int64_t>& drafts,
+                                          int v, uintptr_t u_addr, double u_next) {
+    return accept_reject_rows(reinterpret_cast<const float*>(p_addr), reinterpret_cast<const float*>(q_addr),
+                              drafts.data(), int64_t(drafts.size()), v, reinterpret_cast<const float*>(u_addr), u_next);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -638,7 +642,7 @@ public:
     void forward(const std::vector<int64_t>& tokens, int64_t start, uintptr_t logits, uintptr_t h) {
         const int t = check_rows(tokens);
         claim_chain(start, t);
-        run(tokens.data(), t, reinterpret_cast<float*>(logits), reinterpret_cast<float*>(h), true);
+        run(tokens.data(), t, reinterpret_cast<float*>(logits), reinterpret_cast<float*>(h), t);
     }
 
     // The nodes of a token tree (root first, parents[i] < i): node i takes the slot of chain
@@ -653,7 +657,7 @@ public:
             if (parents[i] < 0 || parents[i] >= i || depths[i] != depths[parents[i]] + 1)
                 throw std::invalid_argument("tree nodes must follow their parents");
         claim_tree(root, parents, depths);
-        run(tokens.data(), t, reinterpret_cast<float*>(logits), reinterpret_cast<float*>(h), true);
+        run(tokens.data(), t, reinterpret_cast<float*>(logits), reinterpret_cast<float*>(h), t);
     }
 
     // After a tree from position root: the accepted nodes `path` (top down) move to the slots of
@@ -685,13 +689,46 @@ public:
         for (int i = 0; i < g; ++i) {
             const int t = check_rows(tokens);
             claim_chain(start, t);
-            run(tokens.data(), t, last_logits_.data(), nullptr, false);
+            run(tokens.data(), t, last_logits_.data(), nullptr, 1);
             probs_from_logits(last_logits_.data(), v, temperature, q + size_t(i) * v);
             drafts.push_back(sample(q + size_t(i) * v, v, u[i]));
             start += t;
             tokens.assign(1, drafts.back());
         }
         return drafts;
+    }
+
+    // One plain decoding step (runners.Runner.sample_next): `tokens` (the positions not processed
+    // yet, from `start`) go in, and the token after them is drawn from the last row's
+    // probs_from_logits at temperature T, inverting its CDF at u_next (rule.sample).
+    int64_t sample_next(const std::vector<int64_t>& tokens, int64_t start, double temperature, double u_next) {
+        const int t = check_rows(tokens);
+        const int v = w_->vocab;
+        claim_chain(start, t);
+        run(tokens.data(), t, last_logits_.data(), nullptr, 1);
+        step_probs_.resize(v);
+        probs_from_logits(last_logits_.data(), v, temperature, step_probs_.data());
+        return sample(step_probs_.data(), v, u_next);
+    }
+
+    // One verify (runners.Runner.verify): `tokens` (from `start`) end in the g drafts; the last g + 1
+    // rows' logits become p at temperature T, and accept_reject(p, q [g, vocab], drafts, u [g]
+    // float32, u_next) decides. Writes h [t, c]; returns (accepted drafts, next token).
+    std::pair<int64_t, int64_t> verify(const std::vector<int64_t>& tokens, int64_t start, int g, double temperature,
+                                       uintptr_t q_addr, uintptr_t u_addr, double u_next, uintptr_t h_addr) {
+        const int t = check_rows(tokens);
+        if (g < 0 || g + 1 > t) throw std::invalid_argument("a verify feeds the pending token and its drafts");
+        const int v = w_->vocab;
+        const size_t rows = size_t(g) + 1;
+        step_logits_.resize(rows * v);
+        step_probs_.resize(rows * v);
+        claim_chain(start, t);
+        run(tokens.data(), t, step_logits_.data(), reinterpret_cast<float*>(h_addr), g + 1);
+        for (size_t i = 0; i < rows; ++i)
+            probs_from_logits(step_logits_.data() + i * v, v, temperature, step_probs_.data() + i * v);
+        const int64_t* drafts = tokens.data() + (t - g);
+        return accept_reject_rows(step_probs_.data(), reinterpret_cast<const float*>(q_addr), drafts, g, v,
+                                  reinterpret_cast<const float*>(u_addr), u_next);
     }
 
 private:
@@ -754,15 +791,15 @@ private:
         return &v_[((size_t(layer) * w_->n_head + head) * capacity_ + slot) * w_->head_dim];
     }
 
-    // The blocks over the t claimed rows. Writes h (if given) and the logits of every row
-    // (all_rows) or of the last row alone (the draft round needs no more).
-    void run(const int64_t* tokens, int t, float* logits, float* h, bool all_rows) {
+    // The blocks over the t claimed rows. Writes h (if given) and the logits of the last
+    // `logit_rows` rows (all t for a forward, the last alone for a draft step, γ + 1 for a verify).
+    void run(const int64_t* tokens, int t, float* logits, float* h, int logit_rows) {
         const Weights& w = *w_;
         for (int i = 0; i < t; ++i)
             std::memcpy(&x_[size_t(i) * w.c], &w.tok_emb[size_t(tokens[i]) * w.c], w.c * sizeof(float));
         for (int l = 0; l < w.n_layer; ++l) block(l, t);
         if (h != nullptr) std::memcpy(h, x_.data(), size_t(t) * w.c * sizeof(float));
-        const int first = all_rows ? 0 : t - 1;
+        const int first = t - logit_rows;
         kern_.rms_norm(&x_[size_t(first) * w.c], t - first, w.c, w.final_norm.data(), xn_.data());
         matmul(kern_, xn_.data(), t - first, w.head, logits, false);
     }
@@ -816,6 +853,7 @@ private:
     std::vector<int> n_visible_;
     // scratch, sized for window rows
     std::vector<float> x_, xn_, att_, qkv_, gate_up_, act_, scores_, last_logits_;
+    std::vector<float> step_logits_, step_probs_;  // a step's logits and p rows (grown on demand)
 };
 
 }  // namespace
@@ -834,7 +872,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         .def("forward", &Session::forward)
         .def("forward_tree", &Session::forward_tree)
         .def("keep_path", &Session::keep_path)
-        .def("draft_round", &Session::draft_round);
+        .def("draft_round", &Session::draft_round)
+        .def("sample_next", &Session::sample_next)
+        .def("verify", &Session::verify);
     m.def("kernels", &kernel_names, "The kernel paths this machine runs, fastest first.");
     m.def("accept_reject", &accept_reject);
 }

@@ -9,7 +9,14 @@ arithmetic.
 - `NativeRunner(model)`: drop-in for `runners.Runner` in kv-cache mode. The weights are copied and
   packed once per model (again if any parameter changed since); the cache is the compiled engine's
   ring buffer (graphs.StaticCache: 2 × window slots, rollback moves the length alone), in C++.
-  `draft_round` runs a whole round of γ draft steps and their sampling in one C++ call.
+  `draft_round` runs a whole round of γ draft steps and their sampling in one C++ call;
+  `sample_next` (a plain step) and `verify` (a speculative step) run the forward, the probabilities
+  at temperature T, the acceptance rule and the final sample in one C++ call, on uniforms drawn
+  from the generator beforehand exactly as the Python path (runners.Runner) draws them. Their
+  decisions are the Python path's on the same logits up to float rounding: p comes from
+  native.cpp's softmax, which can differ from torch.softmax in a last bit, and that flips a
+  decision only when a uniform lands within that bit of a boundary (none in 40,000 verifies of
+  the trained models, γ = 4, T = 1 and 0.7; T = 0 is exact).
 - `native_accept_reject(p, q, drafts, u, u_next)`: rule.accept_reject on given uniforms, in C++
   (rule.accept_reject stays the reference).
 
@@ -208,6 +215,61 @@ class NativeRunner(Runner):
         self.forwards += g
         self.length = L + g - 1
         return q, drafts
+
+    def sample_next(self, seq, temperature, generator=None):
+        """Runner.sample_next in one C++ call when the runner is 1 to window positions behind seq:
+        the forward of the new positions, p of the last row at temperature T and the token drawn
+        from it, on the one float64 uniform rule.sample would draw. A longer feed (the prompt) takes
+        Runner's path. Counts one forward; forward_s includes the probabilities and the sample."""
+        L = len(seq)
+        if not 1 <= L - self.length <= self.window:
+            return super().sample_next(seq, temperature, generator)
+        check_temperature(temperature)
+        u_next = torch.rand(1, generator=generator, dtype=torch.float64).item()
+        t0 = time.perf_counter()
+        if L > self.packed.positions:
+            self.packed.ensure_rope(L)
+        token = self.session.sample_next(list(seq[self.length:]), self.length, float(temperature), u_next)
+        self.forward_s += time.perf_counter() - t0
+        self.forwards += 1
+        self.length = L
+        return token
+
+    def verify(self, seq, drafts, q, temperature, generator=None, record=None):
+        """Runner.verify in one C++ call: the forward of seq + drafts' new positions, p of the last
+        g + 1 rows at temperature T, rule.accept_reject (the C++ twin) and its final sample, on
+        uniforms drawn beforehand as the Python path draws them: torch.rand(g) in float32 (p's
+        dtype, rule.uniforms; none when g = 0, as a 0-length draw leaves the generator alone), then
+        one float64 (rule.sample). Returns (n_accepted, next_token, h [t, C], start) as Runner.verify.
+        Counts one forward; forward_s includes the rule and the sample. Runner's path instead when
+        tracing (`record`), when the feed is not the pending token + drafts within one window (the
+        prompt), or when q is not the float32 [g, V] CPU tensor the rule would read as such."""
+        g = len(drafts)
+        start, L = self.length, len(seq) + g
+        t = L - start
+        if record is not None or not g + 1 <= t <= self.window or not self.plain_q(q, g):
+            return super().verify(seq, drafts, q, temperature, generator, record)
+        check_temperature(temperature)
+        u = torch.rand(g, generator=generator, dtype=torch.float32) if g else None
+        u_next = torch.rand(1, generator=generator, dtype=torch.float64).item()
+        q = q.detach().contiguous() if g else None
+        h = torch.empty((t, self.n_embd))
+        t0 = time.perf_counter()
+        if L > self.packed.positions:
+            self.packed.ensure_rope(L)
+        n, token = self.session.verify(list(seq[start:]) + list(drafts), start, g, float(temperature),
+                                       q.data_ptr() if g else 0, u.data_ptr() if g else 0, u_next, h.data_ptr())
+        self.forward_s += time.perf_counter() - t0
+        self.forwards += 1
+        self.length = L
+        return n, token, h, start
+
+    def plain_q(self, q, g):
+        """q fits the one-call verify: none without drafts, else a float32 [g, V] CPU tensor."""
+        if g == 0:
+            return q is None or (torch.is_tensor(q) and q.shape[0] == 0)
+        return (torch.is_tensor(q) and q.dtype == torch.float32 and q.device.type == "cpu"
+                and tuple(q.shape) == (g, self.vocab_size))
 
 
 def native_accept_reject(p, q, drafts, u, u_next):

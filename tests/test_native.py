@@ -1,7 +1,8 @@
 """The native engine (experiments/native.py over native.cpp) against the eager one: the same logits
 and hidden states through a prompt, single steps, verifies, rollbacks, token trees and well past
 the sliding window; the same drafts from a whole draft round in one call; the same decisions as
-rule.accept_reject on the same uniforms; and the same numbers from every kernel path. (No clock
+rule.accept_reject on the same uniforms; the same steps from the one-call sample_next and verify as
+Runner's Python path, with the generator left alike; and the same numbers from every kernel path. (No clock
 here: the engine's speed is measured by hand.)"""
 import random
 from pathlib import Path
@@ -169,14 +170,22 @@ def test_token_tree_keep_path_and_continue_match_eager(model):
 
 
 class CountingSession:
-    """The runner's C++ session, counting its whole-round calls."""
+    """The runner's C++ session, counting its one-call rounds and steps."""
 
     def __init__(self, session):
-        self.session, self.rounds = session, 0
+        self.session, self.rounds, self.steps = session, 0, 0
 
     def draft_round(self, *args):
         self.rounds += 1
         return self.session.draft_round(*args)
+
+    def sample_next(self, *args):
+        self.steps += 1
+        return self.session.sample_next(*args)
+
+    def verify(self, *args):
+        self.steps += 1
+        return self.session.verify(*args)
 
     def __getattr__(self, name):
         return getattr(self.session, name)
@@ -209,6 +218,123 @@ def test_draft_round_drafts_what_the_step_by_step_round_drafts(models, temperatu
     assert ours.session.rounds == 39
     assert ours.forwards == eager.forwards and ours.forward_s > 0
     assert torch.rand(1, generator=gen_ours).item() == torch.rand(1, generator=gen_eager).item()
+
+
+def same_generator(a, b):
+    return torch.equal(a.get_state(), b.get_state())
+
+
+def other_model(models, name):
+    """A drafter for `name` that shares its vocabulary but not its weights."""
+    return {"main": models["draft"], "draft": models["main"], "random": random_model(1)}[name]
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.7, 0])
+@pytest.mark.parametrize("name", ["main", "random"])
+def test_verify_decides_as_the_python_path(models, name, temperature):
+    """NativeRunner.verify (one C++ call) against Runner.verify (the forward, then rule.py) on a second
+    NativeRunner: the same (n, token), h and start, the generator left in the same state, the same
+    counters. Rounds of 0-6 drafts, from the same model (almost all accepted), another one (some)
+    or with a draft swapped for a random token (q(d) often 0 at T = 0: rejected), past the window;
+    the first round (the prompt, longer than the window) takes the Python path in both."""
+    model = models[name]
+    rng = random.Random(f"{name} {temperature}")
+    V, W = model.cfg.vocab_size, model.cfg.block_size
+    ours, ref = NativeRunner(model), NativeRunner(model)
+    ours.session = CountingSession(ours.session)
+    drafters = [NativeRunner(model), NativeRunner(other_model(models, name))]
+    gen_ours, gen_ref, gen_draft = (torch.Generator().manual_seed(s) for s in (7, 7, 8))
+    seq = [rng.randrange(V) for _ in range(W + 6)]
+    outcomes, steps = set(), 300
+    with torch.inference_mode():
+        for step in range(steps):
+            m, g = len(seq), rng.choice([0, 1, 2, 4, 6])
+            q, drafts = rng.choice(drafters).draft_round(seq, g, temperature, gen_draft) if g else (None, [])
+            if g and rng.random() < 0.2:
+                drafts[rng.randrange(g)] = rng.randrange(V)
+            n, token, h, start = ours.verify(seq, drafts, q, temperature, gen_ours)
+            expected_n, expected, expected_h, expected_start = Runner.verify(ref, seq, drafts, q, temperature, gen_ref)
+            assert (n, token) == (expected_n, expected), f"step {step}"
+            assert same_generator(gen_ours, gen_ref), f"step {step}"
+            assert start == expected_start and torch.equal(h, expected_h), f"step {step}"
+            assert ours.length == ref.length == m + g and ours.forwards == ref.forwards == step + 1
+            outcomes.add("none" if g == 0 else "all" if n == g else "some" if n else "rejected")
+            seq = seq + drafts[:n] + [token]
+            for runner in [ours, ref] + drafters:
+                runner.truncate(min(m + n, runner.length))
+    assert ours.session.steps == steps - 1 and ours.forward_s > 0
+    assert outcomes == {"none", "all", "some", "rejected"}
+    assert torch.rand(1, generator=gen_ours).item() == torch.rand(1, generator=gen_ref).item()
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.7, 0])
+@pytest.mark.parametrize("name", ["main", "random"])
+def test_sample_next_draws_as_the_python_path(models, name, temperature):
+    """NativeRunner.sample_next against Runner.sample_next on a second NativeRunner: the same token
+    and generator state, step after step past the window, with now and then a feed of several new
+    positions (within the window: one call) or a rollback; the prompt takes the Python path."""
+    model = models[name]
+    rng = random.Random(f"{name} {temperature}")
+    V, W = model.cfg.vocab_size, model.cfg.block_size
+    ours, ref = NativeRunner(model), NativeRunner(model)
+    ours.session = CountingSession(ours.session)
+    gen_ours, gen_ref = torch.Generator().manual_seed(3), torch.Generator().manual_seed(3)
+    seq = [rng.randrange(V) for _ in range(W + 6)]
+    steps = 500
+    with torch.inference_mode():
+        for step in range(steps):
+            token = ours.sample_next(seq, temperature, gen_ours)
+            assert token == Runner.sample_next(ref, seq, temperature, gen_ref), f"step {step}"
+            assert same_generator(gen_ours, gen_ref), f"step {step}"
+            assert ours.length == ref.length == len(seq) and ours.forwards == ref.forwards == step + 1
+            seq = seq + [token]
+            if rng.random() < 0.1:  # a few more positions (up to a window) or a rollback
+                seq = seq + [rng.randrange(V) for _ in range(rng.randrange(W - 1))]
+                keep = rng.randint(len(seq) - W, len(seq) - 1)
+                ours.truncate(min(keep, ours.length))
+                ref.truncate(min(keep, ref.length))
+    assert ours.session.steps == steps - 1 and ours.forward_s > 0
+    assert torch.rand(1, generator=gen_ours).item() == torch.rand(1, generator=gen_ref).item()
+
+
+def test_verify_takes_the_python_path_when_tracing_or_unusual(models):
+    """A trace (`record`), a q the rule would read in float64, a feed longer than the window and
+    one that lacks the pending token's row all take Runner.verify, with its results."""
+    model = models["random"]
+    V, W = model.cfg.vocab_size, model.cfg.block_size
+    rng = random.Random(9)
+    ours, ref = NativeRunner(model), NativeRunner(model)
+    ours.session = CountingSession(ours.session)
+    drafter = NativeRunner(random_model(1))
+    gen_ours, gen_ref, gen_draft = (torch.Generator().manual_seed(s) for s in (5, 5, 6))
+    seq = [rng.randrange(V) for _ in range(3 * W)]
+    with torch.inference_mode():
+        ours.extend(seq[:-1])
+        ref.extend(seq[:-1])
+        for case in ("record", "float64 q", "one call"):
+            q, drafts = drafter.draft_round(seq, 3, 1.0, gen_draft)
+            record, expected_record = ({}, {}) if case == "record" else (None, None)
+            q = q.double() if case == "float64 q" else q
+            got = ours.verify(seq, drafts, q, 1.0, gen_ours, record)
+            expected = Runner.verify(ref, seq, drafts, q, 1.0, gen_ref, expected_record)
+            assert got[:2] == expected[:2] and torch.equal(got[2], expected[2]) and got[3] == expected[3], case
+            assert record == expected_record and same_generator(gen_ours, gen_ref), case
+            assert case != "record" or set(record) == {"u", "p_draft", "q_draft"}
+            assert ours.session.steps == (case == "one call"), case
+            seq = seq + drafts[:got[0]] + [got[1]]
+            for runner in (ours, ref, drafter):
+                runner.truncate(min(len(seq) - 1, runner.length))
+        ours.truncate(len(seq) - 2 * W)  # a feed longer than the window: the prompt's path
+        ref.truncate(len(seq) - 2 * W)
+        got = ours.verify(seq, [], None, 0.7, gen_ours)
+        expected = Runner.verify(ref, seq, [], None, 0.7, gen_ref)
+        assert got[:2] == expected[:2] and torch.equal(got[2], expected[2]) and got[2].shape[0] == 2 * W
+        assert ours.session.steps == 1 and same_generator(gen_ours, gen_ref)
+        with pytest.raises(ValueError, match="temperature must be"):
+            ours.verify(seq + [got[1]], [], None, 1e-9, gen_ours)
+        with pytest.raises(ValueError, match="temperature must be"):
+            ours.sample_next(seq + [got[1]], float("nan"), gen_ours)
+        assert same_generator(gen_ours, gen_ref)  # refused before any uniform is drawn
 
 
 def accept_reject_case(rng, kind):

@@ -1,7 +1,9 @@
-"""The engines: the same models and the same decoding semantics, run three ways. `eager` is
-today's modules (experiments/runners.py); `compiled` runs the static-cache steps of
-experiments/graphs.py through `torch.compile` with inductor's C++ backend, the way gpt-fast does.
-`make_runner` gives a decoder the runner of an engine.
+"""The engines: the same models and the same decoding semantics, run four ways, from the most
+per-call overhead to the least. `eager` is today's modules (experiments/runners.py); `compiled`
+runs the static-cache steps of experiments/graphs.py through `torch.compile` with inductor's C++
+backend, the way gpt-fast does; `aot` runs the same steps as AOTInductor packages built ahead of
+time and kept on disk (experiments/aot.py); `native` is a C++ step written for this model
+(experiments/native.py). `make_runner` gives a decoder the runner of an engine.
 
 On this CPU a forward costs per-operator dispatch, not arithmetic, so an engine's job is to
 dispatch fewer things: each compiled step is one graph whose shape never changes. Every new
@@ -13,8 +15,10 @@ import weakref
 
 import torch
 
+from experiments.aot import AOTMTPDrafter, AOTRunner
 from experiments.graphs import (GRAPHS, CompileUnavailable, StaticMTPDrafter, StaticRunner, check_compiler,
                                 prepare_model, scratch_inputs)
+from experiments.native import NativeRunner, NativeUnavailable
 from experiments.runners import MTPDrafter, Runner
 
 
@@ -80,42 +84,55 @@ class CompiledMTPDrafter(StaticMTPDrafter):
     graph = CompiledRunner.graph
 
 
-ENGINES = ("eager", "compiled")  # the compiled one runs in kv-cache mode only
+# from the most per-call overhead to the least; all but eager run in kv-cache mode only
+ENGINES = ("eager", "compiled", "aot", "native")
 
 
 def check_engine(engine, mode):
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine == "compiled" and mode != "kvcache":
-        raise ValueError("engine compiled runs in kvcache mode only (it is a static kv cache): use --mode kvcache")
+    if engine != "eager" and mode != "kvcache":
+        raise ValueError(f"engine {engine} runs in kvcache mode only (it is a static kv cache): use --mode kvcache")
     return engine
 
 
 def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None, head=None, tree_size=None):
-    """A Runner (an MTPDrafter with mtp=True, over `head` if given) in the given engine. For the compiled engine:
-    `sizes` are the numbers of new positions per call it compiles for (others are padded up to
-    one), round = (γ, T) compiles a whole draft round of γ steps and their sampling, and
-    tree_size a verify of a token tree of that many nodes (smaller trees are padded up)."""
+    """A Runner (an MTPDrafter with mtp=True, over `head` if given) in the given engine. For the
+    compiled and aot engines: `sizes` are the numbers of new positions per call they build steps
+    for (others are padded up to one), round = (γ, T) builds a whole draft round of γ steps and
+    their sampling, and tree_size a verify of a token tree of that many nodes (smaller trees are
+    padded up). The native engine needs none of that: its C++ step takes any number of positions.
+    Its MTP head (and EAGLE's) runs eagerly on the native model's features."""
     check_engine(engine, mode)
-    if engine == "eager":
+    if engine == "eager" or engine == "native" and mtp:
         return MTPDrafter(model, mode, head) if mtp else Runner(model, mode, lookahead)
+    if engine == "native":
+        try:
+            return NativeRunner(model, lookahead)
+        except NativeUnavailable as err:
+            raise CompileUnavailable(str(err)) from err
+    if engine == "aot":
+        return AOTMTPDrafter(model, sizes, head) if mtp else AOTRunner(model, sizes, round, tree_size)
     if mtp:
         return CompiledMTPDrafter(model, sizes, head)
     return CompiledRunner(model, sizes, round, tree_size)
 
 
 def available_engines(main, requested):
-    """The engines to measure: eager always (every ratio is against it), compiled if requested
-    and it compiles here; if not, say so in one line and measure eager alone."""
-    if "compiled" not in (requested or ()):
-        return ["eager"]
-    try:
-        with torch.inference_mode():
-            ensure_compiled(main, "main", (1,))
-    except CompileUnavailable as err:
-        print(f"  note: the compiled engine is unavailable here ({err}); measuring eager only", flush=True)
-        return ["eager"]
-    return list(ENGINES)
+    """The engines to measure, in ENGINES order: eager always (the baseline), and each other one
+    requested that builds its main step here; one that cannot says so in one line and is left out."""
+    out = ["eager"]
+    for engine in ENGINES[1:]:
+        if engine not in (requested or ()):
+            continue
+        try:
+            with torch.inference_mode():
+                make_runner(main, "kvcache", engine)
+        except CompileUnavailable as err:
+            print(f"  note: the {engine} engine is unavailable here ({err}); not measuring it", flush=True)
+            continue
+        out.append(engine)
+    return out
 
 
 def compile_seconds(*models):

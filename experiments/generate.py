@@ -3,13 +3,13 @@
     python -m experiments.generate --method draft --gamma 4 --mode kvcache --n 200 --prompt 'ROMEO:\\n'
 
 Prints one JSON object: text, main_forwards, draft_forwards, proposed, accepted, wall_s, and
-compile_s (the compiled engine's compilation, not counted in wall_s). wall_s times a warm decode:
+compile_s (the engine's compilation or package loading, not counted in wall_s). wall_s times a warm decode:
 a short untimed decode (--warmup characters, its wall time in warmup_s) runs first, because a
 fresh process's first decode is slower than the next ones by a margin that differs by method. For a chain, proposed is the
 drafts and accepted/proposed their acceptance; for a token tree, proposed counts every candidate
 node of every tree, so accepted/proposed is not α (most candidates are alternatives never on the
 path). draft_forwards counts the drafter's forwards, its lookups (one per drafted character of a
-chain) or its trees (one per tree). --engine compiled needs a
+chain) or its trees (one per tree). --engine compiled, aot and native need a
 C++ compiler; without one it says so in one line and runs eagerly.
 A literal \\n in --prompt means a newline.
 """
@@ -94,8 +94,8 @@ def run(args):
     except ValueError as err:
         raise UsageError(f"--{err}") from None  # every message of methods.check starts with its option
     needed = compiled_positions(len(prompt), args.n, spec)
-    if args.engine == "compiled" and needed > ROPE_POSITIONS:
-        raise UsageError(f"--engine compiled holds {ROPE_POSITIONS} positions; the prompt ({len(prompt)} chars) "
+    if args.engine in ("compiled", "aot") and needed > ROPE_POSITIONS:
+        raise UsageError(f"--engine {args.engine} holds {ROPE_POSITIONS} positions; the prompt ({len(prompt)} chars) "
                          f"and --n {args.n} need {needed} (a chain adds --gamma, a tree --tree − 3): "
                          f"shorten the prompt or --n")
 
@@ -103,14 +103,14 @@ def run(args):
 
     def timed(n):
         """(Result, wall seconds without compilation) of one decode of n characters; the first
-        decode that finds the compiled engine unavailable says so once and runs eager from then on."""
+        decode that finds the engine unavailable says so once and runs eager from then on."""
         nonlocal engine
         t0 = time.perf_counter()
         try:
             result = decode(spec, models, prompt, n, args.temperature, args.mode, engine,
                             torch.Generator(device=device).manual_seed(args.seed))
         except CompileUnavailable as err:
-            print(f"note: the compiled engine is unavailable here ({err}); running eager instead", file=sys.stderr)
+            print(f"note: the {engine} engine is unavailable here ({err}); running eager instead", file=sys.stderr)
             engine = "eager"
             return timed(n)
         return result, time.perf_counter() - t0 - result.compile_s
@@ -145,7 +145,9 @@ def main(argv=None):
     parser.add_argument("--mode", choices=MODES, default="kvcache",
                         help="kvcache: a sliding 64-position cache; recompute: every forward reruns the last 64 characters")
     parser.add_argument("--engine", choices=ENGINES, default="eager",
-                        help="compiled: static kv cache + torch.compile steps (kvcache mode only)")
+                        help="compiled: static kv cache + torch.compile steps; aot: the same steps as AOTInductor "
+                             "packages, built once and kept on disk; native: a C++ step (all three: kvcache mode "
+                             "only, and they need a C++ compiler: without one, one line says so and eager runs)")
     parser.add_argument("--temperature", type=float, default=1.0,
                         help="divides both models' logits: 0 is greedy, otherwise at least 0.01")
     parser.add_argument("--n", type=int, default=200, help="characters to generate")

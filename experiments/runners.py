@@ -17,7 +17,7 @@ import time
 import torch
 
 from experiments.model import ROLLBACK_MARGIN
-from experiments.rule import probs_from_logits, sample
+from experiments.rule import accept_reject, probs_from_logits, sample
 from experiments.trees import Tree, top_choices
 
 MODES = ("recompute", "kvcache")
@@ -124,6 +124,24 @@ class Runner:
         self.length = n
         if self.cache is not None:
             self.cache.rollback(n)
+
+    def sample_next(self, seq, temperature, generator=None):
+        """Forward the new positions of seq and draw the token after it from the last row's p
+        (plain decoding's step)."""
+        logits, _, _ = self.extend(seq)
+        return sample(probs_from_logits(logits[-1], temperature), generator)
+
+    def verify(self, seq, drafts, q, temperature, generator=None, record=None):
+        """One verify (speculative decoding's step): forward seq + drafts (the new positions), then
+        accept_reject on the last len(drafts) + 1 rows; q [g, V] is None without drafts. Returns
+        (n_accepted, next_token, h, start), h and start as extend returns them (for drafters that
+        observe the main model's features). The native engine does all of it in one C++ call."""
+        logits, h, start = self.extend(seq + drafts)
+        g = len(drafts)
+        p = probs_from_logits(logits[-(g + 1):], temperature)
+        n, token = accept_reject(p, p[:0] if q is None else q, torch.tensor(drafts, dtype=torch.long),
+                                 generator, record)
+        return n, token, h, start
 
     def draft_round(self, seq, g, temperature, generator=None):
         """Draft g tokens after seq, one forward and one sample each: returns (q [g, V], the

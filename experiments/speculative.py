@@ -5,10 +5,8 @@ Notation (Leviathan et al. 2023, arXiv 2211.17192): p = main (target) model, q =
 """
 from dataclasses import dataclass, field
 
-import torch
-
 from experiments.engine import make_runner
-from experiments.rule import accept_reject, check_temperature, probs_from_logits, sample
+from experiments.rule import check_temperature, probs_from_logits, sample
 from experiments.trees import tree_accept
 
 
@@ -73,8 +71,7 @@ def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=No
     main = make_runner(model, mode, engine)
     seq = list(prompt)
     while len(seq) < len(prompt) + n:
-        logits, _, _ = main.extend(seq)
-        seq.append(sample(probs_from_logits(logits[-1], temperature), generator))
+        seq.append(main.sample_next(seq, temperature, generator))
     return finished(Result([]), seq, prompt, main)
 
 
@@ -82,7 +79,7 @@ def speculative_decode(model, drafter, prompt, n, gamma, temperature=1.0, mode="
                        trace=False, engine="eager"):
     """Speculative decoding with a chain of drafts: each round the drafter proposes up to γ
     tokens, the main model scores all of them (plus one more position) in one forward, and
-    accept_reject keeps a prefix and draws the next token. A round with no drafts (a drafter
+    accept_reject keeps a prefix and draws the next token (Runner.verify). A round with no drafts (a drafter
     that reads the main model's features, before its first forward; prompt lookup without a
     match) is a plain main step. Invariant between rounds: the main model has processed all but
     the newest confirmed token, and the drafter has forgotten every rejected position."""
@@ -98,12 +95,9 @@ def speculative_decode(model, drafter, prompt, n, gamma, temperature=1.0, mode="
         g = min(gamma, target - m - 1)  # never draft a token that would not be emitted
         q, drafts = drafter.propose(seq, main.length, g, temperature, generator) if g else (None, [])
         g = len(drafts)
-        logits, h, start = main.extend(seq + drafts)
-        drafter.observe(h, start)
-        p = probs_from_logits(logits[-(g + 1):], temperature)
         record = {} if trace else None
-        n_acc, token = accept_reject(p, p[:0] if q is None else q, torch.tensor(drafts, dtype=torch.long),
-                                     generator, record)
+        n_acc, token, h, start = main.verify(seq, drafts, q, temperature, generator, record)  # the rule
+        drafter.observe(h, start)
         seq += drafts[:n_acc] + [token]
         main.truncate(m + n_acc)
         drafter.truncate(m + n_acc)

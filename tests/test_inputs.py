@@ -6,7 +6,7 @@ import weakref
 import pytest
 import torch
 
-from experiments import engine, graphs, speculative
+from experiments import engine, graphs, runners
 from experiments import generate as generate_module
 from experiments.data import CharData
 from experiments.generate import main as generate_main
@@ -43,8 +43,8 @@ def test_every_drafters_q_is_a_distribution_at_the_lowest_temperature(family, ma
     def recording_accept_reject(p, q, drafts, generator=None, trace=None):
         checked.append(q)
         return accept_reject(p, q, drafts, generator, trace)
-    accept_reject = speculative.accept_reject  # rule.accept_reject, as the decoders call it (speculative imports the name)
-    monkeypatch.setattr(speculative, "accept_reject", recording_accept_reject)
+    accept_reject = runners.accept_reject  # rule.accept_reject, as Runner.verify calls it (runners imports the name)
+    monkeypatch.setattr(runners, "accept_reject", recording_accept_reject)
     data = CharData()
     with torch.inference_mode():
         decode_with(family, main, data, data.encode(PROMPT), temperature=MIN_TEMPERATURE,

@@ -16,7 +16,7 @@ from tests.test_cli import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "experiments"
-CORE = ["model", "rule", "trees", "runners", "graphs", "engine", "speculative"]  # bottom up
+CORE = ["model", "rule", "trees", "runners", "graphs", "native", "aot", "engine", "speculative"]  # bottom up
 OPTIONAL = {"transformers", "playwright"}  # extras a function may import where they are needed
 
 
@@ -102,7 +102,7 @@ def test_no_function_imports_one_of_our_modules():
 
 
 def test_the_core_is_layered_bottom_up():
-    """model → rule → trees → runners → graphs → engine → speculative: each imports only those below it."""
+    """model → rule → trees → runners → graphs → native → aot → engine → speculative: each imports only those below it."""
     edges = graph(python_files())
     for i, name in enumerate(CORE):
         allowed = {f"experiments.{below}" for below in CORE[:i]}

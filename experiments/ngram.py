@@ -48,24 +48,35 @@ class NgramTable:
                 row[nxt] = count
         for row in self.counts.values():
             row /= row.sum()  # each row becomes the distribution after its context
+        self.greedy = {}  # context -> q at T = 0, built on first use
 
     def entries(self):
         """Contexts stored, and (context, next char) pairs with a nonzero probability."""
         return len(self.counts), int(sum(np.count_nonzero(row) for row in self.counts.values()))
 
-    def context_probs(self, seq):
-        """The next-char distribution after seq: the longest context of seq's tail that occurs."""
+    def context_key(self, seq):
+        """(length, code) of the longest context of seq's tail that occurs in the table."""
         for length in range(min(self.order - 1, len(seq)), -1, -1):
             code = 0
             for c in seq[len(seq) - length:]:
                 code = code * self.vocab_size + c
-            row = self.counts.get((length, code))
-            if row is not None:
-                return torch.from_numpy(row)  # shares the table's memory: never written to
+            if (length, code) in self.counts:
+                return length, code
         raise AssertionError("the empty context always occurs")
+
+    def context_probs(self, seq):
+        """The next-char distribution after seq: the longest context of seq's tail that occurs."""
+        return torch.from_numpy(self.counts[self.context_key(seq)])  # shares the table's memory: never written to
 
     def q(self, seq, temperature):
         """q at temperature T: counts^(1/T), normalized; T = 0 is a one-hot at the most frequent."""
+        if temperature == 0:  # a one-hot at the first most frequent char, as probs_from_logits(log) gives, kept per context
+            key = self.context_key(seq)
+            if key not in self.greedy:
+                row = np.zeros(self.vocab_size, dtype=np.float32)
+                row[self.counts[key].argmax()] = 1
+                self.greedy[key] = torch.from_numpy(row)
+            return self.greedy[key]
         probs = self.context_probs(seq)
         if temperature == 1:
             return probs

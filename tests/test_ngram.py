@@ -67,6 +67,14 @@ def test_q_is_a_distribution_after_every_context_at_the_lowest_temperature(table
         assert q[torch.from_numpy(probs) == 0].eq(0).all() and int(q.argmax()) == int(probs.argmax())
 
 
+def test_greedy_q_is_the_one_hot_the_rule_makes_of_the_counts(table):
+    """q at T = 0 is kept per context; it must be probs_from_logits(log counts, 0), ties included."""
+    for (length, code), probs in list(table.counts.items())[::97]:
+        context = [code // table.vocab_size ** k % table.vocab_size for k in range(length - 1, -1, -1)]
+        expected = probs_from_logits(torch.from_numpy(probs).log(), 0)
+        assert torch.equal(table.q(context, 0), expected) and torch.equal(table.q(context, 0), expected), context
+
+
 def test_ngram_chain_keeps_the_main_models_law_at_the_lowest_temperature(models64, table):
     """A prompt whose n-gram context is flat (no char above 0.11) and whose next char is a near tie
     for the main model, so that p at T = 0.01 is not one-hot: the first char keeps p's law."""

@@ -182,16 +182,6 @@ SCHEMA = {
         "compiled?.greedy_check.*.chars_compared:int", "compiled?.greedy_check.*.equal:bool",
         "compiled?.plain_greedy_first_mismatch?:int",  # compiled vs eager plain greedy; null: identical
         "compiled?.fastest.method:str", "compiled?.fastest.gamma:int", "compiled?.fastest.speedup:num",
-        # eager plain -> compiled plain -> fastest compiled row, each over eager plain (ledger.py engine_ladder)
-        "compiled?.ladder.steps.*.method:str", "compiled?.ladder.steps.*.gamma:int",
-        "compiled?.ladder.steps.*.engine:str", "compiled?.ladder.steps.*.over_eager_plain:num",
-        *each("compiled?.ladder.steps.*.over_eager_plain_runs", SPREAD),
-        "compiled?.ladder.eager_best.method:str", "compiled?.ladder.eager_best.gamma:int",
-        "compiled?.ladder.eager_best.engine:str", "compiled?.ladder.eager_best.over_eager_plain:num",
-        *each("compiled?.ladder.eager_best.over_eager_plain_runs", SPREAD),
-        "compiled?.targets.*.name:str", "compiled?.targets.*.target:num", "compiled?.targets.*.value:num",
-        "compiled?.targets.*.at_least:bool",  # true: value should be >= target; false: <=
-        "compiled?.targets.*.gamma?:int",     # the row a draft-model target was measured on
         "compiled?.compile_s.main:obj", "compiled?.compile_s.draft:obj",  # seconds per graph, "kind/size"
         # transformers on the same weights (ledger.py peer_runs / peer_row; absent without the [peer] extra)
         "peer?.library:str", "peer?.version:str", "peer?.gamma:int",  # gamma: drafts per round
@@ -262,6 +252,41 @@ SCHEMA = {
         "summary.kvcache_forward_gain.draft:num",
         "summary.c_with_cache:str",            # larger | smaller | same: c with the cache against recompute
     ],
+    # ladder.json (ladder.py): section ⑥'s engine ladder, the same decoders on every engine measured,
+    # from the most per-call overhead to the least (eager, compiled, aot, native: 1 to 4 rungs)
+    "ladder.json": META + [
+        "prompt:str", "n_chars:int", "threads:int", "repeats:int",
+        "engines:list",                       # the rungs, in ladder order
+        "reference:str",                      # the rung the summary compares with (compiled where measured)
+        "temperatures:list",                  # [1.0, 0.0]: rungs and summary are keyed T1 | T0
+        # per temperature, one rung per engine in the order above
+        "rungs.*.*.engine:str",
+        "rungs.*.*.verify_price.*:num",       # r_k: a forward on k new positions / one on 1, back to back; keys "1".."9"
+        "rungs.*.*.plain.chars_per_s:num",    # plain decoding on this engine: n_chars / median wall
+        # the fastest speculative chain on this engine (family, γ = size), timed interleaved with plain
+        "rungs.*.*.best.family:str", "rungs.*.*.best.shape:str", "rungs.*.*.best.size:int",
+        "rungs.*.*.best.chars_per_s:num",
+        "rungs.*.*.best.speedup:num",         # over this engine's own plain decoding (medians)
+        "rungs.*.*.best.speedup_runs.min:num", "rungs.*.*.best.speedup_runs.max:num",  # paired, repeat by repeat
+        # ladder.py summarize, per temperature (the fields marked ? need the reference rung and another after it)
+        "summary.reference:str",
+        *[f"summary.{key}.{field}" for key in ("T1", "T0") for field in (
+            "verify_at:int",                  # k of the verify whose price every rung is compared at
+            "verify_prices.*:num",            # engine: r at verify_at
+            "overhead_gain?:num",             # the last rung's plain over the reference's plain
+            "speculation_gain?:num",          # the reference rung's best row over its own plain
+            "overhead_beats_speculation?:bool",  # overhead_gain > speculation_gain
+            "best_over_reference?:num",       # the last rung's best row over the reference's plain
+            "speculation_last?:num",          # the last rung's best row over its own plain
+            "speculation_grows?:bool",        # speculation_last > speculation_gain
+        )],
+        # the last rung's best row at T = 0 against fresh `python -m experiments.generate` processes
+        "fresh_check.engine:str", "fresh_check.temperature:num", "fresh_check.family:str",
+        "fresh_check.size:int", "fresh_check.repeats:int",
+        "fresh_check.harness_speedup:num", "fresh_check.fresh_speedup:num",
+        "fresh_check.tolerance:num",          # the fraction they should agree within
+        "fresh_check.agrees:bool",
+    ],
     # families.json (families.py): every drafter family, swept and timed, both engines, T = 1 and 0.
     "families.json": META + [
         "prompt:str", "n_chars:int", "threads:int", "engines:list", "temperatures:list",
@@ -285,8 +310,6 @@ SCHEMA = {
         *each("sweep.*", FAMILY_ROW),
         *each("rows.*", FAMILY_ROW + ["run:str", "plain_wall_s?:num"]),  # run: "families" (timed here) or
         #   "ledger" (ledger.json family_rows, with plain_wall_s: the ledger run's plain median, its baseline)
-        "targets.*.name:str", "targets.*.target:num", "targets.*.value:num", "targets.*.at_least:bool",
-        "targets.*.family:str", "targets.*.shape:str", "targets.*.size:int",
         # one real round of n-gram tree decoding per tree size (families.py recorded_trees)
         "tree_rounds.*.nodes:int", "tree_rounds.*.context:str", "tree_rounds.*.root_position:int",
         "tree_rounds.*.tokens:str",           # one char per node, the root first
@@ -344,7 +367,6 @@ SCHEMA = {
         "summary.sweep_shapes?.tree_gets_fewer:bool",   # the deepest tree emits fewer than the deepest chain
         # the learned drafters' α at T = 1 over model seeds (empty with one seed): keys draft | mtp | medusa | eagle
         "summary.alpha_seed_range.*?.min:num", "summary.alpha_seed_range.*?.max:num",
-        "summary.targets_met:list",           # per target above: (value ≥ target) == at_least
         "summary.memory.main_bytes:int",      # the main model's float32 weights
         "summary.memory.ngram_over_main:num", # the n-gram table's bytes over those
         # the T = 0 sweep's greedy check (both engines, every run)

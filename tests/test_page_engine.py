@@ -1,5 +1,6 @@
 """The page's engine parts in Chromium: the roofline tool and the measured cost curve in section
-①, the compiled lane of the ledger, the engine ladder with its targets, and the transformers rows."""
+①, the compiled lane of the ledger, the engine ladder (ladder.json) with its T = 1 / T = 0 toggle,
+and the transformers rows; and no grading of the chapter against targets anywhere on the page."""
 import re
 
 import orjson
@@ -9,6 +10,7 @@ from tests.conftest import ROOT
 
 LEDGER = orjson.loads((ROOT / "experiments/results/ledger.json").read_bytes())
 COSTS = orjson.loads((ROOT / "experiments/results/costs.json").read_bytes())
+LADDER = orjson.loads((ROOT / "experiments/results/ladder.json").read_bytes())
 
 
 def test_roofline_controls(open_page):
@@ -44,7 +46,7 @@ def test_cost_curve_draws_every_measured_point(open_page):
 
 
 @pytest.mark.skipif("compiled" not in LEDGER, reason="ledger.json was measured without the compiled engine")
-def test_ledger_compiled_lane_and_ladder(open_page):
+def test_ledger_compiled_lane(open_page):
     page = open_page(hash_="#lang=en")
     page.click("#ledger-mode-compiled")
     assert page.locator("#ledger-mode-compiled").get_attribute("aria-pressed") == "true"
@@ -52,11 +54,59 @@ def test_ledger_compiled_lane_and_ladder(open_page):
     assert "compiled engine" in page.locator("#ledger-card h3").inner_text()
     page.locator("#ledger-table tbody tr").first.locator("button").click()
     assert "NaN" not in page.locator("#ledger-card").inner_text()
-    assert page.locator("#ladder-widget .tbar").count() == 4
-    assert page.locator("#ladder-widget table.targets tbody tr:not(.blame)").count() == 3
-    assert "NaN" not in page.locator("#ladder-widget").inner_text()
     page.click("#ledger-mode-kvcache")
     assert page.locator("#ledger-table tbody tr").count() == sum(r["mode"] == "kvcache" for r in LEDGER["rows"])
+
+
+def ladder_state(page):
+    """(the pressed temperature button, the summary block shown, the engines drawn, the chart's text)."""
+    pressed = [b.get_attribute("data-ltemp") for b in page.locator("#ladder-widget [data-ltemp]").all()
+               if b.get_attribute("aria-pressed") == "true"]
+    shown = [d.get_attribute("data-ladder-says") for d in page.locator("#ladder-widget [data-ladder-says]").all()
+             if d.is_visible()]
+    engines = [g.get_attribute("data-engine") for g in page.locator("#ladder-chart .lrung").all()]
+    return pressed, shown, engines, page.locator("#ladder-widget").inner_text()
+
+
+def test_engine_ladder_draws_every_rung_and_toggles_temperature(open_page):
+    page = open_page(hash_="#lang=en")
+    keys = {f"T{t:g}": f"{t:g}" for t in LADDER["temperatures"]}
+    pressed, shown, engines, text = ladder_state(page)
+    assert (pressed, shown, engines) == (["1"], ["T1"], LADDER["engines"])
+    for key, value in reversed(keys.items()):  # T = 0, then back to T = 1
+        page.click(f"#ladder-widget [data-ltemp='{value}']")
+        pressed, shown, engines, text = ladder_state(page)
+        assert (pressed, shown, engines) == ([value], [key], LADDER["engines"])
+        assert f"ladder={value}" in page.evaluate("location.hash")
+        assert f"chars/s · T = {value} · {LADDER['n_chars']} characters" in text
+        assert "NaN" not in text and "undefined" not in text
+        for group, rung in zip(page.locator("#ladder-chart .lrung").all(), LADDER["rungs"][key]):
+            values = group.locator(".tval").all_inner_texts()  # plain and the fastest row, chars/s from the file
+            assert values == [f"{rung['plain']['chars_per_s']:,.0f}", f"{rung['best']['chars_per_s']:,.0f}"]
+            k = LADDER["summary"][key]["verify_at"]
+            assert f"= {rung['verify_price'][str(k)]:.2f}" in group.locator(".lrung-r").inner_text()
+            assert f"speedup over plain decoding on the same engine: {rung['best']['speedup']:.2f}×" in group.inner_text()
+    # keyboard: Enter on T = 0 (the loop ended at T = 1), then Shift+Tab back to T = 1 and Space
+    page.locator("#ladder-widget [data-ltemp='0']").focus()
+    page.keyboard.press("Enter")
+    assert ladder_state(page)[:2] == (["0"], ["T0"])
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Space")
+    assert ladder_state(page)[:2] == (["1"], ["T1"])
+    # the state comes back from the address, in the other language too
+    page = open_page(hash_="#lang=zh&ladder=0")
+    pressed, shown, engines, text = ladder_state(page)
+    assert (pressed, shown, engines) == (["0"], ["T0"], LADDER["engines"])
+    assert "每秒字数 · T = 0" in text and "NaN" not in text and "undefined" not in text
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_no_target_grades_the_chapter(open_page, lang):
+    page = open_page(hash_=f"#lang={lang}")
+    text = page.locator("body").inner_text()
+    for phrase in ("target ≥", "目标 ≥", "targets missed", "target this chapter", "本章给自己定的目标", "未达到", "✗ missed"):
+        assert phrase not in text, phrase
+    assert page.locator("table.targets, #families-readouts").count() == 0
 
 
 @pytest.mark.skipif("peer" not in LEDGER, reason="ledger.json was measured without the [peer] extra")

@@ -66,7 +66,7 @@ def test_verify_parts_add_up():
 def payload(rows, sweep, prices, engines):
     """A families payload around hand-made rows: what summarize reads besides them is minimal."""
     return {"rows": rows, "sweep": sweep, "verify_prices": prices, "engines": engines, "alpha_by_seed": {},
-            "targets": [], "costs": {"main_params": 1000, "ngram": {"bytes": 8000}}}
+            "costs": {"main_params": 1000, "ngram": {"bytes": 8000}}}
 
 
 def test_summarize_takes_the_fastest_tree_and_chain_of_the_sweep():

@@ -182,8 +182,6 @@ def families_payload():
             "alpha_by_seed": {s: {f: {"alpha": a + 0.01 * int(s)} for f, a in
                                   (("draft", 0.74), ("mtp", 0.86), ("medusa", 0.48), ("eagle", 0.84))}
                               for s in ("0", "1", "2")},
-            "targets": [{"value": 1.53, "target": 2.0, "at_least": True}, {"value": 2.5, "target": 2.0, "at_least": True},
-                        {"value": 1.1, "target": 1.15, "at_least": False}],
             "costs": {"main_params": 1000, "ngram": {"bytes": 10_000}}}
 
 
@@ -233,19 +231,17 @@ def test_families_sweep_shapes():
     assert "sweep_shapes" not in families.summarize(payload)
 
 
-def test_families_seed_range_targets_memory_and_greedy():
+def test_families_seed_range_memory_and_greedy():
     payload = families_payload()
     s = families.summarize(payload)
     assert s["alpha_seed_range"]["mtp"] == pytest.approx({"min": 0.86, "max": 0.88})
     assert sorted(s["alpha_seed_range"]) == ["draft", "eagle", "medusa", "mtp"]
-    assert s["targets_met"] == [False, True, True]
     assert s["memory"] == {"main_bytes": 4000, "ngram_over_main": 2.5}
     assert s["greedy_check"] == {"configurations": 3, "identical": 2, "all_identical": False}
     payload["alpha_by_seed"] = {"0": payload["alpha_by_seed"]["0"]}  # one model seed: no range
-    payload["targets"][0]["value"] = 2.1
     payload["sweep"][6]["greedy_equal"] = True
     s = families.summarize(payload)
-    assert s["alpha_seed_range"] == {} and s["targets_met"] == [True, True, True]
+    assert s["alpha_seed_range"] == {}
     assert s["greedy_check"]["all_identical"]
 
 

@@ -42,7 +42,6 @@ from experiments.runs import run_name
 
 FAMILIES = ("draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead")
 TEMPERATURES = (1.0, 0.0)
-TARGET = 2.0         # the issue's target: best lossless row over compiled plain, at T = 1 and at T = 0
 
 
 def configs(family, models, sizes):
@@ -290,7 +289,7 @@ def summarize(payload, family="ngram", temperature=1.0):
     the rows slower than plain at `temperature` and the slowest, which families are faster at
     T = 0 (by their best rows), the fastest row's verify taken apart, and for `family` the
     sweep's fastest and deepest tree and chain at `temperature`; then the learned drafters' α
-    over model seeds, the targets met, the n-gram table's memory and the T = 0 greedy check.
+    over model seeds, the n-gram table's memory and the T = 0 greedy check.
     Ties go to the first row in the payload's order."""
     engines, rows, sweep_rows = payload["engines"], payload["rows"], payload["sweep"]
     # JSON keys are strings: prices of one engine by int positions or nodes
@@ -336,7 +335,6 @@ def summarize(payload, family="ngram", temperature=1.0):
     out["alpha_seed_range"] = {  # the learned drafters' α at T = 1 over model seeds (where there are several)
         f: {"min": min(a[f]["alpha"] for a in by_seed), "max": max(a[f]["alpha"] for a in by_seed)}
         for f in ("draft", "mtp", "medusa", "eagle")} if len(by_seed) > 1 else {}
-    out["targets_met"] = [(t["value"] >= t["target"]) == t["at_least"] for t in payload["targets"]]
     main_bytes = 4 * payload["costs"]["main_params"]  # float32 weights
     out["memory"] = {"main_bytes": main_bytes, "ngram_over_main": payload["costs"]["ngram"]["bytes"] / main_bytes}
     greedy = [r for r in sweep_rows if r["temperature"] == 0.0 and "greedy_equal" in r]
@@ -368,19 +366,6 @@ def family_costs(by_seed, args):
             "lookup": {"match_chars": ORDERS["lookup"] - 1, "params": 0},
             "lookahead": {"ngram": ORDERS["lookahead"], "params": 0},
             "main_params": main.n_params_main()}
-
-
-def targets(rows):
-    out = []
-    for temperature in TEMPERATURES:
-        spec = [r for r in rows if r["engine"] == "compiled" and r["temperature"] == temperature
-                and r["family"] != "plain"]
-        if spec:
-            best = max(spec, key=lambda r: r["speedup"])
-            out.append({"name": f"best_lossless_over_compiled_plain_T{temperature:g}", "target": TARGET,
-                        "at_least": True, "value": best["speedup"], "family": best["family"],
-                        "shape": best["shape"], "size": best["size"]})
-    return out
 
 
 def heads_trained(args, seed):
@@ -424,6 +409,6 @@ def measure(args, data, seeds, sizes):
         "tree_sizes": list(sizes.family_trees), "sweep_repeats": sizes.family_sweep_repeats,
         "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)), "model_seed": seeds[0],
         "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,
-        "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows, "targets": targets(rows),
+        "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows,
         "tree_rounds": trees, "verify_prices": prices, "fresh_process_check": fresh}
     return {"families": {**payload, "summary": summarize(payload)}}

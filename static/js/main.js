@@ -63,7 +63,7 @@ startWidget("tree-widget", () => initTokenTree(data.families));
 startWidget("picker-widget", () => initPicker(data.families, data.conditions, data.published));
 startWidget("ledger-widget", () => initLedger(data.ledger, data.models));
 startWidget("family-ledger-widget", () => initFamilyLedger(data.families));
-if (data.ledger.compiled) startWidget("ladder-widget", () => initLadder(data.ledger, data.costs));
+startWidget("ladder-widget", () => initLadder(data.ladder));
 startWidget("closing-quiz", () => initClosing());
 startWidget("lab-widget", () => initLab(data)); // cheap: the lab's weights are parsed when it first comes into view
 performance.mark("chapter-ready"); // read by the browser test: interactive within 300 ms

@@ -1,9 +1,8 @@
-// The verify-cost part of section ① (roofline arithmetic, the measured curve) and the engine
-// ladder of section ⑤ (the split, the targets and what to blame for a missed one).
+// The verify-cost part of section ① (roofline arithmetic, the measured curve) and the compiled
+// lane of section ⑥'s ledger (the engine ladder has its own tests, ladder.test.mjs).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { ladderBars, ladderSplit, pageTargets, targetBlame, targetMet, targetNote } from "../../static/js/ladder.js";
 import { laneOf, ledgerSummary } from "../../static/js/ledger.js";
 import { BYTES_PER_PARAM, costCurve, DEVICES, ridge, roofline } from "../../static/js/verify_cost.js";
 
@@ -37,33 +36,6 @@ test("measured curve: one point per position, ratio 1 at one position, the repea
   }
 });
 
-test("engine ladder: engineering × speculation = the whole, every rung over eager plain", () => {
-  const ledger = results("ledger");
-  if (!ledger.compiled) return; // measured without the compiled engine: the page leaves the ladder out
-  const split = ladderSplit(ledger.compiled.ladder);
-  close(split.engineering * split.speculation, split.total);
-  const bars = ladderBars(ledger.compiled.ladder);
-  assert.equal(bars.length, 4);
-  close(bars[0].value, 1);
-  const fastest = ledger.compiled.rows.find((r) => r.method === ledger.compiled.fastest.method && r.gamma === ledger.compiled.fastest.gamma);
-  close(split.speculation, fastest.speedup, 1e-9);
-});
-
-test("targets: met means ≥ or ≤ the aim; a missed one names a measured cost", () => {
-  const ledger = results("ledger");
-  if (!ledger.compiled) return;
-  const eagerPlain = ledger.rows.find((r) => laneOf(r) === "kvcache" && r.method === "plain");
-  for (const target of ledger.compiled.targets) {
-    const blame = targetBlame(target, ledger.compiled, eagerPlain);
-    assert.equal(blame === null, targetMet(target));
-    if (blame) for (const lang of ["zh", "en"]) assert.ok(blame[lang].length > 20 && !blame[lang].includes("NaN"), blame[lang]);
-  }
-  const made = { name: "compiled_verify4_over_main1", at_least: false, target: 1.15 };
-  assert.equal(targetMet({ ...made, value: 1.1 }), true);
-  assert.equal(targetMet({ ...made, value: 1.2 }), false);
-  assert.match(targetBlame({ ...made, value: 1.2 }, ledger.compiled, eagerPlain).en, /1\.20×/);
-});
-
 test("ledger lanes: compiled rows form their own lane with their own plain baseline", () => {
   const ledger = results("ledger");
   if (!ledger.compiled) return;
@@ -72,17 +44,4 @@ test("ledger lanes: compiled rows form their own lane with their own plain basel
   const summary = ledgerSummary(rows, "compiled");
   const fastest = ledger.compiled.rows.filter((r) => r.method !== "plain").reduce((a, b) => (b.speedup > a.speedup ? b : a));
   assert.equal(summary[1].value, `${fastest.speedup.toFixed(2)}×`);
-});
-
-test("the page's verify target comes from the curve in section ①, and says what the ledger's run measured", () => {
-  const ledger = results("ledger");
-  const costs = results("costs");
-  if (!ledger.compiled || !costs.engines.compiled) return;
-  const shown = pageTargets(ledger.compiled.targets, costs);
-  const verify = shown.find((x) => x.name === "compiled_verify4_over_main1");
-  assert.equal(verify.value, costs.engines.compiled.over_main["4"]);
-  assert.equal(verify.ledgerValue, ledger.compiled.targets.find((x) => x.name === verify.name).value);
-  assert.match(targetNote(verify).en, new RegExp(verify.ledgerValue.toFixed(2)));
-  for (const other of shown.filter((x) => x.name !== verify.name)) assert.equal(targetNote(other), null);
-  assert.deepEqual(pageTargets(ledger.compiled.targets, undefined), ledger.compiled.targets);
 });

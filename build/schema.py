@@ -448,8 +448,8 @@ SCHEMA = {
         "engines.*.c:num", "engines.*.c_mtp:num", "engines.*.c_pair.*:num", "engines.*.c_mtp_pair.*:num",
         "engines.*.over_main.*:num",          # n positions / 1 position: median of the paired repeats
         *each("engines.*.over_main_spread.*", SPREAD),  # the paired ratios over the repeats
-        # costs.py summarize, per engine (keys eager | compiled) and then over the engines
-        *[f"{engine}.{field}" for engine in ("summary.eager", "summary.compiled?") for field in (
+        # costs.py summarize, per engine (keys eager | compiled | aot | native) and then over the engines
+        *[f"{engine}.{field}" for engine in ("summary.eager", "summary.compiled?", "summary.aot?", "summary.native?") for field in (
             "flat_until:int",                 # most positions within flat_slack of one (costs.py flat_until)
             "flat_slack:num", "over_main_last:num",  # the last: 64 positions / 1
             "flat_start:bool")],              # flat_until > 1: a second position is (nearly) free

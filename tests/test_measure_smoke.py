@@ -32,7 +32,7 @@ SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1,
               condition_seeds=2, condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
-              exercise_draws=500, exercise_steps=3)
+              exercise_draws=500, exercise_steps=3, ladder_choose_repeats=1, ladder_repeats=3)
 
 
 def tiny_model(seed, mtp, like=None, noise=0.0):
@@ -87,7 +87,9 @@ def measured(tmp_path_factory):
             snapshot = tiny_model(300 + i, mtp=False, like=main, noise=2.0 / (i + 1))
             save_checkpoint(checkpoints / f"{run_name(*DRAFT, seed)}_step{step}.pt", snapshot,
                             {"step": step, "seed": seed})
-    args = parse_args(["--checkpoints", str(checkpoints), "--results", str(results)])
+    # aot builds a package per model and shape (10-30 s each): test_aot.py and test_fast_engines.py cover it
+    args = parse_args(["--checkpoints", str(checkpoints), "--results", str(results),
+                       "--engines", "eager", "compiled", "native"])
     # the commit is read once, when the run starts: a later read would say "later"
     states = iter([{"commit": "at-start", "dirty": False}])
     with pytest.MonkeyPatch.context() as mp:
@@ -115,7 +117,7 @@ def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
     assert list(read_json(results / "costs.json")["engines"]) == ["eager"]
     html = render(load_results(results))
     assert 'id="ledger-mode-compiled"' not in html
-    assert "the compiled one was not measured this time" in html
+    assert "the others were not measured this time" in html
 
 
 def test_every_file_matches_the_schema(measured):
@@ -246,7 +248,7 @@ def test_families_rows_alpha_and_seeds(measured):
 
 def test_costs_per_engine(measured):
     costs = read_json(measured / "costs.json")
-    assert costs["positions"] == [1, 4, 16, 32] and set(costs["engines"]) == {"eager", "compiled"}
+    assert costs["positions"] == [1, 4, 16, 32] and set(costs["engines"]) == {"eager", "compiled", "native"}
     for engine in costs["engines"].values():
         assert engine["over_main"]["1"] == 1 and engine["c"] > 0 and engine["c_mtp"] > 0
         for n, spread in engine["spread"]["positions"].items():
@@ -327,3 +329,33 @@ def test_the_repetitive_text_repeats_itself():
     assert len(lines) == 600 and all(len(t) == 600 for t in texts)
     assert all(line.endswith(":") for line in data.decode(lines).split("\n")[:-1])
     assert coverage(lines) > 0.8 > 0.4 > max(coverage(t) for t in texts)
+
+
+def test_ladder_pairs_every_rung_with_its_own_plain_and_the_compiled_plain(measured):
+    """ladder.json: per temperature, each engine's plain and its fastest candidate, all timed in
+    one interleaved run, so the speedups over the rung's own plain and over the compiled engine's
+    plain are medians of ratios paired repeat by repeat; the summary quotes those rungs."""
+    ladder = read_json(measured / "ladder.json")
+    assert ladder["engines"] == ["eager", "compiled", "native"] and ladder["reference"] == "compiled"
+    pair = lambda a, b: statistics.median(x / y for x, y in zip(a["wall_s_runs"], b["wall_s_runs"]))
+    for key, rungs in ladder["rungs"].items():
+        assert [r["engine"] for r in rungs] == ladder["engines"]
+        ref_plain = next(r for r in rungs if r["engine"] == "compiled")["plain"]
+        for r in rungs:
+            plain, best = r["plain"], r["best"]
+            assert plain["family"] == "plain" and [best["family"], best["size"]] in ladder["candidates"]
+            assert len(best["wall_s_runs"]) == len(plain["wall_s_runs"]) == SIZES.ladder_repeats
+            assert best["speedup_runs"]["median"] == pytest.approx(pair(plain, best))
+            assert best["over_reference"]["median"] == pytest.approx(pair(ref_plain, best))
+            assert plain["over_reference"]["median"] == pytest.approx(pair(ref_plain, plain))
+            assert r["verify_price"]["1"] == 1 and best["theory"]["verify_price"] == r["verify_price"][str(best["size"] + 1)]
+        s = ladder["summary"][key]
+        last, ref = rungs[-1], rungs[1]
+        assert s["overhead_gain"] == last["plain"]["over_reference"]["median"]
+        assert s["speculation_gain"] == ref["best"]["speedup"]
+        assert s["overhead_beats_speculation"] == (s["overhead_gain"] > s["speculation_gain"])
+        assert s["verify_prices"] == {r["engine"]: r["verify_price"][str(s["verify_at"])] for r in rungs}
+    fresh = ladder["fresh_check"]  # the last rung's row at T = 0, against fresh generate processes
+    row = ladder["rungs"]["T0"][-1]["best"]
+    assert (fresh["engine"], fresh["temperature"], fresh["family"], fresh["size"]) == ("native", 0.0, row["family"], row["size"])
+    assert fresh["harness_speedup"] == row["speedup"] and len(fresh["fresh_walls"]) == SIZES.fresh_repeats

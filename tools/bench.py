@@ -12,6 +12,7 @@ read it) and exits 1 when a budget is exceeded. Wall-clock budgets are not part 
 a loaded machine makes them flaky, so run this on a quiet one.
 """
 import datetime
+import json
 import platform
 import re
 import statistics
@@ -30,6 +31,18 @@ from experiments.jsonio import device_name, git_state, write_json  # noqa: E402
 # SPEC §8. The page budget is the one without the lab's weights (4 MB once they are inlined).
 BUDGETS = {"interactive_ms": 300.0, "slider_update_ms": 8.0, "page_mib": 4.0, "page_without_lab_mib": 1.5,
            "lab_round_ms": 50.0, "site_build_s": 10.0}
+# issue 20's aims for the engine ladder (experiments/results/ladder.json), reported here and in the
+# README, never on the page: (name, at least, value from the rungs of one temperature)
+SPEED_TARGETS = [
+    ("plain on the fastest new engine over compiled plain", 2.5,
+     lambda rungs: max(r["plain"]["over_reference"]["median"] for r in rungs if r["engine"] not in ("eager", "compiled"))),
+    ("the best lossless decoder over compiled plain", 4.0,
+     lambda rungs: max(max(r["plain"]["over_reference"]["median"], r["best"]["over_reference"]["median"]) for r in rungs)),
+    ("native: its best speculative row over its own plain (T = 1)", 2.5,
+     lambda rungs: next(r["best"]["speedup"] for r in rungs if r["engine"] == "native")),
+    ("native: its best speculative row over its own plain (T = 0)", 3.0,
+     lambda rungs: next(r["best"]["speedup"] for r in rungs if r["engine"] == "native")),
+]
 LAB_ROUNDS = 12  # Step clicks timed, each one round of the draft model at γ = 4 and T = 1
 TIME_STEP = """(n) => { const step = document.getElementById("lab-step"), out = [];
     for (let i = 0; i < n; i++) { const t0 = performance.now(); step.click(); out.push(performance.now() - t0); }
@@ -101,6 +114,23 @@ def time_site_build():
         return time.perf_counter() - t0
 
 
+def speed_targets(ladder_path=ROOT / "experiments" / "results" / "ladder.json"):
+    """The engine ladder's aims against what ladder.json measured (None where it lacks the rungs)."""
+    if not ladder_path.is_file():
+        return []
+    ladder = json.loads(ladder_path.read_text(encoding="utf-8"))
+    out = []
+    for name, at_least, value_of in SPEED_TARGETS:
+        for key in (["T0"] if "T = 0" in name else ["T1"] if "T = 1" in name else ["T1", "T0"]):
+            try:
+                value = value_of(ladder["rungs"][key])
+            except (KeyError, StopIteration, ValueError):
+                value = None
+            out.append({"name": name, "temperature": key, "at_least": at_least, "value": value,
+                        "met": value is not None and value >= at_least, "commit": ladder["meta"]["git_commit"]})
+    return out
+
+
 def main(argv=None):
     parser = ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--loads", type=int, default=5, help="page loads for time to interactive")
@@ -143,6 +173,7 @@ def main(argv=None):
     if site_build_s > BUDGETS["site_build_s"]:
         over.append("make site")
     result["over_budget"] = over
+    result["speed_targets"] = speed_targets()  # aims, not budgets: they do not fail the bench
     write_json(args.out, result)
 
     print(f"page            {result['page_bytes'] / 2**20:7.2f} MiB   (budget {BUDGETS['page_mib']} MiB; "
@@ -159,6 +190,10 @@ def main(argv=None):
     print(f"lab unpack      {result['lab']['unpack_ms']:7.1f} ms    from scrolling into view to the controls")
     print(f"lab round       {lab_round['median']:7.1f} ms    median of {lab_round['n']} Steps at γ = 4, max "
           f"{lab_round['max']:.1f} (budget {BUDGETS['lab_round_ms']:.0f} ms)")
+    for target in result["speed_targets"]:
+        value = "not measured" if target["value"] is None else f"{target['value']:.2f}×"
+        print(f"aim  {target['name']}, {target['temperature']}: {value} (aim ≥ {target['at_least']}×: "
+              f"{'met' if target['met'] else 'missed'}; ladder.json at {target['commit'][:7]})")
     print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}"
           + (f"; OVER BUDGET: {', '.join(over)}" if over else "; every budget met"))
     return 1 if over else 0

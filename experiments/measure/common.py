@@ -7,7 +7,9 @@ from pathlib import Path
 import torch
 
 from experiments.cli import UsageError
+from experiments.engine import ENGINES
 from experiments.jsonio import read_json
+from experiments.methods import load_models
 from experiments.model import load_checkpoint
 from experiments.runs import RUNS, run_name
 
@@ -42,7 +44,9 @@ class Sizes:
     start_up_engines: tuple = ("eager", "compiled")  # engines whose fresh-process start-up is timed
     exercise_draws: int = 50_000    # exercise 1's draws through the rule (exercises.py)
     exercise_steps: int = 300       # exercise 3's training steps
-    fresh_repeats: int = 3          # fresh generate processes per side of the families' fresh-process check
+    fresh_repeats: int = 3          # fresh generate processes per side of a fresh-process check (families, ladder)
+    ladder_choose_repeats: int = 3  # timed runs per candidate while the ladder chooses each rung's fastest row
+    ladder_repeats: int = 9         # interleaved timed runs of each rung's plain and fastest row
 
 
 def require(path):
@@ -70,6 +74,21 @@ def load(args, name):
 
 def checkpoint(args, name):
     return load(args, name)[0]
+
+
+# the engines the ledger, the families and the conditions compare; costs and the ladder take every one
+LEDGER_ENGINES = ("eager", "compiled")
+
+
+def engines_of(args, among=ENGINES):
+    """The engines given by --engines (all by default) that a measurement takes, in ENGINES order."""
+    wanted = getattr(args, "engines", None) or ENGINES
+    return [engine for engine in ENGINES if engine in wanted and engine in among]
+
+
+def load_seed(args, data, seed, tables=None):
+    """Every model of one seed (methods.load_models), the n-gram table shared across seeds."""
+    return load_models(args.checkpoints, seed, args.device, data.train.tolist(), data.vocab_size, tables)
 
 
 def main_and_draft(args, seed):

@@ -22,12 +22,12 @@ import orjson
 import torch
 
 from experiments.heads import load_drafter
-from experiments.measure.common import DRAFT, LEDGER_PROMPT, MAIN_MTP, ROOT, generate_command
+from experiments.measure.common import DRAFT, LEDGER_ENGINES, LEDGER_PROMPT, MAIN_MTP, ROOT, engines_of, generate_command
 from experiments.methods import config_decoder, config_name, load_models
 from experiments.probes import DRAFTERS, alpha_along, pooled, written_text
 from experiments.model import load_checkpoint
 from experiments.ngram import DEFAULT_ORDER, NgramTable
-from experiments.engine import ENGINES, available_engines
+from experiments.engine import available_engines
 from experiments.timing import interleaved, per_call, set_threads, summary
 from experiments.runs import run_name
 
@@ -228,7 +228,7 @@ def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     seed = seeds[0]
     models = load_models(args.checkpoints, seed, args.device, data.train.tolist(), data.vocab_size)
-    engines = available_engines(models.main, getattr(args, "engines", ENGINES))
+    engines = available_engines(models.main, engines_of(args, LEDGER_ENGINES))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     text_seeds = list(range(sizes.condition_seeds))
     with torch.inference_mode():

@@ -5,8 +5,8 @@ with a verify for (nearly) free. The prices come from experiments/prices.py, as 
 writes what the page concludes from the curve.
 
 Fills build/schema.py SCHEMA["costs.json"]."""
-from experiments.engine import ENGINES, available_engines, compile_seconds
-from experiments.measure.common import main_and_draft
+from experiments.engine import available_engines, compile_seconds
+from experiments.measure.common import engines_of, main_and_draft
 from experiments.prices import forward_prices
 from experiments.timing import set_threads
 
@@ -40,7 +40,7 @@ def summarize(payload, slack=0.15):
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     main, draft = main_and_draft(args, seeds[0])
-    engines = available_engines(main, getattr(args, "engines", ENGINES))
+    engines = available_engines(main, engines_of(args))
     prices = forward_prices(main, draft, "kvcache", engines, sizes.cost_positions, sizes, args.device)
     for engine in engines:
         over = prices[engine]["over_main"]

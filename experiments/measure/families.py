@@ -20,20 +20,17 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
 Fills build/schema.py SCHEMA["families.json"].
 """
 import statistics
-import subprocess
 from pathlib import Path
-
-import orjson
 
 import torch
 
 from experiments.cli import UsageError
 from experiments.jsonio import read_json
-from experiments.measure.common import LEDGER_PROMPT, ROOT, generate_command, require
-from experiments.measure.rows import timed_row
+from experiments.measure.common import LEDGER_ENGINES, LEDGER_PROMPT, engines_of, load_seed, require
+from experiments.measure.rows import fresh_check, timed_row
 from experiments.prices import price_calls
-from experiments.engine import ENGINES, available_engines, make_runner
-from experiments.methods import CHAIN_METHODS, ORDERS, Spec, accepts, config_decoder, config_name, decode, load_models, spec_of
+from experiments.engine import available_engines, make_runner
+from experiments.methods import CHAIN_METHODS, ORDERS, Spec, accepts, config_decoder, config_name, decode, spec_of
 from experiments.ngram import DEFAULT_ORDER
 from experiments.probes import DRAFTERS, alpha_along, pooled, written_text
 from experiments.trees import Tree
@@ -49,11 +46,6 @@ def configs(family, models, sizes):
     family (MTP: γ = 1; Medusa: γ up to its heads; lookahead: trees only)."""
     wanted = [("chain", g) for g in sizes.family_gammas if family in CHAIN_METHODS] + [("tree", n) for n in sizes.family_trees]
     return [(shape, size) for shape, size in wanted if accepts(spec_of(family, shape, size), models)]
-
-
-def load_seed(args, data, seed, tables=None):
-    """Every model of one seed (methods.load_models), the n-gram table shared across seeds."""
-    return load_models(args.checkpoints, seed, args.device, data.train.tolist(), data.vocab_size, tables)
 
 
 WARM_CHARS = 64  # the compiled sweep warms each configuration up with a decode this long
@@ -111,32 +103,6 @@ def best_rows(models, sweep_rows, prompt, n_chars, engines, device, repeats):
                 print(f"  {engine} T={temperature} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
                       f"speedup {rows[-1]['speedup']:.2f}", flush=True)
     return rows
-
-
-FRESH_AGREEMENT = 0.10  # the harness's speedup and the fresh processes' agree within this fraction
-
-
-def fresh_process_check(args, seed, rows, engine, n_chars, repeats):
-    """The n-gram table's timed chain row at T = 1 on `engine`, against the same two decoders run
-    the way a reader runs them: fresh `python -m experiments.generate` processes, plain and the
-    row's configuration alternating, sampling seeds 0, 1, ...; each process's wall_s (a warm
-    decode: generate decodes --warmup characters untimed first). Their median paired ratio should
-    agree with the row's speedup, timed inside one process by the harness."""
-    row = next((r for r in rows if r["family"] == "ngram" and r["shape"] == "chain" and r["engine"] == engine
-                and r["temperature"] == 1.0), None)
-    if row is None:
-        return None
-
-    def wall(method, shape, size, sampling_seed):
-        command = generate_command(args, seed, method, engine, n_chars, shape, size, 1.0, sampling_seed)
-        return orjson.loads(subprocess.run(command, capture_output=True, check=True, cwd=ROOT).stdout)["wall_s"]
-
-    pairs = [(wall("plain", None, None, r), wall("ngram", "chain", row["size"], r)) for r in range(repeats)]
-    fresh = statistics.median(p / w for p, w in pairs)
-    return {"family": "ngram", "shape": "chain", "size": row["size"], "engine": engine, "temperature": 1.0,
-            "n_chars": n_chars, "harness_speedup": row["speedup"], "fresh_speedup": fresh,
-            "fresh_walls": [{"plain": p, "ngram": w} for p, w in pairs], "repeats": repeats,
-            "tolerance": FRESH_AGREEMENT, "agrees": abs(fresh / row["speedup"] - 1) <= FRESH_AGREEMENT}
 
 
 def ledger_family_rows(args, engines, n_chars):
@@ -379,7 +345,7 @@ def measure(args, data, seeds, sizes):
     models = load_seed(args, data, seeds[0])
     by_seed = {seeds[0]: models, **{s: load_seed(args, data, s, models.tables)
                                       for s in seeds[1:] if heads_trained(args, s)}}
-    engines = available_engines(models.main, getattr(args, "engines", ENGINES))
+    engines = available_engines(models.main, engines_of(args, LEDGER_ENGINES))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     alpha_seeds = list(range(sizes.alpha_runs))
     with torch.inference_mode():
@@ -394,7 +360,9 @@ def measure(args, data, seeds, sizes):
         rows = best_rows(models, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
         rows += ledger_family_rows(args, engines, n_chars)
         trees = recorded_trees(models, data, prompt, n_chars, sizes.family_trees, args.device)
-    fresh = fresh_process_check(args, seeds[0], rows, engines[-1], n_chars, sizes.fresh_repeats)
+    ngram = next((r for r in rows if r["family"] == "ngram" and r["shape"] == "chain" and r["engine"] == engines[-1]
+                  and r["temperature"] == 1.0), None)
+    fresh = fresh_check(args, seeds[0], ngram, n_chars, sizes.fresh_repeats) if ngram else None
     if fresh:
         print(f"  fresh processes, {fresh['engine']} n-gram γ = {fresh['size']}: {fresh['fresh_speedup']:.2f}× "
               f"against the harness's {fresh['harness_speedup']:.2f}×", flush=True)

@@ -8,12 +8,12 @@ import statistics
 
 import torch
 
-from experiments.measure.common import GAMMA, LEDGER_GAMMAS, LEDGER_PROMPT, main_and_draft
+from experiments.measure.common import GAMMA, LEDGER_ENGINES, LEDGER_GAMMAS, LEDGER_PROMPT, engines_of, main_and_draft
 from experiments import peer
 from experiments.measure.rows import median_repeat, method_of, run_name_of, time_parts, timed_row
 from experiments.prices import forward_prices
 from experiments.stats import burst_check, expected_tokens, pooled_burst_check, theorem_3_8
-from experiments.engine import ENGINES, available_engines, compile_seconds, make_runner
+from experiments.engine import available_engines, compile_seconds, make_runner
 from experiments.runners import MODES
 from experiments.methods import Models, Spec, decoder
 from experiments.timing import interleaved, set_threads, summary
@@ -296,7 +296,7 @@ def family_rows(kv_runs, kv_rows, engines, n_chars):
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     main, draft = main_and_draft(args, seeds[0])
-    engines = available_engines(main, getattr(args, "engines", ENGINES))
+    engines = available_engines(main, engines_of(args, LEDGER_ENGINES))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     lanes = [(mode, "eager") for mode in MODES] + [("kvcache", "compiled")] * ("compiled" in engines)
     rows, costs, all_runs = [], {}, {}
@@ -328,7 +328,7 @@ def measure(args, data, seeds, sizes):
         if "compiled" in engines:
             greedy_compiled = greedy_checks(main, draft, prompt, n_chars, args.device, ("kvcache",), "compiled")
             plain_tokens = {e: decoder_runs(main, draft, prompt, n_chars, "kvcache", 0.0, args.device, e)["plain"](0).tokens
-                            for e in ENGINES}
+                            for e in LEDGER_ENGINES}
     eager = [r for r in rows if r["engine"] == "eager"]
     setup = {"prompt": LEDGER_PROMPT, "n_chars": n_chars, "temperature": TEMPERATURE,
              "repeats": sizes.ledger_repeats, "warmup": 1, "threads": threads,

@@ -2,7 +2,11 @@
 the counters pooled over repeats, the median repeat's time taken apart, the speedup over plain
 decoding timed in the same run, and the names of the ledger's runs."""
 import statistics
+import subprocess
 
+import orjson
+
+from experiments.measure.common import ROOT, generate_command
 from experiments.stats import theorem_3_8
 from experiments.timing import summary
 
@@ -76,3 +80,26 @@ def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature)
     if shape == "chain" and family != "plain" and alpha is not None and alpha < 1:
         row["speedup_theory"] = theorem_3_8(alpha, size, row["c"])
     return row
+
+
+FRESH_AGREEMENT = 0.10  # the harness's speedup and the fresh processes' agree within this fraction
+
+
+def fresh_check(args, seed, row, n_chars, repeats):
+    """A timed chain row against the same two decoders run the way a reader runs them: fresh
+    `python -m experiments.generate` processes, plain and the row's configuration alternating,
+    sampling seeds 0, 1, ...; each process's wall_s (a warm decode: generate decodes --warmup
+    characters untimed first). Their median paired ratio should agree with the row's speedup,
+    timed inside one process by the harness."""
+    engine, temperature = row["engine"], row["temperature"]
+
+    def wall(method, shape, size, sampling_seed):
+        command = generate_command(args, seed, method, engine, n_chars, shape, size, temperature, sampling_seed)
+        return orjson.loads(subprocess.run(command, capture_output=True, check=True, cwd=ROOT).stdout)["wall_s"]
+
+    pairs = [(wall("plain", None, None, r), wall(row["family"], "chain", row["size"], r)) for r in range(repeats)]
+    fresh = statistics.median(p / w for p, w in pairs)
+    return {"family": row["family"], "shape": "chain", "size": row["size"], "engine": engine,
+            "temperature": temperature, "n_chars": n_chars, "harness_speedup": row["speedup"], "fresh_speedup": fresh,
+            "fresh_walls": [{"plain": p, row["family"]: w} for p, w in pairs], "repeats": repeats,
+            "tolerance": FRESH_AGREEMENT, "agrees": abs(fresh / row["speedup"] - 1) <= FRESH_AGREEMENT}

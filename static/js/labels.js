@@ -4,6 +4,14 @@ export const MODE_LABEL = {
   recompute: { zh: "整窗重算", en: "recompute" },
 };
 
+// The engines, from the most per-call overhead to the least (experiments/engine.py ENGINES).
+export const ENGINE_LABEL = {
+  eager: { zh: "eager 引擎", en: "eager engine" },
+  compiled: { zh: "编译引擎", en: "compiled engine" },
+  aot: { zh: "AOT 引擎", en: "AOT engine" },
+  native: { zh: "原生 C++ 引擎", en: "native C++ engine" },
+};
+
 // The method families, as every widget names them (templates/macros.html.j2 `fname` is the
 // templates' side of the same names).
 export const FAMILY_LABEL = {

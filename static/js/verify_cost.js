@@ -4,7 +4,7 @@
 import { dataTable, h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { labelled } from "./labels.js";
+import { ENGINE_LABEL, labelled } from "./labels.js";
 import { fitNote } from "./roofline_fit.js";
 
 // Memory (bytes), peak memory bandwidth (bytes/s) and dense 16-bit tensor throughput (FLOP/s), as published.
@@ -50,11 +50,6 @@ export function costCurve(engine, positions) {
     return { n, ratio: engine.over_main[key], lo: spread.min, hi: spread.max, ms: 1000 * engine.seconds.positions[key] };
   });
 }
-
-const ENGINE_LABEL = {
-  eager: { zh: "eager 引擎", en: "eager engine" },
-  compiled: { zh: "编译引擎", en: "compiled engine" },
-};
 
 // A measured point's <title>: "编译引擎，16 个位置：2.60×" / "compiled engine, 16 positions: 2.60×".
 export function pointTitle(engine, point) {
@@ -107,9 +102,12 @@ function curveSvg(curves, positions) {
   const x = (n) => L + ((W - L - R) * lx(n)) / lx(positions[positions.length - 1]);
   const top = Math.max(...curves.flatMap((c) => c.points.map((p) => p.hi)), 1.5);
   const y = (v) => T + (H - T - B) * (1 - v / top);
-  const ticksY = Array.from({ length: Math.floor(top) + 1 }, (_, v) => v);
+  const step = top <= 6 ? 1 : top <= 12 ? 2 : 5; // a readable number of labels whatever the steepest curve
+  // 1× (the dashed line) always; 0× only where it does not crowd it
+  const ticksY = [1, ...Array.from({ length: Math.floor(top / step) + 1 }, (_, i) => i * step)
+    .filter((v) => v !== 1 && (v > 0 || step === 1))];
   return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
-    "aria-label": t({ zh: "一次 forward 的耗时（相对 1 个位置）与新位置数，两种引擎；数字见下表", en: "the time of one forward (relative to one position) against the number of new positions, both engines; the numbers are in the table below" }) },
+    "aria-label": t({ zh: "一次 forward 的耗时（相对 1 个位置）与新位置数，每种测过的引擎一条；数字见下表", en: "the time of one forward (relative to one position) against the number of new positions, one curve per engine measured; the numbers are in the table below" }) },
   s("line", { class: "axis", x1: L, y1: y(0), x2: W - R, y2: y(0) }),
   s("line", { class: "axis", x1: L, y1: T, x2: L, y2: y(0) }),
   s("line", { class: "axis dashed", x1: L, y1: y(1), x2: W - R, y2: y(1) }),
@@ -144,7 +142,7 @@ export function initVerifyCost(costs, models) {
   const seed = models.meta.seeds[0];
   const sizes = [models.runs[`main_s${seed}`].params, ...MODEL_SIZES];
   const state = { device: "h100", size: 2, k: 4 };
-  const engines = Object.keys(costs.engines);
+  const engines = Object.keys(ENGINE_LABEL).filter((engine) => engine in costs.engines); // from the most overhead to the least
   const curves = engines.map((engine) => ({ engine, points: costCurve(costs.engines[engine], costs.positions) }));
   const el = (id) => document.getElementById(id);
 
@@ -156,10 +154,10 @@ export function initVerifyCost(costs, models) {
   }
 
   function renderCurve() {
-    const head = [t({ zh: "新位置数", en: "new positions" }),
-      ...engines.flatMap((e) => [`${t(ENGINE_LABEL[e])} ms`, `${t(ENGINE_LABEL[e])} ÷ 1`])];
+    // one column per engine: the ratio to one position, and under it the milliseconds
+    const head = [t({ zh: "新位置数", en: "new positions" }), ...engines.map((e) => t(ENGINE_LABEL[e]))];
     const rows = costs.positions.map((n, i) => ({ label: String(n),
-      cells: curves.flatMap((c) => [fixed(c.points[i].ms, 3), `${fixed(c.points[i].ratio, 2)}×`]) }));
+      cells: curves.map((c) => [`${fixed(c.points[i].ratio, 2)}×`, h("span", { class: "sub" }, `${fixed(c.points[i].ms, 3)} ms`)]) }));
     el("cost-curve").replaceChildren(
       curveSvg(curves, costs.positions),
       h("div", { class: "legend" }, curves.map((c) => h("span", {}, h("span", { class: `swatch line-${c.engine}` }), t(ENGINE_LABEL[c.engine])))),
@@ -169,8 +167,8 @@ export function initVerifyCost(costs, models) {
       h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": t({ zh: "实测耗时的数字", en: "the measured times" }) },
         dataTable({ caption: t({ zh: "实测：一次 forward 的耗时", en: "measured: the time of one forward" }), head, rows }, { class: "calc numbers" })),
       h("p", { class: "caption" }, t({
-        zh: `ms 列是 ${costs.repeats} 次交替重复的中位数（每次重复取 ${costs.calls_per_repeat} 次调用的中位数）；“÷ 1”列先在每次重复里除以同一次重复的 1 个位置，再取中位数，所以不一定等于两个 ms 列相除：机器的速度在重复之间漂移得比在一次重复之内厉害。`,
-        en: `The ms columns are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the "÷ 1" columns divide by one position within each repeat first and then take the median, so they need not equal one ms column over the other: the machine's speed drifts more between repeats than within one.` })));
+        zh: `每格上面是这次 forward 的耗时除以 1 个位置的耗时，下面是耗时本身。耗时是 ${costs.repeats} 次交替重复的中位数（每次重复取 ${costs.calls_per_repeat} 次调用的中位数）；比值先在每次重复里除以同一次重复的 1 个位置，再取中位数，所以不一定等于两个耗时相除：机器的速度在重复之间漂移得比在一次重复之内厉害。`,
+        en: `Each cell gives the forward's time over one position's, and under it the time itself. The times are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the ratios divide by one position within each repeat first and then take the median, so they need not equal one time over the other: the machine's speed drifts more between repeats than within one.` })));
   }
 
   onLangChange(() => { renderRoofline(); renderCurve(); });

@@ -1,15 +1,15 @@
 # make site     build site/16_speculative_decoding_viz.html from templates/, static/ and results JSON
 # make test     install what the tests need (venv, pip packages, Debian chromium) and run them all
 # make data     train the models that are missing for SEEDS (default 0; FORCE=1: retrain), then make measure
-# make measure  rerun every measurement from the committed checkpoints (DEVICE=cpu|cuda, ENGINE=eager|compiled:
-#               eager is always measured, as the baseline; the default measures both)
+# make measure  rerun every measurement from the committed checkpoints (DEVICE=cpu|cuda, ENGINE=a list of
+#               eager compiled aot native: eager is always measured, as the baseline; the default measures all)
 # make bench    the page's time and size budgets in headless Chromium -> bench/bench.json (not part of make test)
 SHELL := /bin/bash
 PY := .venv/bin/python
 STAMP := .venv/.installed
 SEEDS ?= 0
 DEVICE ?= cpu
-ENGINE ?= eager compiled
+ENGINE ?= eager compiled aot native
 FORCE ?=
 
 .PHONY: site test bench data measure train chromium axe clean-venv

@@ -58,19 +58,25 @@ def rows_of(runs, engines, n_chars, temperature):
 
 
 def choose(models, prompt, n_chars, engines, device, repeats):
-    """{(engine, T): (family, γ)}: the fastest candidate per engine and temperature."""
-    best = {}
+    """({(engine, T): (family, γ)}: the fastest candidate per engine and temperature, and every
+    candidate's speedup over its own plain in this stage: [{engine, temperature, family, size,
+    speedup, min, max}])."""
+    best, tried = {}, []
     for temperature in TEMPERATURES:
         runs = interleaved(decoders(models, lambda engine: CANDIDATES, prompt, n_chars, temperature, engines, device),
                            repeats, warmup=1, device=device)
         for row in rows_of(runs, engines, n_chars, temperature):
             key = (row["engine"], temperature)
-            if row["family"] != "plain" and (key not in best or row["speedup"] > best[key]["speedup"]):
+            if row["family"] == "plain":
+                continue
+            tried.append({k: row[k] for k in ("engine", "temperature", "family", "size", "speedup", "tokens_per_main")}
+                         | {"min": row["speedup_runs"]["min"], "max": row["speedup_runs"]["max"]})
+            if key not in best or row["speedup"] > best[key]["speedup"]:
                 best[key] = row
         print(f"  choose T={temperature:g}: " + ", ".join(
             f"{e} {best[e, temperature]['family']} γ={best[e, temperature]['size']} "
             f"{best[e, temperature]['speedup']:.2f}×" for e in engines), flush=True)
-    return {key: (row["family"], row["size"]) for key, row in best.items()}
+    return {key: (row["family"], row["size"]) for key, row in best.items()}, tried
 
 
 def over_reference(run, reference):
@@ -140,7 +146,7 @@ def measure(args, data, seeds, sizes):
     engines = available_engines(models.main, engines_of(args))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     with torch.inference_mode():
-        chosen = choose(models, prompt, n_chars, engines, args.device, sizes.ladder_choose_repeats)
+        chosen, tried = choose(models, prompt, n_chars, engines, args.device, sizes.ladder_choose_repeats)
         prices = forward_prices(models.main, models.draft, "kvcache", engines, tuple(range(1, GAMMA + 2)), sizes,
                                 args.device)
         rungs, rows_by_t = {}, {}
@@ -166,5 +172,6 @@ def measure(args, data, seeds, sizes):
                "seeds": list(range(sizes.ladder_repeats)), "model_seed": seeds[0],
                "prices": {e: {"main_s": p["seconds"]["main"], "over_main": p["over_main"], "c": p["c"],
                               "c_mtp": p["c_mtp"]} for e, p in prices.items()},
-               "rungs": rungs, "fresh_check": fresh}
+               "rungs": rungs, "fresh_check": fresh,
+               "choose_rows": tried}  # the choosing stage: few repeats, read to compare configurations only
     return {"ladder": {**payload, "summary": summarize(payload)}}

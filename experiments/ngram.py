@@ -48,7 +48,10 @@ class NgramTable:
                 row[nxt] = count
         for row in self.counts.values():
             row /= row.sum()  # each row becomes the distribution after its context
-        self.greedy = {}  # context -> q at T = 0, built on first use
+        # q at T = 0: a one-hot at each context's first most frequent char (what probs_from_logits
+        # makes of the log counts), as a row of one shared identity: no state builds up across decodes
+        self.greedy_char = {key: int(row.argmax()) for key, row in self.counts.items()}
+        self.one_hot = torch.eye(vocab_size)
 
     def entries(self):
         """Contexts stored, and (context, next char) pairs with a nonzero probability."""
@@ -70,13 +73,8 @@ class NgramTable:
 
     def q(self, seq, temperature):
         """q at temperature T: counts^(1/T), normalized; T = 0 is a one-hot at the most frequent."""
-        if temperature == 0:  # a one-hot at the first most frequent char, as probs_from_logits(log) gives, kept per context
-            key = self.context_key(seq)
-            if key not in self.greedy:
-                row = np.zeros(self.vocab_size, dtype=np.float32)
-                row[self.counts[key].argmax()] = 1
-                self.greedy[key] = torch.from_numpy(row)
-            return self.greedy[key]
+        if temperature == 0:
+            return self.one_hot[self.greedy_char[self.context_key(seq)]]  # a view: never written to
         probs = self.context_probs(seq)
         if temperature == 1:
             return probs

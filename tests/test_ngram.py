@@ -68,7 +68,7 @@ def test_q_is_a_distribution_after_every_context_at_the_lowest_temperature(table
 
 
 def test_greedy_q_is_the_one_hot_the_rule_makes_of_the_counts(table):
-    """q at T = 0 is kept per context; it must be probs_from_logits(log counts, 0), ties included."""
+    """q at T = 0 is read from a precomputed argmax; it must be probs_from_logits(log counts, 0), ties included."""
     for (length, code), probs in list(table.counts.items())[::97]:
         context = [code // table.vocab_size ** k % table.vocab_size for k in range(length - 1, -1, -1)]
         expected = probs_from_logits(torch.from_numpy(probs).log(), 0)

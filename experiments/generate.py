@@ -4,8 +4,9 @@
 
 Prints one JSON object: text, main_forwards, draft_forwards, proposed, accepted, wall_s, and
 compile_s (the engine's compilation or package loading, not counted in wall_s). wall_s times a warm decode:
-a short untimed decode (--warmup characters, its wall time in warmup_s) runs first, because a
-fresh process's first decode is slower than the next ones by a margin that differs by method. For a chain, proposed is the
+the same decode runs untimed first (--warmup characters, by default --n; its wall time in
+warmup_s), as the measurements' warm-up does, because a fresh process's first decode is slower
+than the next ones by a margin that differs by method and engine. For a chain, proposed is the
 drafts and accepted/proposed their acceptance; for a token tree, proposed counts every candidate
 node of every tree, so accepted/proposed is not α (most candidates are alternatives never on the
 path). draft_forwards counts the drafter's forwards, its lookups (one per drafted character of a
@@ -69,6 +70,8 @@ def models_from_flags(args, device, data):
 def run(args):
     if args.n < 1:
         raise UsageError(f"--n must be at least 1, got {args.n}")
+    if args.warmup is None:
+        args.warmup = args.n
     if args.warmup < 0:
         raise UsageError(f"--warmup must be at least 0, got {args.warmup}")
     try:
@@ -153,9 +156,9 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=200, help="characters to generate")
     parser.add_argument("--prompt", default="ROMEO:\\n", help="the text to continue (\\n is a newline)")
     parser.add_argument("--seed", type=int, default=0, help="the sampling seed")
-    parser.add_argument("--warmup", type=int, default=64,
-                        help="characters decoded untimed first (warmup_s), so that wall_s times a warm decode, "
-                             "as the measurements do; 0 times the process's first, cold decode")
+    parser.add_argument("--warmup", type=int, default=None,
+                        help="characters decoded untimed first (warmup_s; default: --n), so that wall_s times a "
+                             "warm decode, as the measurements do; 0 times the process's first, cold decode")
     parser.add_argument("--checkpoint", default=str(CHECKPOINTS / "main_s0.pt"), help="the main model (with its MTP head)")
     parser.add_argument("--draft-checkpoint", default=str(CHECKPOINTS / "draft_s0.pt"), help="--method draft: the draft model")
     parser.add_argument("--heads-checkpoint", default=None,

@@ -44,7 +44,7 @@ class Sizes:
     start_up_engines: tuple = ("eager", "compiled")  # engines whose fresh-process start-up is timed
     exercise_draws: int = 50_000    # exercise 1's draws through the rule (exercises.py)
     exercise_steps: int = 300       # exercise 3's training steps
-    fresh_repeats: int = 3          # fresh generate processes per side of a fresh-process check (families, ladder)
+    fresh_repeats: int = 5          # fresh generate processes per side of a fresh-process check (families, ladder)
     ladder_choose_repeats: int = 3  # timed runs per candidate while the ladder chooses each rung's fastest row
     ladder_repeats: int = 9         # interleaved timed runs of each rung's plain and fastest row
 

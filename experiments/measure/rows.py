@@ -88,8 +88,8 @@ FRESH_AGREEMENT = 0.10  # the harness's speedup and the fresh processes' agree w
 def fresh_check(args, seed, row, n_chars, repeats):
     """A timed chain row against the same two decoders run the way a reader runs them: fresh
     `python -m experiments.generate` processes, plain and the row's configuration alternating,
-    sampling seeds 0, 1, ...; each process's wall_s (a warm decode: generate decodes --warmup
-    characters untimed first). Their median paired ratio should agree with the row's speedup,
+    sampling seeds 0, 1, ...; each process's wall_s (a warm decode: generate runs the same decode
+    untimed first, as the harness's warm-up does). Their median paired ratio should agree with the row's speedup,
     timed inside one process by the harness."""
     engine, temperature = row["engine"], row["temperature"]
 

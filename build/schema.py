@@ -279,6 +279,10 @@ SCHEMA = {
             "best_over_reference?:num",       # the last rung's best row over the reference's plain
             "speculation_last?:num",          # the last rung's best row over its own plain
             "speculation_grows?:bool",        # speculation_last > speculation_gain
+            # the best row's round on the reference rung and on the last, in plain forwards of its engine
+            "round_ref?.verify:num", "round_ref?.drafting:num", "round_ref?.other:num",
+            "round_last?.verify:num", "round_last?.drafting:num", "round_last?.other:num",
+            "grew_most?:str",                 # verify | drafting | other: the part that grew most between them
         )],
         # the last rung's best row at T = 0 against fresh `python -m experiments.generate` processes
         "fresh_check.engine:str", "fresh_check.temperature:num", "fresh_check.family:str",

@@ -355,6 +355,10 @@ def test_ladder_pairs_every_rung_with_its_own_plain_and_the_compiled_plain(measu
         assert s["speculation_gain"] == ref["best"]["speedup"]
         assert s["overhead_beats_speculation"] == (s["overhead_gain"] > s["speculation_gain"])
         assert s["verify_prices"] == {r["engine"]: r["verify_price"][str(s["verify_at"])] for r in rungs}
+        parts = lambda row: {"verify": row["verify_over_main"], "drafting": row["drafter_per_round"],
+                             "other": row["other_per_round"]}
+        assert (s["round_ref"], s["round_last"]) == (parts(ref["best"]), parts(last["best"]))
+        assert s["grew_most"] == max(s["round_ref"], key=lambda p: s["round_last"][p] - s["round_ref"][p])
     fresh = ladder["fresh_check"]  # the last rung's row at T = 0, against fresh generate processes
     row = ladder["rungs"]["T0"][-1]["best"]
     assert (fresh["engine"], fresh["temperature"], fresh["family"], fresh["size"]) == ("native", 0.0, row["family"], row["size"])

@@ -1,7 +1,7 @@
 """Section ⑥'s engine ladder says what ladder.json's summary says: whether removing per-call
 overhead gained more than speculation did on the reference rung, and whether speculation's gain
-over its own plain decoding grew or shrank from that rung to the last, with the verify prices it
-quotes; and the fresh-process check under the chart. The page is rendered from the committed
+over its own plain decoding grew or shrank from that rung to the last, with the fastest row's round
+taken apart and the part that grew most; and the fresh-process check under the chart. The page is rendered from the committed
 results, then with the summary's booleans flipped, and its sentences follow them."""
 import copy
 import html as html_lib
@@ -55,21 +55,32 @@ def expect(s, ref, last):
     zh_last, en_last = NAMES[last]
     zh_ref, zh_last = (" " + z if z[0].isascii() else z for z in (zh_ref, zh_last))
     beats, grows = s["overhead_beats_speculation"], s["speculation_grows"]
-    k, vr, vl = s["verify_at"], f2(s["verify_prices"][ref]), f2(s["verify_prices"][last])
+    rr, rl = s["round_ref"], s["round_last"]
     og, sg, sl, bor = (f2(s[f]) for f in ("overhead_gain", "speculation_gain", "speculation_last", "best_over_reference"))
     en = [f"from the {en_ref} to the {en_last}, makes plain decoding itself {og}× faster, "
           + ("more" if beats else "less") + f" than the {sg}× that the fastest speculative row buys on the {en_ref}",
           f"runs at {bor}× the speed of plain decoding on the {en_ref}",
-          f"A forward over {k} new positions costs {vr} one-position forwards on the {en_ref} and {vl} on the {en_last}",
+          f"the verify costs {f2(rr['verify'])} on the {en_ref} and {f2(rl['verify'])} on the {en_last}, "
+          f"drafting {f2(rr['drafting'])} and {f2(rl['drafting'])}, the rest of the loop (sampling, the rule, Python) "
+          f"{f2(rr['other'])} and {f2(rl['other'])}",
+          GREW_EN[s["grew_most"]],
           f"{'rises' if grows else 'falls'} from {sg}× to {sl}×"]
-    en_not = [("less" if beats else "more") + f" than the {sg}×", f"{'falls' if grows else 'rises'} from"]
+    en_not = [("less" if beats else "more") + f" than the {sg}×", f"{'falls' if grows else 'rises'} from",
+              *(v for k, v in GREW_EN.items() if k != s["grew_most"])]
     zh = [f"普通解码本身就快了 {og}×，" + (f"比{zh_ref}上最快的投机解码带来的 {sg}× 还多" if beats
                                        else f"还不及{zh_ref}上最快的投机解码带来的 {sg}×"),
           f"速度是{zh_ref}普通解码的 {bor}×",
-          f"{k} 个新位置的 forward，在{zh_ref}上花 {vr} 次单位置 forward 的时间，在{zh_last}上花 {vl} 次",
+          f"验收在{zh_ref}上是 {f2(rr['verify'])}，在{zh_last}上是 {f2(rl['verify'])}；起草分别是 {f2(rr['drafting'])} "
+          f"和 {f2(rl['drafting'])}；其余（采样、接受规则、Python 循环）分别是 {f2(rr['other'])} 和 {f2(rl['other'])}",
+          GREW_ZH[s["grew_most"]],
           f"从 {sg}× {'升到' if grows else '降到'} {sl}×"]
-    zh_not = ["还不及" if beats else "还多", "降到" if grows else "升到"]
+    zh_not = ["还不及" if beats else "还多", "降到" if grows else "升到",
+              *(v for k, v in GREW_ZH.items() if k != s["grew_most"])]
     return en, en_not, zh, zh_not
+
+
+GREW_EN = {"drafting": "Drafting grew most", "verify": "The verify grew most", "other": "The rest of the loop grew most"}
+GREW_ZH = {"drafting": "涨得最多的是起草", "verify": "涨得最多的是验收", "other": "涨得最多的是其余部分"}
 
 
 @pytest.mark.parametrize("flip", [False, True], ids=["as measured", "booleans flipped"])
@@ -97,9 +108,9 @@ def test_ladder_sentences_follow_the_summary(flip):
         for phrase in zh:
             assert phrase in text_zh, (phrase, text_zh)
         assert not any(p in text_en for p in en_not) and not any(p in text_zh for p in zh_not), (text_en, text_zh)
-        # the caches are named only where speculation's gain shrank
-        assert ("MB of weights sit in its caches" in text_en) == (not s["speculation_grows"])
-        assert ("MB 的权重就待在它的缓存里" in text_zh) == (not s["speculation_grows"])
+        # the caches are named only where the verify is what grew most
+        assert ("MB of weights sit in its caches" in text_en) == (s["grew_most"] == "verify")
+        assert ("MB 的权重就待在它的缓存里" in text_zh) == (s["grew_most"] == "verify")
 
 
 def test_one_boolean_at_a_time_changes_only_its_own_clause():
@@ -113,11 +124,16 @@ def test_one_boolean_at_a_time_changes_only_its_own_clause():
             ladder["summary"][key][field] = not ladder["summary"][key][field]
         return says(render(edit), key, "en")
 
-    first, second = base.split(" A forward over ")
-    beats = flip("overhead_beats_speculation").split(" A forward over ")
-    grows = flip("speculation_grows").split(" A forward over ")
+    first, second = base.split(" Take the fastest row's round apart")
+    beats = flip("overhead_beats_speculation").split(" Take the fastest row's round apart")
+    grows = flip("speculation_grows").split(" Take the fastest row's round apart")
     assert beats[0] != first and beats[1] == second
     assert grows[0] == first and grows[1] != second
+    for part in GREW_EN:  # each part that can grow most has its own sentence, and only it changes
+        def edit(ladder, part=part):
+            ladder["summary"][key]["grew_most"] = part
+        text = says(render(edit), key, "en")
+        assert GREW_EN[part] in text and text.split(" Take the fastest row's round apart")[0] == first
     other = KEYS[-1]
     if other != key:  # the other temperature's block keeps its own summary
         assert says(render(lambda ladder: ladder["summary"][key].update(overhead_gain=9.876)), other, "en") \
@@ -129,7 +145,7 @@ def test_without_a_rung_past_the_reference_the_ladder_says_so():
     def edit(ladder):
         for key in KEYS:
             for field in ("overhead_gain", "speculation_gain", "overhead_beats_speculation", "best_over_reference",
-                          "speculation_last", "speculation_grows"):
+                          "speculation_last", "speculation_grows", "round_ref", "round_last", "grew_most"):
                 ladder["summary"][key].pop(field, None)
     page = render(edit)
     for key in KEYS:

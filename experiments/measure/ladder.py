@@ -111,12 +111,17 @@ def rung(engine, temperature, rows, runs, prices, n_chars):
     return out
 
 
+def round_parts(row):
+    """A row's round in plain forwards of its engine: the verify, the drafting, the rest (rows.timed_row)."""
+    return {"verify": row["verify_over_main"], "drafting": row["drafter_per_round"], "other": row["other_per_round"]}
+
+
 def summarize(payload):
     """What ⑥ says about the ladder, per temperature: the rungs in order with plain's and the best
     row's speed over the reference rung's plain, and each rung's speculative ratio over its own
     plain; whether removing overhead (the last rung's plain over the reference's) gains more than
-    speculation does on the reference rung; and how the verify price and the speculative ratio
-    move from the reference rung to the last."""
+    speculation does on the reference rung; how the verify price and the speculative ratio move
+    from the reference rung to the last, and which part of the fastest row's round grew most."""
     out = {"reference": payload["reference"]}
     for key, rungs in payload["rungs"].items():
         by = {r["engine"]: r for r in rungs}
@@ -135,7 +140,11 @@ def summarize(payload):
                 "verify_ref": {"positions": k_ref, "price": ref["verify_price"][str(k_ref)]},
                 "verify_last": {"positions": k_last, "price": last["verify_price"][str(k_last)]},
                 "speculation_last": last["best"]["speedup"],
-                "speculation_grows": last["best"]["speedup"] > ref["best"]["speedup"]})
+                "speculation_grows": last["best"]["speedup"] > ref["best"]["speedup"],
+                # the fastest row's round taken apart, in plain forwards of its own engine
+                "round_ref": round_parts(ref["best"]), "round_last": round_parts(last["best"])})
+            growth = {part: s["round_last"][part] - s["round_ref"][part] for part in s["round_ref"]}
+            s["grew_most"] = max(growth, key=growth.get)
         out[key] = s
     return out
 

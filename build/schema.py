@@ -273,10 +273,10 @@ SCHEMA = {
         *[f"summary.{key}.{field}" for key in ("T1", "T0") for field in (
             "verify_at:int",                  # k of the verify whose price every rung is compared at
             "verify_prices.*:num",            # engine: r at verify_at
-            "overhead_gain?:num",             # the last rung's plain over the reference's plain
+            "overhead_gain?:num",             # the last rung's plain chars/s over the reference's (the bars' ratio)
             "speculation_gain?:num",          # the reference rung's best row over its own plain
             "overhead_beats_speculation?:bool",  # overhead_gain > speculation_gain
-            "best_over_reference?:num",       # the last rung's best row over the reference's plain
+            "best_over_reference?:num",       # the last rung's best row chars/s over the reference's plain
             "speculation_last?:num",          # the last rung's best row over its own plain
             "speculation_grows?:bool",        # speculation_last > speculation_gain
             # the best row's round on the reference rung and on the last, in plain forwards of its engine

@@ -148,7 +148,7 @@ def main(argv=None):
     parser.add_argument("--mode", choices=MODES, default="kvcache",
                         help="kvcache: a sliding 64-position cache; recompute: every forward reruns the last 64 characters")
     parser.add_argument("--engine", choices=ENGINES, default="eager",
-                        help="compiled: static kv cache + torch.compile steps; aot: the same steps as AOTInductor "
+                        help="eager: the PyTorch modules as written (both modes); compiled: static kv cache + torch.compile steps; aot: the same steps as AOTInductor "
                              "packages, built once and kept on disk; native: a C++ step (all three: kvcache mode "
                              "only, and they need a C++ compiler: without one, one line says so and eager runs)")
     parser.add_argument("--temperature", type=float, default=1.0,

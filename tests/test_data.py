@@ -18,6 +18,7 @@ def test_checksum_mismatch_names_the_file(tmp_path, monkeypatch):
     bad = tmp_path / "tinyshakespeare.txt"
     bad.write_text("not shakespeare")
     monkeypatch.setattr(data_module, "LOCAL", bad)
+    monkeypatch.delenv("TINYSHAKESPEARE", raising=False)  # the override would be read instead of LOCAL
     with pytest.raises(DataError, match=str(bad)):
         find_data()
 

@@ -25,14 +25,15 @@ def summarize(payload, slack=0.15):
     """What the page concludes from the curves of the payload `measure` writes: per engine, how
     far the curve stays flat (flat_until) and whether it is flat past one position at all, and
     the last position's price; the engine the sentences are about (compiled where it ran), and
-    the flattest start over the engines."""
+    the flattest start of the eager and compiled engines (the ones ①'s curve paragraph states)."""
     last = payload["positions"][-1]
     out = {}
     for engine, p in payload["engines"].items():
         over = {int(n): v for n, v in p["over_main"].items()}  # JSON keys are strings
         out[engine] = {"flat_until": flat_until(over, slack), "flat_slack": slack, "over_main_last": over[last]}
         out[engine]["flat_start"] = out[engine]["flat_until"] > 1  # a second position within the slack
-    flat_max = max(out[e]["flat_until"] for e in payload["engines"])
+    # the flat start ①'s curve paragraph states, over the engines it names (eager, compiled)
+    flat_max = max(out[e]["flat_until"] for e in payload["engines"] if e in ("eager", "compiled"))
     return {**out, "primary_engine": "compiled" if "compiled" in payload["engines"] else "eager",
             "flat_until_max": flat_max, "flat_start": flat_max > 1}
 

@@ -18,6 +18,7 @@ from experiments.graphs import CompileUnavailable, check_compiler
 from experiments.model import GPT, GPTConfig, MTPHead
 from experiments.runners import MTPDrafter, Runner
 from experiments.trees import Tree
+from tests.test_engine import feed_schedule
 
 try:
     check_compiler()
@@ -59,27 +60,12 @@ def tiny():
     return random_model()
 
 
-def feed_schedule(seed, steps=60):
-    """A prompt, then feeds of 1-5 new tokens, some followed by a rollback of 1-4 of them (as
-    speculative decoding does), well past the 64-position window."""
-    rng = random.Random(seed)
-    seq = [rng.randrange(65) for _ in range(9)]
-    plan = [(list(seq), None)]
-    for _ in range(steps):
-        seq = seq + [rng.randrange(65) for _ in range(rng.randint(1, 5))]
-        keep = len(seq) - rng.randint(1, 4) if rng.random() < 0.5 else None
-        plan.append((list(seq), keep))
-        if keep is not None:
-            seq = seq[:keep] + [rng.randrange(65)]
-    return plan
-
-
 def test_logits_match_eager_through_padded_verifies_rollbacks_and_past_the_window(tiny):
     runner = built(lambda: aot.AOTRunner(tiny, sizes=(1, 5)))
     eager = Runner(tiny, "kvcache", lookahead=8)
     gap, fed, spread = 0.0, set(), 0.0
     with torch.inference_mode():
-        for seq, keep in feed_schedule(seed=3):
+        for seq, keep in feed_schedule(seed=3, steps=60):
             fed.add(len(seq) - runner.length)
             expected, _, start = eager.extend(seq)
             got, _, got_start = runner.extend(seq)

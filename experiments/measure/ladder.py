@@ -132,14 +132,14 @@ def summarize(payload):
              "verify_at": COMPARE_AT, "verify_prices": {r["engine"]: r["verify_price"][str(COMPARE_AT)] for r in rungs}}
         if ref is not None and last is not ref:
             k_ref, k_last = ref["best"]["size"] + 1, last["best"]["size"] + 1
+            # ratios of the median speeds the chart draws (as each rung's speedup is), so a
+            # sentence's figure is the bars' ratio; over_reference keeps the paired spread
+            overhead = last["plain"]["chars_per_s"] / ref["plain"]["chars_per_s"]
             s.update({
-                # ratios of the median speeds the chart draws (as each rung's speedup is), so a
-                # sentence's figure is the bars' ratio; over_reference keeps the paired spread
-                "overhead_gain": last["plain"]["chars_per_s"] / ref["plain"]["chars_per_s"],
+                "overhead_gain": overhead,
                 "speculation_gain": ref["best"]["speedup"],                   # speculation on the reference rung
                 "best_over_reference": last["best"]["chars_per_s"] / ref["plain"]["chars_per_s"],
-                "overhead_beats_speculation": last["plain"]["chars_per_s"] / ref["plain"]["chars_per_s"]
-                > ref["best"]["speedup"],
+                "overhead_beats_speculation": overhead > ref["best"]["speedup"],
                 "verify_ref": {"positions": k_ref, "price": ref["verify_price"][str(k_ref)]},
                 "verify_last": {"positions": k_last, "price": last["verify_price"][str(k_last)]},
                 "speculation_last": last["best"]["speedup"],

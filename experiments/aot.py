@@ -34,8 +34,8 @@ from unittest.mock import patch
 import torch
 import torch.nn as nn
 
-from experiments.graphs import (CompileUnavailable, StaticCache, StaticMTPDrafter, StaticRunner, check_compiler,
-                                main_graph, mtp_graph, prepare_model, round_graph, scratch_inputs, tree_graph)
+from experiments.graphs import (GRAPHS, CompileUnavailable, StaticCache, StaticMTPDrafter, StaticRunner,
+                                check_compiler, mtp_graph, prepare_model, round_graph, scratch_inputs)
 
 HERE = Path(__file__).resolve().parent
 SOURCES = ("graphs.py", "model.py", "aot.py")  # a change to any of them rebuilds every package
@@ -130,10 +130,8 @@ class Step(nn.Module):
 
     def forward(self, tensors, slot_pos, k, v):
         cache = BoundCache(k, v, slot_pos)
-        if self.kind == "main":
-            return main_graph(self.model, cache, *tensors)
-        if self.kind == "tree":
-            return tree_graph(self.model, cache, *tensors)
+        if self.kind in ("main", "tree", "main_layers", "tree_layers"):
+            return GRAPHS[self.kind](self.model, cache, *tensors)
         if self.kind == "mtp":
             return mtp_graph(self.model, self.drafter, cache, *tensors)
         gamma, temperature = self.size
@@ -250,9 +248,9 @@ class AOTRunner(StaticRunner):
     """StaticRunner whose steps are AOTInductor packages (compiled or loaded in build; see the
     module docstring). compile_s: the seconds build took (compiling, or only loading)."""
 
-    def __init__(self, model, sizes=(1,), round=None, tree_size=None):
+    def __init__(self, model, sizes=(1,), round=None, tree_size=None, layers=False):
         self.packages = {}  # kind -> {(model, head, size): runner}
-        super().__init__(model, sizes, round, tree_size)
+        super().__init__(model, sizes, round, tree_size, layers)
 
     def build(self, kind, sizes):
         head = self.head if kind == "mtp" else None

@@ -96,26 +96,28 @@ def check_engine(engine, mode):
     return engine
 
 
-def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None, head=None, tree_size=None):
+def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None, head=None, tree_size=None,
+                layers=False):
     """A Runner (an MTPDrafter with mtp=True, over `head` if given) in the given engine. For the
     compiled and aot engines: `sizes` are the numbers of new positions per call they build steps
     for (others are padded up to one), round = (γ, T) builds a whole draft round of γ steps and
     their sampling, and tree_size a verify of a token tree of that many nodes (smaller trees are
     padded up). The native engine needs none of that: its C++ step takes any number of positions.
-    Its MTP head (and EAGLE's) runs eagerly on the native model's features."""
+    Its MTP head (and EAGLE's) runs eagerly on the native model's features. layers=True: the
+    main runner's h is every layer's output (for EAGLE-3's drafter)."""
     check_engine(engine, mode)
     if engine == "eager" or engine == "native" and mtp:
-        return MTPDrafter(model, mode, head) if mtp else Runner(model, mode, lookahead)
+        return MTPDrafter(model, mode, head) if mtp else Runner(model, mode, lookahead, layers)
     if engine == "native":
         try:
-            return NativeRunner(model, lookahead)
+            return NativeRunner(model, lookahead, layers=layers)
         except NativeUnavailable as err:
             raise CompileUnavailable(str(err)) from err
     if engine == "aot":
-        return AOTMTPDrafter(model, sizes, head) if mtp else AOTRunner(model, sizes, round, tree_size)
+        return AOTMTPDrafter(model, sizes, head) if mtp else AOTRunner(model, sizes, round, tree_size, layers)
     if mtp:
         return CompiledMTPDrafter(model, sizes, head)
-    return CompiledRunner(model, sizes, round, tree_size)
+    return CompiledRunner(model, sizes, round, tree_size, layers)
 
 
 def available_engines(main, requested):

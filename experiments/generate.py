@@ -51,7 +51,7 @@ def compiled_positions(prompt_length, n, spec):
 def models_from_flags(args, device, data):
     """The models --method needs, from the checkpoint flags (methods.Models)."""
     main = load_model(args.checkpoint, device)
-    models = Models(main, train_tokens=data.train.tolist() if args.method in ("ngram", "match") else None,
+    models = Models(main, train_tokens=data.train.tolist() if args.method in ("ngram", "match", "suffix") else None,
                     vocab_size=data.vocab_size)
     if args.method == "draft":
         models.draft = load_model(args.draft_checkpoint, device, "--draft-checkpoint")
@@ -140,7 +140,7 @@ def main(argv=None):
                              f"{ORDERS['lookup']}); lookahead: the n-gram size (default {ORDERS['lookahead']})")
     parser.add_argument("--gamma", type=int, default=None,
                         help="drafts per main forward of a chain (default 1; 1 to 63; mtp: 1; medusa: at most its "
-                             "heads); lookahead: its Jacobi window (default: a third of --tree's nodes, else 1); "
+                             "heads; block: at most its mask positions; suffix: at most, fewer after a short match); lookahead: its Jacobi window (default: a third of --tree's nodes, else 1); "
                              "not for plain decoding or the other trees, whose depth comes from --tree")
     parser.add_argument("--tree", type=int, default=None,
                         help=f"verify a token tree of 2 to 64 nodes per main forward instead of a chain "
@@ -162,7 +162,7 @@ def main(argv=None):
     parser.add_argument("--checkpoint", default=str(CHECKPOINTS / "main_s0.pt"), help="the main model (with its MTP head)")
     parser.add_argument("--draft-checkpoint", default=str(CHECKPOINTS / "draft_s0.pt"), help="--method draft: the draft model")
     parser.add_argument("--heads-checkpoint", default=None,
-                        help="medusa / eagle: the trained drafter (default experiments/checkpoints/<method>_s0.pt); "
+                        help="medusa / eagle / eagle3 / block: the trained drafter (default experiments/checkpoints/<method>_s0.pt); "
                              "its main model is --checkpoint")
     parser.add_argument("--device", default="cpu", help="cpu, or cuda / cuda:N where a GPU is present")
     parser.add_argument("--threads", type=int, default=1,

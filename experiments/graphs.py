@@ -105,12 +105,24 @@ def tree_graph(model, cache, idx, pos, ancestors):
     return run_blocks(model, cache, idx, pos, cache.prepare_tree(pos, ancestors))
 
 
-def run_blocks(model, cache, idx, pos, mask):
+def main_layers_graph(model, cache, idx, pos):
+    """main_graph whose hidden states are every layer's output side by side (EAGLE-3 reads them)."""
+    return run_blocks(model, cache, idx, pos, cache.prepare(pos), layers=True)
+
+
+def tree_layers_graph(model, cache, idx, pos, ancestors):
+    """tree_graph with every layer's output (main_layers_graph)."""
+    return run_blocks(model, cache, idx, pos, cache.prepare_tree(pos, ancestors), layers=True)
+
+
+def run_blocks(model, cache, idx, pos, mask, layers=False):
     cos, sin = rope_at(model, pos)
-    x = model.tok_emb(idx)
+    x, outputs = model.tok_emb(idx), []
     for layer, block in enumerate(model.blocks):
         x = block(x, cos, sin, mask, cache, layer)
-    return model.head(x), x
+        if layers:
+            outputs.append(x)
+    return model.head(x), torch.cat(outputs, dim=-1) if layers else x
 
 
 def mtp_graph(model, head, cache, h, next_idx, pos):
@@ -147,7 +159,8 @@ def prepare_model(model, positions=ROPE_POSITIONS):
         model.engine_rope = (cos.to(weight), sin.to(weight))
 
 
-GRAPHS = {"main": main_graph, "mtp": mtp_graph, "round": round_graph, "tree": tree_graph}
+GRAPHS = {"main": main_graph, "mtp": mtp_graph, "round": round_graph, "tree": tree_graph,
+          "main_layers": main_layers_graph, "tree_layers": tree_layers_graph}
 
 
 def static_cache(model, mtp=False):
@@ -164,9 +177,9 @@ def scratch_inputs(model, kind, size, device, head=None):
                                                                       device=device), gamma, temperature)
     cache = static_cache(model, mtp=kind == "mtp")
     ids, pos = torch.zeros((1, size), dtype=torch.long, device=device), torch.arange(size, device=device)
-    if kind == "main":
+    if kind in ("main", "main_layers"):
         return cache, ids, pos
-    if kind == "tree":  # a chain of `size` nodes
+    if kind in ("tree", "tree_layers"):  # a chain of `size` nodes
         return cache, ids, pos, torch.ones((size, size), dtype=torch.bool, device=device).tril()
     h = torch.zeros((1, size, cfg.n_embd), dtype=model.tok_emb.weight.dtype, device=device)
     return head or model.mtp, cache, h, ids, pos
@@ -189,16 +202,18 @@ class StaticRunner(Runner):
     window-sized chunks). With sizes=() nothing is built: the static cache alone, eagerly.
     A subclass says how a step is built ahead of its first timed call (`build(kind, sizes)`,
     returning the seconds it took) and which callable runs it (`graph(kind)`): torch.compile in
-    engine.CompiledRunner, AOTInductor packages in aot.AOTRunner."""
+    engine.CompiledRunner, AOTInductor packages in aot.AOTRunner. layers=True: the main and tree
+    steps return every layer's output as h (their *_layers graphs)."""
 
-    def __init__(self, model, sizes=(1,), round=None, tree_size=None):
-        super().__init__(model, "kvcache", lookahead=0)
+    def __init__(self, model, sizes=(1,), round=None, tree_size=None, layers=False):
+        super().__init__(model, "kvcache", lookahead=0, layers=layers)
         self.sizes, self.round, self.tree_size = tuple(sizes), round, tree_size
-        self.compile_s = self.build("main", self.sizes)
+        self.main_kind, self.tree_kind = ("main_layers", "tree_layers") if layers else ("main", "tree")
+        self.compile_s = self.build(self.main_kind, self.sizes)
         if round is not None:
             self.compile_s += self.build("round", [round])
         if tree_size is not None:
-            self.compile_s += self.build("tree", [tree_size])
+            self.compile_s += self.build(self.tree_kind, [tree_size])
 
     def build(self, kind, sizes):
         raise NotImplementedError
@@ -229,9 +244,9 @@ class StaticRunner(Runner):
         check_positions(start + len(tokens) + max(self.sizes, default=0))
         feed = padded(tokens, self.sizes)
         if feed is not None:
-            logits, h = self.graph("main")(self.model, self.cache, *self.inputs(feed, start))
+            logits, h = self.graph(self.main_kind)(self.model, self.cache, *self.inputs(feed, start))
             return logits[0, :len(tokens)], h[0, :len(tokens)]
-        parts = [main_graph(self.model, self.cache, *self.inputs(tokens[i:i + self.window], start + i))
+        parts = [GRAPHS[self.main_kind](self.model, self.cache, *self.inputs(tokens[i:i + self.window], start + i))
                  for i in range(0, len(tokens), self.window)]
         return torch.cat([logits[0] for logits, _ in parts]), torch.cat([h[0] for _, h in parts])
 
@@ -245,7 +260,7 @@ class StaticRunner(Runner):
         ancestors[:T, :T] = tree.ancestors()
         idx = torch.tensor([tree.tokens + [0] * (N - T)], device=self.device)
         pos = self.length + torch.tensor(tree.depths + [0] * (N - T), device=self.device)
-        step = self.graph("tree") if N == self.tree_size else tree_graph
+        step = self.graph(self.tree_kind) if N == self.tree_size else GRAPHS[self.tree_kind]
         logits, h = step(self.model, self.cache, idx, pos, ancestors.to(self.device))
         return logits[0, :T], h[0, :T]
 

@@ -9,11 +9,24 @@
   predicts the next feature h_{t+1}; the main model's head turns that into a distribution for
   x_{t+2}. Because its output lives in the same space as its input, it can draft a chain by
   feeding its own predicted features back in.
+- An EAGLE-3-style drafter (Li et al. 2025, arXiv 2503.01840): the EAGLE layer, but it reads
+  every layer's output of the main model fused by one linear layer (EAGLE-3 fuses a low, a middle
+  and a high layer; this main model has four, so all four), it is trained on tokens only (the
+  main model's distribution; no feature regression), and it is trained by "training-time test":
+  for k steps it runs on its own previous outputs, with the attention it will have when drafting
+  (its own earlier drafts of the same round, and the main model's real features before them).
+- A block-parallel drafter, in the style of DFlash (a block-diffusion drafter; vLLM's speculators
+  docs): one forward of one transformer block over K + 1 positions, the anchor [h_t; x_{t+1}]
+  fused as in the MTP head and then K learned mask positions, drafts x_{t+2} .. x_{t+K+1} at
+  once. Drafting costs one call whatever γ is; the drafts do not see each other's tokens, only
+  the block's hidden states. Simplified: DFlash denoises a block with bidirectional attention;
+  here the block is causal, so the first g outputs do not depend on how many masks follow and one
+  trained block drafts any γ <= K, and it is trained for one step (no diffusion).
 
 The EAGLE drafter has exactly the shape of this chapter's MTP head (`model.MTPHead`, which also
 normalizes its two inputs); the difference is what it is trained to produce (the next feature,
 by regression, plus a cross-entropy on the main model's own distribution) and that the main model
-is frozen. `python -m experiments.train --model medusa|eagle` trains them.
+is frozen. `python -m experiments.train --model medusa|eagle|eagle3|block` trains them.
 """
 import pickle
 import time
@@ -24,20 +37,24 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from experiments.model import MTPHead, fingerprint, load_checkpoint
+from experiments.model import Block, MTPHead, RMSNorm, fingerprint, load_checkpoint
 from experiments.engine import make_runner
 from experiments.rule import probs_from_logits, sample
 from experiments.runners import Drafter
 from experiments.trees import best_first, top_choices
 
-KINDS = ("medusa", "eagle")
+KINDS = ("medusa", "eagle", "block", "eagle3")
+PARALLEL = ("medusa", "block")  # every draft of a round from one call on the main model's feature
 
 
 @dataclass
 class HeadsConfig:
-    kind: str                    # "medusa" or "eagle"
+    kind: str                    # "medusa", "eagle" or "block"
     main: str                    # checkpoint name of the frozen main model they read, e.g. main_s0
     n_heads: int = 3             # Medusa: heads for x_{t+2} .. x_{t+K+1}
+    n_masks: int = 8             # block: mask positions for x_{t+2} .. x_{t+K+1}
+    anchor_stride: int = 4       # block: train on every 4th anchor of a window (each is its own forward)
+    ttt_steps: int = 4           # EAGLE-3: self-fed steps of training-time test
     block_size: int = 64         # training windows (the main model's)
     cls_weight: float = 0.1      # EAGLE: weight of the token loss beside the feature regression
     feature_noise: float = 0.1   # EAGLE: U(-a, a) noise on the input features while training
@@ -55,6 +72,53 @@ class MedusaHeads(nn.Module):
         return torch.stack([z + F.silu(linear(z)) for linear in self.res], dim=-2)
 
 
+class FusedLayer(MTPHead):
+    """EAGLE-3's drafter layer: the MTP head's shape over (g_t, x_{t+1}), where g_t = W [h^1_t; ..;
+    h^L_t] fuses the main model's layer outputs (`read`). Its output feature goes to the main
+    model's head for x_{t+2}, and is the feature of the next position when it drafts a chain."""
+
+    def __init__(self, cfg):
+        super().__init__(cfg)
+        self.fuse = nn.Linear(cfg.n_layer * cfg.n_embd, cfg.n_embd, bias=False)
+
+    reads_layers = True
+
+    def read(self, layers):
+        return self.fuse(layers)
+
+
+class StepKeys:
+    """The cache of training-time test: each step's keys and values, kept in order, so that step
+    j attends to steps 1..j at once (its mask says which rows)."""
+
+    def __init__(self):
+        self.kv = []
+
+    def update(self, layer, kv):
+        self.kv.append(kv)
+        both = torch.cat(self.kv, dim=-2)
+        return both[0], both[1]
+
+
+class ParallelBlock(nn.Module):
+    """The block drafter's net: the anchor h' = W [RMSNorm(h_t); RMSNorm(Emb(x_{t+1}))] (the MTP
+    head's fusion), then K learned mask embeddings, through one causal transformer block; output i
+    (1-based) is a feature for x_{t+1+i}, for the main model's final norm and head."""
+
+    def __init__(self, cfg, n_masks):
+        super().__init__()
+        self.hidden_norm, self.embed_norm = RMSNorm(cfg.n_embd), RMSNorm(cfg.n_embd)
+        self.proj = nn.Linear(2 * cfg.n_embd, cfg.n_embd, bias=False)
+        self.masks = nn.Parameter(0.02 * torch.randn(n_masks, cfg.n_embd))
+        self.block = Block(cfg)
+
+    def forward(self, h, next_emb, g, cos, sin):
+        """h, next_emb [N, C] -> [N, g, C]: g drafts per anchor (g <= K; cos, sin for positions 0..g)."""
+        anchor = self.proj(torch.cat((self.hidden_norm(h), self.embed_norm(next_emb)), dim=-1))
+        x = torch.cat((anchor[:, None], self.masks[:g].expand(anchor.shape[0], g, -1)), dim=1)
+        return self.block(x, cos, sin)[:, 1:]
+
+
 class FeatureDrafter(nn.Module):
     """Medusa heads or the EAGLE layer, attached to a frozen main model. The main model is held
     but not registered: it is not trained, and the checkpoint holds only the drafter."""
@@ -67,7 +131,9 @@ class FeatureDrafter(nn.Module):
         self.__dict__["main"] = main
         main.requires_grad_(False)
         C = main.cfg.n_embd
-        self.net = MedusaHeads(C, cfg.n_heads) if cfg.kind == "medusa" else MTPHead(main.cfg)
+        self.net = (MedusaHeads(C, cfg.n_heads) if cfg.kind == "medusa" else
+                    ParallelBlock(main.cfg, cfg.n_masks) if cfg.kind == "block" else
+                    FusedLayer(main.cfg) if cfg.kind == "eagle3" else MTPHead(main.cfg))
         # EAGLE's feature noise has a stream of its own (on the CPU, so it is the same on any
         # device) that train() seeds and keeps in the resume state: a resumed run draws what
         # an uninterrupted one would.
@@ -84,6 +150,22 @@ class FeatureDrafter(nn.Module):
         """Logits [..., K, V] of the K heads from the main model's features h [..., C]."""
         return F.linear(self.net(self.main.norm(h)), self.main.tok_emb.weight)
 
+    def block_logits(self, h, next_idx, g):
+        """Logits [N, g, V] of the block's first g drafts after anchors (h [N, C], next ids [N])."""
+        cos, sin = self.main.rope_cos[:g + 1], self.main.rope_sin[:g + 1]
+        return self.main.head(self.net(h, self.main.tok_emb(next_idx), g, cos, sin))
+
+    def parallel_logits(self, h, next_token, g):
+        """The g drafts' logits [g, V] after the feature h [C] that predicted next_token."""
+        if self.cfg.kind == "medusa":  # the heads do not read the pending token
+            return self.medusa_logits(h)[:g]
+        return self.block_logits(h[None], torch.tensor([next_token], device=h.device), g)[0]
+
+    @property
+    def max_drafts(self):
+        """The most drafts one call makes (its heads or mask positions; None: a chain of any length)."""
+        return {"medusa": self.cfg.n_heads, "block": self.cfg.n_masks}.get(self.cfg.kind)
+
     def losses(self, x, y):
         with torch.no_grad():
             h = self.main.trunk(x)
@@ -92,6 +174,10 @@ class FeatureDrafter(nn.Module):
             # head k (1-based) at position t predicts x_{t+k+1} = y[t+k]
             return {f"head{k}": F.cross_entropy(logits[:, :T - k, k - 1].flatten(0, 1), y[:, k:].flatten())
                     for k in range(1, self.cfg.n_heads + 1)}
+        if self.cfg.kind == "block":
+            return self.block_losses(h, x, y)
+        if self.cfg.kind == "eagle3":
+            return self.test_time_losses(x)
         features_in = h[:, :-1]
         if self.training and self.cfg.feature_noise:
             a = self.cfg.feature_noise
@@ -105,28 +191,84 @@ class FeatureDrafter(nn.Module):
                 "cls": -(p_next * torch.log_softmax(logits, dim=-1)).sum(-1).mean(),
                 "token": F.cross_entropy(logits.flatten(0, 1), y[:, 1:].flatten())}
 
+    def block_losses(self, h, x, y):
+        """Cross-entropy of each mask position: the anchor at t is (h_t, x_{t+1}) and output i
+        predicts x_{t+1+i} = y[t+i], for anchors t = 0, s, 2s, ... (s = anchor_stride: each anchor
+        is a K + 1-position forward of its own); an anchor near the window's end skips the
+        positions past it."""
+        B, T = x.shape
+        K, s = self.cfg.n_masks, self.cfg.anchor_stride
+        anchors = torch.arange(0, T - 1, s, device=x.device)
+        logits = self.block_logits(h[:, anchors].flatten(0, 1), x[:, anchors + 1].flatten(), K).view(B, len(anchors), K, -1)
+        targets = torch.cat((y, y.new_full((B, K), -100)), dim=1)  # -100: past the window, ignored
+        return {f"pos{i}": F.cross_entropy(logits[:, :, i - 1].flatten(0, 1), targets[:, anchors + i].flatten(),
+                                           ignore_index=-100)
+                for i in range(1, K + 1)}
+
+    def test_time_losses(self, x):
+        """EAGLE-3's training-time test (test_time_features): each step's cross-entropy to the main
+        model's distribution there; rows whose target lies past the window are left out."""
+        main, T = self.main, x.shape[1]
+        with torch.no_grad():
+            features = self.main_features(x)
+            p = torch.softmax(main.head(features[..., -main.cfg.n_embd:]), dim=-1)  # row t: x_{t+1}
+        losses = {}
+        for j, feature in enumerate(self.test_time_features(features, x), 1):
+            rows = T - j  # anchors a <= T - 1 - j have their target x_{a+j+1} in the window
+            log_q = torch.log_softmax(main.head(feature[:, :rows]), dim=-1)
+            losses[f"step{j}"] = -(p[:, j:j + rows] * log_q).sum(-1).mean()
+        return losses
+
+    def main_features(self, x):
+        """What the drafter reads from the main model for ids x [B, T]: h, or every layer's output
+        side by side for EAGLE-3 (whose `read` fuses them)."""
+        return self.main.trunk(x, layers=self.net.reads_layers)
+
+    def test_time_features(self, features, x):
+        """The drafter's output features [B, T-1, C] of each step, from the main model's features
+        (main_features) of ids x; EAGLE's layer runs the same way. Row a of every step is one round
+        anchored at a: step 1 reads (g_a, x_{a+1}) at position a; step j reads (its own step j-1
+        output, x_{a+j}) at position a + j - 1, to predict x_{a+j+1}. Step j's row a attends to step
+        1's rows <= a (the main model's real features) and to row a of steps 2..j (its own drafts
+        of that round): what the drafter's cache holds when it drafts (tests/test_heads.py)."""
+        main, (B, T) = self.main, x.shape
+        A = T - 1  # anchors 0 .. T-2
+        feature, keys, out = self.net.read(features[:, :A]), StepKeys(), []
+        causal = torch.ones((A, A), dtype=torch.bool, device=x.device).tril()
+        diagonal = torch.eye(A, dtype=torch.bool, device=x.device)
+        padded = torch.cat((x, x.new_zeros((B, self.cfg.ttt_steps))), dim=1)  # tokens past the window: ignored rows
+        for j in range(1, self.cfg.ttt_steps + 1):
+            cos, sin = main.rope_cos[j - 1:j - 1 + A], main.rope_sin[j - 1:j - 1 + A]
+            mask = torch.cat([causal] + [diagonal] * (j - 1), dim=1)
+            feature = self.net(feature, main.tok_emb(padded[:, j:j + A]), cos, sin, mask, keys)
+            out.append(feature)
+        return out
+
     def chain_drafter(self, mode, engine, gamma):
         """The Drafter for a chain of gamma drafts (speculative.speculative_decode; methods.check
-        holds Medusa to one draft per head)."""
-        if self.cfg.kind == "medusa":
-            return MedusaDrafter(self)
+        holds Medusa and the block to max_drafts)."""
+        if self.cfg.kind in PARALLEL:
+            return ParallelDrafter(self)
         return make_runner(self.main, mode, engine, sizes=(1, gamma + 1), mtp=True, head=self.net)
 
     def tree_drafter(self):
-        """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: Medusa runs no
-        forward, and EAGLE grows its tree eagerly (its tree forwards are not compiled)."""
+        """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: Medusa and
+        the block run eagerly anyway, and EAGLE grows its tree eagerly (its tree forwards are not compiled)."""
         return self.chain_drafter("kvcache", "eager", 1)
 
     def objective(self, losses, mtp_weight=0.0):
-        if self.cfg.kind == "medusa":
+        if self.cfg.kind in PARALLEL:
             return sum(losses.values())
+        if self.cfg.kind == "eagle3":
+            return sum(losses.values()) / len(losses)
         return losses["reg"] + self.cfg.cls_weight * losses["cls"]
 
 
-class MedusaDrafter(Drafter):
-    """Medusa's Drafter, for chains and trees: drafts for the K positions
-    after the pending token, all from the main model's feature at the newest position it has
-    processed (the one that predicted the pending token), one head each; no forward of its own."""
+class ParallelDrafter(Drafter):
+    """The Drafter of Medusa and of the block drafter, for chains and trees: drafts for up to K
+    positions after the pending token in one call, all from the main model's feature at the newest
+    position it has processed (the one that predicted the pending token): Medusa's heads read
+    that feature alone, the block also the pending token; no main forward of its own."""
 
     def __init__(self, drafter):
         super().__init__()
@@ -136,15 +278,15 @@ class MedusaDrafter(Drafter):
     def observe(self, h, start):
         self.h, self.h_start = h, start
 
-    def head_logits(self, main_length):
-        # the feature at main_length - 1 predicted the pending token; head k predicts k + 1 further
-        return self.drafter.medusa_logits(self.h[main_length - 1 - self.h_start])
+    def head_logits(self, seq, main_length, g):
+        # the feature at main_length - 1 predicted the pending token seq[main_length]; draft k predicts k + 1 further
+        return self.drafter.parallel_logits(self.h[main_length - 1 - self.h_start], seq[main_length], g)
 
     def propose(self, seq, main_length, g, temperature, generator=None):
         if self.h is None:  # before the main model's first forward: no features, no drafts
             return None, []
         t0 = time.perf_counter()
-        logits = self.head_logits(main_length)[:g]
+        logits = self.head_logits(seq, main_length, g)
         q = probs_from_logits(logits, temperature)
         drafts = [sample(row, generator) for row in q]
         self.forward_s += time.perf_counter() - t0
@@ -152,11 +294,12 @@ class MedusaDrafter(Drafter):
         return q, drafts
 
     def tree(self, seq, n_nodes, max_depth):
-        """Medusa's tree: the K heads' top candidates combined best-first by the product of
-        their probabilities. Head k sees no draft before it, so its candidates are the same
+        """Medusa's tree: the K drafts' top candidates combined best-first by the product of
+        their probabilities. Draft k sees no draft token before it, so its candidates are the same
         under every branch: the tree is a pruned Cartesian product."""
         t0 = time.perf_counter()
-        heads = torch.softmax(self.head_logits(len(seq) - 1), dim=-1)  # at T = 1: they only rank
+        k = min(self.drafter.max_drafts, max_depth) if max_depth > 0 else 1
+        heads = torch.softmax(self.head_logits(seq, len(seq) - 1, k), dim=-1)  # at T = 1: they only rank
         depth = min(max_depth, heads.shape[0])
         choices = [top_choices(row, n_nodes) for row in heads[:depth]]
         tree = best_first(seq[-1], n_nodes, lambda branch: choices[len(branch)] if len(branch) < depth else [])
@@ -175,7 +318,7 @@ def load_drafter(path, device="cpu", main=None, checkpoints=None):
         cfg = HeadsConfig(**payload["config"])
     except (pickle.UnpicklingError, EOFError, OSError, KeyError, TypeError, RuntimeError) as err:
         raise ValueError(f"{path} is not a drafter checkpoint written by experiments.train "
-                         f"--model medusa|eagle ({type(err).__name__})") from None
+                         f"--model {'|'.join(KINDS)} ({type(err).__name__})") from None
     if main is None:
         main, _ = load_checkpoint(Path(checkpoints or Path(path).parent) / f"{cfg.main}.pt", device)
     main_name = main.checkpoint_path or "the main model given"

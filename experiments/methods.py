@@ -25,11 +25,13 @@ from experiments.model import load_checkpoint
 from experiments.runners import ModelDrafter
 from experiments.runs import RUNS, run_name
 from experiments.speculative import check_gamma, check_tree, plain_decode, speculative_decode, tree_decode
+from experiments.suffix import SuffixDrafter, SuffixIndex
 
-METHODS = ("plain", "draft", "mtp", "ngram", "lookup", "match", "medusa", "eagle", "lookahead")
-CHAIN_METHODS = ("draft", "mtp", "ngram", "lookup", "match", "medusa", "eagle")
-TREE_METHODS = ("ngram", "lookup", "medusa", "eagle", "lookahead")
-HEAD_METHODS = ("medusa", "eagle")  # trained drafters on the frozen main model (experiments/heads.py)
+METHODS = ("plain", "draft", "mtp", "ngram", "lookup", "match", "suffix", "medusa", "eagle", "eagle3", "block",
+           "lookahead")
+CHAIN_METHODS = ("draft", "mtp", "ngram", "lookup", "match", "suffix", "medusa", "eagle", "eagle3", "block")
+TREE_METHODS = ("ngram", "lookup", "suffix", "medusa", "eagle", "eagle3", "block", "lookahead")
+HEAD_METHODS = ("medusa", "eagle", "eagle3", "block")  # trained drafters on the frozen main model (experiments/heads.py)
 ORDERS = {"ngram": DEFAULT_ORDER, "lookup": 4, "match": DEFAULT_ORDER, "lookahead": 3}  # lookup matches 3 chars;
 # match copies the longest earlier match of at least 6 characters, then drafts from the table of its order
 
@@ -65,7 +67,7 @@ def spec_of(method, shape, size, order=None):
 @dataclass
 class Models:
     """The trained models a method may need: the main model (with its MTP head), the draft model,
-    the feature drafters by kind, and the training text for the n-gram table."""
+    the feature drafters by kind, and the training text for the n-gram table and suffix decoding's index."""
     main: object
     draft: object = None
     heads: dict = field(default_factory=dict)
@@ -73,18 +75,28 @@ class Models:
     vocab_size: int = 65
     tables: dict = field(default_factory=dict)    # order -> NgramTable, built on first use
     payloads: dict = field(default_factory=dict)  # kind -> the feature drafter's checkpoint payload
+    suffixes: SuffixIndex = None                  # suffix decoding's corpus index, built on first use
+
+    def training_text(self, what):
+        if self.train_tokens is None:
+            raise ValueError(f"{what} needs the training text (Models.train_tokens)")
+        return self.train_tokens
 
     def table(self, order):
         if order not in self.tables:
-            if self.train_tokens is None:
-                raise ValueError("the n-gram table needs the training text (Models.train_tokens)")
-            self.tables[order] = NgramTable(self.train_tokens, order, self.vocab_size)
+            self.tables[order] = NgramTable(self.training_text("the n-gram table"), order, self.vocab_size)
         return self.tables[order]
+
+    def suffix_index(self):
+        if self.suffixes is None:
+            self.suffixes = SuffixIndex(self.training_text("suffix decoding's index"), self.vocab_size)
+        return self.suffixes
 
 
 def load_models(checkpoints, seed, device="cpu", train_tokens=None, vocab_size=65, tables=None):
     """Every trained model of one seed from `checkpoints`: main + MTP, the draft model, Medusa
-    and EAGLE (a missing file is a UsageError saying how to train it)."""
+    and EAGLE (a missing file is a UsageError saying how to train it), and EAGLE-3 and the block
+    drafter where they are trained (seed 0 here; check() says how to train a missing one)."""
     def path(name):
         p = Path(checkpoints) / f"{name}.pt"
         if not p.exists():
@@ -93,7 +105,8 @@ def load_models(checkpoints, seed, device="cpu", train_tokens=None, vocab_size=6
     main_run, _, draft_run = RUNS
     main = load_checkpoint(path(run_name(*main_run, seed)), device)[0]
     draft = load_checkpoint(path(run_name(*draft_run, seed)), device)[0]
-    loaded = {kind: load_drafter(path(run_name(kind, 0, seed)), device, main=main) for kind in HEAD_METHODS}
+    loaded = {kind: load_drafter(path(run_name(kind, 0, seed)), device, main=main) for kind in HEAD_METHODS
+              if kind in ("medusa", "eagle") or (Path(checkpoints) / f"{run_name(kind, 0, seed)}.pt").exists()}
     return Models(main, draft, {kind: d for kind, (d, _) in loaded.items()}, train_tokens, vocab_size,
                   dict(tables or {}), {kind: payload for kind, (_, payload) in loaded.items()})
 
@@ -152,16 +165,20 @@ def check(spec, models, mode="kvcache", engine="eager"):
     if method in HEAD_METHODS:
         head = models.heads.get(method)
         if head is None:
-            raise ValueError(f"heads-checkpoint: method {method} needs its trained drafter (Models.heads[{method!r}])")
+            raise ValueError(f"heads-checkpoint: method {method} needs its trained drafter (Models.heads[{method!r}]; "
+                             f"python -m experiments.train --model {method} --seed S trains it)")
         if head.cfg.kind != method:
             raise ValueError(f"heads-checkpoint holds {head.cfg.kind} drafters, not {method}")
-        if method == "medusa" and spec.tree is None and spec.gamma > head.cfg.n_heads:
-            raise ValueError(f"gamma must be at most {head.cfg.n_heads} for medusa: one draft per head")
+        if head.max_drafts is not None and spec.tree is None and spec.gamma > head.max_drafts:
+            raise ValueError(f"gamma must be at most {head.max_drafts} for {method}: one draft per "
+                             f"{'head' if method == 'medusa' else 'mask position'}")
     order = spec.order_or_default()
     if method in ("ngram", "match"):
         if not 1 <= order <= MAX_ORDER:
             raise ValueError(f"order must be between 1 and {MAX_ORDER}, got {order}")
         models.table(order)
+    if method == "suffix":
+        models.suffix_index()
     if method in ("lookup", "lookahead") and not 2 <= order <= MAX_ORDER:
         raise ValueError(f"order must be between 2 and {MAX_ORDER} for {method}, got {order}")
     if method == "lookahead":
@@ -194,6 +211,8 @@ def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
         return LookupDrafter(PromptLookup(order - 1, models.vocab_size))
     if method == "match":
         return MatchDrafter(models.table(order))
+    if method == "suffix":
+        return SuffixDrafter(models.suffix_index())
     if method in HEAD_METHODS:
         heads = models.heads[method]
         return heads.tree_drafter() if spec.tree is not None else heads.chain_drafter(mode, engine, spec.gamma)

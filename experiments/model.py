@@ -99,6 +99,7 @@ class Block(nn.Module):
 class MTPHead(nn.Module):
     """h' = W [RMSNorm(h_t); RMSNorm(Emb(x_{t+1}))], one transformer block; the caller then
     applies the main model's final norm and tied output head to predict x_{t+2}."""
+    reads_layers = False  # it reads the main model's last layer (EAGLE-3's reads every one)
 
     def __init__(self, cfg):
         super().__init__()
@@ -110,6 +111,10 @@ class MTPHead(nn.Module):
     def forward(self, h, next_emb, cos, sin, mask=None, cache=None):
         x = self.proj(torch.cat((self.hidden_norm(h), self.embed_norm(next_emb)), dim=-1))
         return self.block(x, cos, sin, mask, cache, layer=0)
+
+    def read(self, h):
+        """The feature this head takes from the main model's output h: h itself (EAGLE-3's fuses layers)."""
+        return h
 
 
 class GPT(nn.Module):
@@ -151,16 +156,18 @@ class GPT(nn.Module):
         """Final norm and the output head tied to the embedding."""
         return F.linear(self.norm(h), self.tok_emb.weight)
 
-    def trunk(self, idx, cache=None, tree=None):
+    def trunk(self, idx, cache=None, tree=None, layers=False):
         """Hidden states h (before the final norm) of the main model for token ids idx [B, T].
         With `tree` (a trees.Tree of T nodes, root first) the positions are the nodes: each one
         sits at its depth after the cache's length and sees the window before the root and its
-        own ancestors (the tree mask)."""
+        own ancestors (the tree mask). layers=True: every layer's output, concatenated [B, T, L·C]
+        (the last C columns are h)."""
         cos, sin, mask = self._place(idx.shape[1], cache, tree)
-        x = self.tok_emb(idx)
+        x, outputs = self.tok_emb(idx), []
         for layer, block in enumerate(self.blocks):
             x = block(x, cos, sin, mask, cache, layer)
-        return x
+            outputs.append(x)
+        return torch.cat(outputs, dim=-1) if layers else x
 
     def _place(self, T, cache, tree):
         """RoPE tables and attention mask for T new positions: 0.. without a cache, the cache's
@@ -179,15 +186,16 @@ class GPT(nn.Module):
         cos, sin = self._rope(start, max(tree.depths) + 1)
         return cos[depth], sin[depth], mask
 
-    def forward(self, idx, cache=None, tree=None):
-        """Returns (logits, h) for every position of idx [B, T] (every node of `tree`)."""
+    def forward(self, idx, cache=None, tree=None, layers=False):
+        """Returns (logits, h) for every position of idx [B, T] (every node of `tree`); with
+        layers=True, h holds every layer's output (trunk)."""
         if cache is not None and idx.shape[1] > cache.window:  # a long prefill: window-sized chunks
             if tree is not None:
                 raise ValueError(f"a tree of {idx.shape[1]} nodes exceeds the window of {cache.window}")
-            outs = [self(chunk, cache) for chunk in idx.split(cache.window, dim=1)]
+            outs = [self(chunk, cache, layers=layers) for chunk in idx.split(cache.window, dim=1)]
             return tuple(torch.cat(parts, dim=1) for parts in zip(*outs))
-        h = self.trunk(idx, cache, tree)
-        return self.head(h), h
+        h = self.trunk(idx, cache, tree, layers)
+        return self.head(h[..., -self.cfg.n_embd:] if layers else h), h
 
     def mtp_forward(self, h, next_idx, cache=None, head=None):
         """MTP logits for x_{t+2} from h_t [B, T, C] and the ids of x_{t+1} [B, T]."""

@@ -638,6 +638,10 @@ public:
 
     std::string kernel() const { return kern_.name; }
 
+    // Whether h holds every layer's output side by side ([t, n_layer * c], for EAGLE-3's
+    // drafter) or the last layer's alone ([t, c]).
+    void set_layers(bool layers) { layers_ = layers; }
+
     // Logits [T, vocab] and h [T, c] (before the final norm) of tokens at start, start + 1, ...
     void forward(const std::vector<int64_t>& tokens, int64_t start, uintptr_t logits, uintptr_t h) {
         const int t = check_rows(tokens);
@@ -797,8 +801,13 @@ private:
         const Weights& w = *w_;
         for (int i = 0; i < t; ++i)
             std::memcpy(&x_[size_t(i) * w.c], &w.tok_emb[size_t(tokens[i]) * w.c], w.c * sizeof(float));
-        for (int l = 0; l < w.n_layer; ++l) block(l, t);
-        if (h != nullptr) std::memcpy(h, x_.data(), size_t(t) * w.c * sizeof(float));
+        for (int l = 0; l < w.n_layer; ++l) {
+            block(l, t);
+            if (h != nullptr && layers_)  // row i's layer l output goes to h[i, l * c : (l + 1) * c]
+                for (int i = 0; i < t; ++i)
+                    std::memcpy(h + (size_t(i) * w.n_layer + l) * w.c, &x_[size_t(i) * w.c], w.c * sizeof(float));
+        }
+        if (h != nullptr && !layers_) std::memcpy(h, x_.data(), size_t(t) * w.c * sizeof(float));
         const int first = t - logit_rows;
         kern_.rms_norm(&x_[size_t(first) * w.c], t - first, w.c, w.final_norm.data(), xn_.data());
         matmul(kern_, xn_.data(), t - first, w.head, logits, false);
@@ -844,6 +853,7 @@ private:
     std::shared_ptr<const Weights> w_;
     const Kernel& kern_;
     int window_, capacity_;
+    bool layers_ = false;               // h: every layer's output, or the last one's
     std::vector<int64_t> slot_pos_;     // the position each slot holds
     std::vector<float> k_, v_;          // [layer, head, slot, head_dim]
     // the claimed rows of the current forward
@@ -874,7 +884,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         .def("keep_path", &Session::keep_path)
         .def("draft_round", &Session::draft_round)
         .def("sample_next", &Session::sample_next)
-        .def("verify", &Session::verify);
+        .def("verify", &Session::verify)
+        .def("set_layers", &Session::set_layers);
     m.def("kernels", &kernel_names, "The kernel paths this machine runs, fastest first.");
     m.def("accept_reject", &accept_reject);
 }

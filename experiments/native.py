@@ -158,13 +158,15 @@ class NativeRunner(Runner):
     """`Runner` in kv-cache mode on the native engine (see the module docstring). `lookahead` is
     accepted for make_runner's sake and ignored: the ring buffer needs no rollback margin."""
 
-    def __init__(self, model, lookahead=None, kernel=None):
+    def __init__(self, model, lookahead=None, kernel=None, layers=False):
         self.packed = packed_weights(model)
         self.kernel_request = kernel_choice(kernel)
         cfg = model.cfg
-        self.vocab_size, self.n_embd = cfg.vocab_size, cfg.n_embd
-        super().__init__(model, "kvcache", lookahead)
+        self.vocab_size = cfg.vocab_size
+        self.h_width = cfg.n_layer * cfg.n_embd if layers else cfg.n_embd  # h: every layer's output, or the last
+        super().__init__(model, "kvcache", lookahead, layers)
         self.session = self.cache.session
+        self.session.set_layers(layers)
         self.kernel = self.session.kernel  # the path chosen: "avx512", "avx2" or "portable"
 
     def new_cache(self, margin):
@@ -173,7 +175,7 @@ class NativeRunner(Runner):
     def forward(self, tokens, start):
         tokens = tokens.tolist() if torch.is_tensor(tokens) else list(tokens)
         T = len(tokens)
-        logits, h = torch.empty((T, self.vocab_size)), torch.empty((T, self.n_embd))
+        logits, h = torch.empty((T, self.vocab_size)), torch.empty((T, self.h_width))
         if start + T > self.packed.positions:
             self.packed.ensure_rope(start + T)
         if T == 0:  # nothing new: no rows (as CompiledRunner)
@@ -181,7 +183,7 @@ class NativeRunner(Runner):
         if T <= self.window:  # the hot path: one call, no views
             self.session.forward(tokens, start, logits.data_ptr(), h.data_ptr())
             return logits, h
-        row_logits, row_h = 4 * self.vocab_size, 4 * self.n_embd  # bytes per float32 row
+        row_logits, row_h = 4 * self.vocab_size, 4 * self.h_width  # bytes per float32 row
         for i in range(0, T, self.window):  # a long feed (the prompt): window-sized chunks
             self.session.forward(tokens[i:i + self.window], start + i, logits.data_ptr() + i * row_logits,
                                  h.data_ptr() + i * row_h)
@@ -191,7 +193,7 @@ class NativeRunner(Runner):
         T = len(tree.tokens)
         if T > self.window:
             raise ValueError(f"a tree of {T} nodes exceeds the window of {self.window}")
-        logits, h = torch.empty((T, self.vocab_size)), torch.empty((T, self.n_embd))
+        logits, h = torch.empty((T, self.vocab_size)), torch.empty((T, self.h_width))
         self.packed.ensure_rope(self.length + T)
         self.session.forward_tree(list(tree.tokens), list(tree.parents), list(tree.depths), self.length,
                                   logits.data_ptr(), h.data_ptr())
@@ -240,7 +242,7 @@ class NativeRunner(Runner):
         g + 1 rows at temperature T, rule.accept_reject (the C++ twin) and its final sample, on
         uniforms drawn beforehand as the Python path draws them: torch.rand(g) in float32 (p's
         dtype, rule.uniforms; none when g = 0, as a 0-length draw leaves the generator alone), then
-        one float64 (rule.sample). Returns (n_accepted, next_token, h [t, C], start) as Runner.verify.
+        one float64 (rule.sample). Returns (n_accepted, next_token, h [t, C or L·C], start) as Runner.verify.
         Counts one forward; forward_s includes the rule and the sample. Runner's path instead when
         tracing (`record`), when the feed is not the pending token + drafts within one window (the
         prompt), or when q is not the float32 [g, V] CPU tensor the rule would read as such."""
@@ -253,7 +255,7 @@ class NativeRunner(Runner):
         u = torch.rand(g, generator=generator, dtype=torch.float32) if g else None
         u_next = torch.rand(1, generator=generator, dtype=torch.float64).item()
         q = q.detach().contiguous() if g else None
-        h = torch.empty((t, self.n_embd))
+        h = torch.empty((t, self.h_width))
         t0 = time.perf_counter()
         if L > self.packed.positions:
             self.packed.ensure_rope(L)

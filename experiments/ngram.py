@@ -172,6 +172,36 @@ class LookupDrafter(Drafter):
         return tree
 
 
+
+def longest_recurring_tail(seq, shortest=1):
+    """(length, end) of the longest suffix of seq (at least `shortest` characters) that also
+    occurs ending at some end < len(seq), with the latest such end; None if there is none.
+
+    No index is needed (nothing to reset when a new decode starts): a suffix of length L occurs
+    ending earlier iff its reverse occurs in reversed(seq) at an offset >= 1, and that is monotone
+    in L, so a galloping then binary search finds the longest in O(log n) bytes.find scans, each
+    linear and in C (a few µs at a few thousand characters). Characters are coded in bytes."""
+    n, k = len(seq), shortest
+    if n - 1 < k:
+        return None
+    rev = bytes(reversed(seq))  # rev[i] = seq[n-1-i]; seq[e-L:e] reversed is rev[n-e:n-e+L]
+
+    def latest(length):  # smallest offset j = n - e >= 1 where the length-L suffix recurs, or -1
+        return rev.find(rev[:length], 1)
+
+    j = latest(k)
+    if j < 0:
+        return None
+    found, missing, gallop = k, n, True  # a suffix of all n characters cannot end before n
+    while missing - found > 1:  # gallop up from k until a length does not recur, then bisect
+        length = min(2 * found, missing - 1) if gallop else (found + missing) // 2
+        at = latest(length)
+        if at < 0:
+            missing, gallop = length, False
+        else:
+            found, j = length, at
+    return found, n - j
+
 class MatchDrafter(Drafter):
     """Copy, then the table: each round first copies up to g characters that followed the latest
     earlier occurrence of the longest suffix of seq (at least min_match characters) that also
@@ -179,11 +209,7 @@ class MatchDrafter(Drafter):
     seq, or nothing matches, the round's remaining drafts are sampled from the table as
     NgramDrafter's (table.q of the context and every draft so far, copied ones included). Each q
     row is the distribution its draft was drawn from, so the acceptance rule is unchanged.
-
-    The search needs no index (nothing to reset when a drafter starts a new decode): a suffix of
-    length L occurs ending earlier iff its reverse occurs in reversed(seq) at an offset >= 1, and
-    that is monotone in L, so a galloping then binary search finds the longest in O(log n)
-    bytes.find scans, each linear and in C (a few µs at a few thousand characters)."""
+    The search is longest_recurring_tail."""
 
     def __init__(self, table, min_match=6):
         if min_match < 1:
@@ -197,26 +223,7 @@ class MatchDrafter(Drafter):
     def match(self, seq):
         """(length, end) of the longest suffix of seq of at least min_match characters that also
         occurs ending at end < len(seq), the latest such end; None if there is none."""
-        n, k = len(seq), self.min_match
-        if n - 1 < k:
-            return None
-        rev = bytes(reversed(seq))  # rev[i] = seq[n-1-i]; seq[e-L:e] reversed is rev[n-e:n-e+L]
-
-        def latest(length):  # smallest offset j = n - e >= 1 where the length-L suffix recurs, or -1
-            return rev.find(rev[:length], 1)
-
-        j = latest(k)
-        if j < 0:
-            return None
-        found, missing, gallop = k, n, True  # a suffix of all n characters cannot end before n
-        while missing - found > 1:  # gallop up from k until a length does not recur, then bisect
-            length = min(2 * found, missing - 1) if gallop else (found + missing) // 2
-            at = latest(length)
-            if at < 0:
-                missing, gallop = length, False
-            else:
-                found, j = length, at
-        return found, n - j
+        return longest_recurring_tail(seq, self.min_match)
 
     def continuation(self, seq, g):
         """Up to g characters that followed the longest earlier match ([] if none)."""

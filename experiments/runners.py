@@ -26,6 +26,8 @@ MODES = ("recompute", "kvcache")
 class Drafter:
     """The protocol's defaults: counters, and hooks that most drafters ignore."""
 
+    layers = False  # whether it reads every layer's output of the main model (observe), not the last
+
     def __init__(self):
         self.length = 0
         self.forwards = 0
@@ -56,10 +58,10 @@ class Runner:
     `truncate(n)` forgets positions n and later (the kv-cache rollback). `lookahead` = γ sizes the
     cache for speculative decoding; `forward_s` sums the wall seconds spent in the model."""
 
-    def __init__(self, model, mode, lookahead=None):
+    def __init__(self, model, mode, lookahead=None, layers=False):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        self.model, self.mode = model, mode
+        self.model, self.mode, self.layers = model, mode, layers  # layers: h is every layer's output
         self.window = model.cfg.block_size
         # A round that confirmed m tokens rolls back to n >= m; the furthest forward so far
         # started at m + γ - 2 (the draft's last) or m - 1 (main). KVCache rolls back to
@@ -107,7 +109,8 @@ class Runner:
         return logits, h
 
     def forward_tree(self, tree):
-        logits, h = self.model(torch.tensor([tree.tokens], device=self.device), cache=self.cache, tree=tree)
+        logits, h = self.model(torch.tensor([tree.tokens], device=self.device), cache=self.cache, tree=tree,
+                               layers=self.layers)
         return logits[0], h[0]
 
     def keep_path(self, path):
@@ -117,7 +120,7 @@ class Runner:
 
     def forward(self, tokens, start):
         """Logits and hidden states [T, ...] of tokens at absolute positions start, start+1, ..."""
-        logits, h = self.model(torch.tensor([tokens], device=self.device), cache=self.cache)
+        logits, h = self.model(torch.tensor([tokens], device=self.device), cache=self.cache, layers=self.layers)
         return logits[0], h[0]
 
     def truncate(self, n):
@@ -183,6 +186,7 @@ class MTPDrafter(Drafter):
             raise ValueError("this checkpoint has no MTP head (it was trained with --mtp 0)")
         super().__init__()
         self.model, self.mode, self.head = model, mode, head or model.mtp
+        self.layers = self.head.reads_layers
         self.window = model.cfg.block_size
         self.device = model.tok_emb.weight.device
         self.cache = self.new_cache() if mode == "kvcache" else None
@@ -193,7 +197,7 @@ class MTPDrafter(Drafter):
         return self.model.new_cache(mtp=True)
 
     def observe(self, h, start):
-        self.h, self.h_start = h, start
+        self.h, self.h_start = self.head.read(h), start
 
     def extend(self, seq, main_length):
         """Draft logits and the head's output feature for position main_length + 1, from pairs

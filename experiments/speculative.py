@@ -86,7 +86,7 @@ def speculative_decode(model, drafter, prompt, n, gamma, temperature=1.0, mode="
     check_gamma(gamma, model.cfg.block_size)
     check_temperature(temperature)
     # after the prompt, the main model sees the pending token + up to γ drafts per round
-    main = make_runner(model, mode, engine, sizes=(1, gamma + 1), lookahead=gamma)
+    main = make_runner(model, mode, engine, sizes=(1, gamma + 1), lookahead=gamma, layers=drafter.layers)
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []
@@ -115,7 +115,7 @@ def tree_decode(model, drafter, prompt, n, n_nodes, temperature=1.0, generator=N
     The drafter hears the main model's features (observe) and each verify's outcome (verified)."""
     check_temperature(temperature)
     check_tree(n_nodes, model.cfg.block_size)
-    main = make_runner(model, "kvcache", engine, sizes=(1,), tree_size=n_nodes)
+    main = make_runner(model, "kvcache", engine, sizes=(1,), tree_size=n_nodes, layers=drafter.layers)
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []

@@ -250,12 +250,12 @@ def main(argv=None):
 def arg_parser():
     parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", choices=["main", "draft", *KINDS, "all"], default="main",
-                        help="medusa / eagle: drafters trained on the frozen main + MTP model of --seed; "
-                             "all: main + MTP, the control, the draft, Medusa and EAGLE, for every --seeds")
+                        help="medusa / eagle / block / eagle3: drafters trained on the frozen main + MTP model of "
+                             "--seed; all: main + MTP, the control, the draft and those four, for every --seeds")
     parser.add_argument("--mtp", type=float, default=None,
                         help="MTP loss weight lambda (main only; default 0.3, 0 = control run)")
     parser.add_argument("--steps", type=int, default=None,
-                        help=f"default 5000 ({HEAD_STEPS} for medusa and eagle)")
+                        help=f"default 5000 ({HEAD_STEPS} for the drafters on the main model)")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--seeds", type=int, nargs="+", help="seeds for --model all")

@@ -18,7 +18,7 @@ from experiments.graphs import CompileUnavailable, check_compiler
 from experiments.model import GPT, GPTConfig, MTPHead
 from experiments.runners import MTPDrafter, Runner
 from experiments.trees import Tree
-from tests.test_engine import feed_schedule
+from tests.test_engine import feed_schedule, max_logit_gap
 
 try:
     check_compiler()
@@ -58,6 +58,13 @@ def built(make):
 @pytest.fixture(scope="module")
 def tiny():
     return random_model()
+
+
+@pytest.mark.slow
+def test_every_layer_s_output_matches_eager(tiny):
+    """The main_layers package (EAGLE-3's drafter reads every layer): one more build, so -m slow."""
+    runner = built(lambda: aot.AOTRunner(tiny, sizes=(1,), layers=True))
+    assert max_logit_gap(tiny, runner, seed=4) < 1e-4
 
 
 def test_logits_match_eager_through_padded_verifies_rollbacks_and_past_the_window(tiny):

@@ -39,14 +39,16 @@ def feed_schedule(seed, steps=120):
 
 
 def max_logit_gap(model, runner, seed):
-    eager = Runner(model, "kvcache", lookahead=8)
+    """The largest gap of the runner's logits and hidden states (every layer's with runner.layers)
+    from the eager runner's along feed_schedule."""
+    eager = Runner(model, "kvcache", lookahead=8, layers=runner.layers)
     gap = 0.0
     with torch.inference_mode():
         for seq, keep in feed_schedule(seed):
-            expected, _, start = eager.extend(seq)
-            got, _, got_start = runner.extend(seq)
-            assert got_start == start and got.shape == expected.shape
-            gap = max(gap, (got - expected).abs().max().item())
+            expected, expected_h, start = eager.extend(seq)
+            got, got_h, got_start = runner.extend(seq)
+            assert got_start == start and got.shape == expected.shape and got_h.shape == expected_h.shape
+            gap = max(gap, (got - expected).abs().max().item(), (got_h - expected_h).abs().max().item())
             if keep is not None:
                 eager.truncate(keep)
                 runner.truncate(keep)
@@ -58,9 +60,11 @@ def test_static_cache_ring_buffer_matches_the_eager_cache(main32):
     assert max_logit_gap(main32, CompiledRunner(main32, sizes=()), seed=1) < 1e-4
 
 
-def test_compiled_logits_match_eager(main32):
-    """Feeds of 1 and 2-5 positions run the compiled graphs (padded to 1 or 5 positions)."""
-    runner = CompiledRunner(main32, sizes=(1, 5))
+@pytest.mark.parametrize("layers", [False, True])
+def test_compiled_logits_match_eager(main32, layers):
+    """Feeds of 1 and 2-5 positions run the compiled graphs (padded to 1 or 5 positions); with
+    layers, the graphs that return every layer's output (EAGLE-3's drafter reads them)."""
+    runner = CompiledRunner(main32, sizes=(1, 5), layers=layers)
     assert max_logit_gap(main32, runner, seed=2) < 1e-4
 
 

@@ -12,9 +12,9 @@ from experiments.methods import Spec, decode, load_models
 from experiments.runs import CHECKPOINTS
 
 CHAINS = [Spec("draft", 3), Spec("mtp"), Spec("ngram", 4), Spec("lookup", 4), Spec("match", 6),
-          Spec("medusa", 3), Spec("eagle", 4)]
-TREES = [Spec("ngram", tree=8), Spec("lookup", tree=8), Spec("medusa", tree=8), Spec("eagle", tree=8),
-         Spec("lookahead", gamma=3)]
+          Spec("suffix", 8), Spec("medusa", 3), Spec("eagle", 4), Spec("eagle3", 4), Spec("block", 4)]
+TREES = [Spec("ngram", tree=8), Spec("lookup", tree=8), Spec("suffix", tree=8), Spec("medusa", tree=8),
+         Spec("eagle", tree=8), Spec("eagle3", tree=8), Spec("block", tree=8), Spec("lookahead", gamma=3)]
 N_CHARS = 200  # past the 64-character window three times
 
 

@@ -1,4 +1,4 @@
-"""Medusa heads and the EAGLE drafter (experiments/heads.py): what they compute, that training
+"""Medusa heads, the EAGLE drafter and the block drafter (experiments/heads.py): what they compute, that training
 them leaves the main model alone, and that decoding with them keeps the main model's output."""
 from pathlib import Path
 
@@ -21,9 +21,9 @@ CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoi
 
 @pytest.fixture(scope="module")
 def drafters(models64):
-    """The committed seed-0 Medusa and EAGLE drafters on the float64 main model."""
+    """The committed seed-0 Medusa, EAGLE and block drafters on the float64 main model."""
     out = {}
-    for kind in ("medusa", "eagle"):
+    for kind in KINDS:
         path = CHECKPOINTS / f"{kind}_s0.pt"
         assert path.exists(), f"missing {path}: run `make data`"
         drafter, _ = load_drafter(path, main=models64[0])
@@ -73,7 +73,41 @@ def test_eagle_drafter_reads_features_and_next_token_like_the_mtp_head():
                                    main.mtp_forward(h[:, :-1], x[:, 1:]))
 
 
-@pytest.mark.parametrize("kind", ["medusa", "eagle"])
+def test_the_block_drafts_in_one_call_and_its_first_drafts_ignore_the_masks_after_them():
+    main = tiny_main()
+    drafter = FeatureDrafter(main, HeadsConfig("block", main="tiny"))
+    x = torch.randint(0, 65, (1, 16))
+    with torch.no_grad():
+        _, h = main(x)
+        all_masks = drafter.block_logits(h[0], x[0], 8)
+        for g in (1, 3):  # causal: output i sees the anchor and the masks before it only
+            torch.testing.assert_close(drafter.block_logits(h[0], x[0], g), all_masks[:, :g])
+        # the anchor reads the pending token: another next char changes every draft
+        other = drafter.block_logits(h[0], (x[0] + 1) % 65, 8)
+    assert not torch.allclose(other, all_masks)
+    assert all_masks.shape == (16, 8, 65)
+
+
+def test_training_time_test_sees_what_the_drafter_sees_when_it_drafts():
+    """EAGLE-3's step j at anchor a equals the drafter run as it drafts: the real pairs up to a
+    through its cache, then its own output fed back j - 1 times (with the true next characters)."""
+    main = tiny_main()
+    drafter = FeatureDrafter(main, HeadsConfig("eagle3", main="tiny", ttt_steps=3))
+    torch.nn.init.normal_(drafter.net.fuse.weight, std=0.1)
+    x = torch.randint(0, 65, (1, 16))
+    with torch.no_grad():
+        layers = drafter.main_features(x)
+        steps = drafter.test_time_features(layers, x)
+        for a in (0, 5, 11):
+            cache = main.new_cache(mtp=True)
+            feature = main.mtp_features(drafter.net.read(layers[:, :a + 1]), x[:, 1:a + 2], cache, drafter.net)[:, -1:]
+            torch.testing.assert_close(feature[0, 0], steps[0][0, a])
+            for j in (2, 3):
+                feature = main.mtp_features(feature, x[:, a + j:a + j + 1], cache, drafter.net)
+                torch.testing.assert_close(feature[0, 0], steps[j - 1][0, a])
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_training_moves_the_drafter_and_not_the_main_model(tmp_path, kind):
     main = tiny_main()
     before = {k: v.clone() for k, v in main.state_dict().items()}
@@ -81,14 +115,15 @@ def test_training_moves_the_drafter_and_not_the_main_model(tmp_path, kind):
     for k, v in main.state_dict().items():
         assert torch.equal(v, before[k]), f"the main model's {k} changed"
     val = result["curves"]["val"]
-    first_key = "head1" if kind == "medusa" else "reg"
+    first_key = {"medusa": "head1", "eagle": "reg", "block": "pos1", "eagle3": "step1"}[kind]
     assert val[first_key][-1] < val[first_key][0]
     saved = torch.load(tmp_path / f"{kind}_tiny.pt", weights_only=True)
     assert saved["config"]["kind"] == kind
     assert not any(k.startswith("main") for k in saved["model"])  # only the drafter is stored
 
 
-GREEDY = [("medusa", 3, "eager"), ("medusa", 2, "compiled"), ("eagle", 4, "eager"), ("eagle", 3, "compiled")]
+GREEDY = [("medusa", 3, "eager"), ("medusa", 2, "compiled"), ("eagle", 4, "eager"), ("eagle", 3, "compiled"),
+          ("block", 6, "eager"), ("block", 3, "compiled"), ("eagle3", 4, "eager"), ("eagle3", 3, "compiled")]
 
 
 @pytest.mark.parametrize("kind,gamma,engine", GREEDY)
@@ -110,7 +145,7 @@ def test_eagle_chain_greedy_in_recompute_mode_within_the_window(models64, drafte
     assert result.tokens == plain
 
 
-@pytest.mark.parametrize("kind", [pytest.param("medusa", marks=pytest.mark.slow), "eagle"])
+@pytest.mark.parametrize("kind", [pytest.param("medusa", marks=pytest.mark.slow), "eagle", "block", "eagle3"])
 def test_sampled_output_follows_the_main_model(models64, drafters, kind):
     prompt, draws = CharData().encode("ROMEO:\nI "), 1200
     laws = exact_law_of_three(models64[0], prompt)
@@ -124,9 +159,11 @@ def test_sampled_output_follows_the_main_model(models64, drafters, kind):
         assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
 
 
-def test_medusa_gamma_is_at_most_its_heads(models64, drafters):
-    with pytest.raises(ValueError, match="at most 3"):
+def test_medusa_gamma_is_at_most_its_heads_and_the_block_s_at_most_its_masks(models64, drafters):
+    with pytest.raises(ValueError, match="at most 3 for medusa: one draft per head"):
         decode(Spec("medusa", 4), Models(models64[0], heads=drafters), [0, 1], 10)
+    with pytest.raises(ValueError, match="at most 8 for block: one draft per mask position"):
+        decode(Spec("block", 9), Models(models64[0], heads=drafters), [0, 1], 10)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -208,8 +245,8 @@ def test_generate_refuses_a_drafter_of_another_main_model_in_one_line(capsys, ar
     assert f"/{drafter} " in err and f"/{main}" in err
 
 
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("kind,seed", [(kind, seed) for kind in ("medusa", "eagle") for seed in (0, 1, 2)]
+                         + [("block", 0), ("eagle3", 0)])  # the newer two are trained for seed 0
 def test_the_committed_drafters_record_their_main_model(kind, seed):
     _, payload = load_drafter(CHECKPOINTS / f"{kind}_s{seed}.pt")  # checks the record against main_s<seed>.pt
     assert payload["trained_on"]["checkpoint"] == f"main_s{seed}.pt"

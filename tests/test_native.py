@@ -88,9 +88,11 @@ def run_plan(runner, plan):
     return out
 
 
-def test_forward_matches_eager_past_the_window_and_after_rollbacks(model):
+@pytest.mark.parametrize("layers", [False, True])
+def test_forward_matches_eager_past_the_window_and_after_rollbacks(model, layers):
+    """layers=True: h is every layer's output side by side, as EAGLE-3's drafter reads it."""
     plan = feed_plan(model, seed=1)
-    eager, ours = Runner(model, "kvcache"), NativeRunner(model)
+    eager, ours = Runner(model, "kvcache", layers=layers), NativeRunner(model, layers=layers)
     for i, ((start, h, logits), (got_start, got_h, got)) in enumerate(zip(run_plan(eager, plan), run_plan(ours, plan))):
         assert got_start == start
         assert_close(got, logits, f"logits of feed {i} (from {start})")

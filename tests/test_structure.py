@@ -141,7 +141,8 @@ def plain_text():
     return cli_text("--method", "plain")["text"]
 
 
-CHAINS = {"draft": "4", "mtp": "1", "ngram": "4", "lookup": "4", "match": "4", "medusa": "3", "eagle": "4"}
+CHAINS = {"draft": "4", "mtp": "1", "ngram": "4", "lookup": "4", "match": "4", "suffix": "8", "medusa": "3",
+          "eagle": "4", "eagle3": "4", "block": "4"}
 
 
 @pytest.mark.parametrize("method,shape", [(m, "chain") for m in METHODS if m in CHAINS]

@@ -21,8 +21,11 @@ export const FAMILY_LABEL = {
   ngram: { zh: "n-gram 表", en: "n-gram table" },
   lookup: { zh: "提示查找", en: "prompt lookup" },
   match: { zh: "最长匹配 + n-gram", en: "longest match + n-gram" },
+  suffix: { zh: "后缀解码", en: "suffix decoding" },
   medusa: { zh: "Medusa 头", en: "Medusa heads" },
   eagle: { zh: "EAGLE 草稿层", en: "EAGLE drafter" },
+  eagle3: { zh: "EAGLE-3 草稿层", en: "EAGLE-3 drafter" },
+  block: { zh: "块并行草稿器", en: "block-parallel drafter" },
   lookahead: { zh: "前瞻解码", en: "lookahead decoding" },
 };
 

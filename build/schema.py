@@ -294,23 +294,34 @@ SCHEMA = {
     # families.json (families.py): every drafter family, swept and timed, both engines, T = 1 and 0.
     "families.json": META + [
         "prompt:str", "n_chars:int", "threads:int", "engines:list", "temperatures:list",
-        "families:list",                      # draft | mtp | ngram | lookup | medusa | eagle | lookahead
+        "families:list",                      # draft | mtp | ngram | lookup | suffix | medusa | block | eagle | eagle3 | lookahead
         "chain_gammas:list", "tree_sizes:list", "sweep_repeats:int", "repeats:int", "seeds:list",
         "model_seed:int",                     # the models every figure but alpha_by_seed is measured on
         "alpha_seeds:list",                   # sampling seeds of the texts α is measured on (T = 1)
         # teacher-forced first-draft Σ min(p, q) on text the main model wrote; keys T1 | T0, then the drafter
         "alpha.*.*.alpha?:num", "alpha.*.*.positions:int",  # null: no position drafted
         "alpha.*.lookup.coverage:num",        # share of positions where prompt lookup drafts at all
+        "alpha.*.suffix.coverage:num",        # ... where suffix decoding finds a match
+        # teacher-forced α of the j-th draft of a chain (probes.alpha_by_depth), keys T1 | T0, then the
+        # drafter (eagle | eagle3 | medusa | block): [depth 1, 2, ...]; windows of `window` chars every `stride`
+        "alpha_by_depth.depth:int", "alpha_by_depth.window:int", "alpha_by_depth.stride:int",
+        "alpha_by_depth.T1.eagle:list", "alpha_by_depth.T1.eagle3:list", "alpha_by_depth.T1.block:list",
+        "alpha_by_depth.T1.medusa:list", "alpha_by_depth.T0.eagle:list", "alpha_by_depth.T0.eagle3:list",
         # α at T = 1 on each model seed with trained Medusa and EAGLE drafters (keys: seed, then drafter)
         "alpha_by_seed.*.*.alpha?:num", "alpha_by_seed.*.*.positions:int",
         "costs.main_params:int", "costs.draft.params:int", "costs.mtp.params:int",
         "costs.medusa.params:int", "costs.medusa.steps:int", "costs.medusa.train_wall_s:num",
         "costs.medusa.config.n_heads:int",   # heads: drafts for positions t + 2 .. t + K + 1
         "costs.eagle.params:int", "costs.eagle.steps:int", "costs.eagle.train_wall_s:num",
-        *[f"costs.{kind}.by_seed.*.{field}" for kind in ("medusa", "eagle")  # every seed with the drafter
+        *[f"costs.{kind}.{field}" for kind in ("block", "eagle3") for field in ("params:int", "steps:int", "train_wall_s:num")],
+        "costs.block.config.n_masks:int", "costs.eagle3.config.ttt_steps:int",
+        *[f"costs.{kind}.by_seed.*.{field}" for kind in ("medusa", "eagle", "block", "eagle3")  # every seed with it
           for field in ("params:int", "train_wall_s:num")],
         "costs.ngram.order:int", "costs.ngram.contexts:int", "costs.ngram.entries:int", "costs.ngram.bytes:int",
         "costs.lookup.match_chars:int", "costs.lookahead.ngram:int",
+        # suffix decoding's index: the training split and its suffix array (one int64 per character)
+        "costs.suffix.corpus_chars:int", "costs.suffix.bytes:int", "costs.suffix.max_depth:int",
+        "costs.suffix.max_occurrences:int", "costs.suffix.factor:num",
         *each("sweep.*", FAMILY_ROW),
         *each("rows.*", FAMILY_ROW + ["run:str", "plain_wall_s?:num"]),  # run: "families" (timed here) or
         #   "ledger" (ledger.json family_rows, with plain_wall_s: the ledger run's plain median, its baseline)
@@ -331,6 +342,14 @@ SCHEMA = {
         # families.py summarize: the conclusions sections ⑤ and ⑦ print, on the primary engine
         # (compiled where it ran).
         "summary.primary_engine:str",
+        # the 2025–26 families (suffix | block | eagle3) against the rest, T = 1: the fastest row of each
+        # group, and the drafting price per round against γ of EAGLE, EAGLE-3 and the block (the sweep)
+        "summary.recent?.engine:str", "summary.recent?.temperature:num", "summary.recent?.new_is_faster:bool",
+        *[f"summary.recent?.{group}.{field}" for group in ("best_new", "best_old")
+          for field in ("family:str", "shape:str", "size:int", "speedup:num", "tokens_per_main:num",
+                        "verify_over_main:num", "drafter_per_round:num", "other_per_round:num")],
+        *[f"summary.recent?.drafting.{f}.*.{field}" for f in ("eagle", "eagle3", "block")
+          for field in ("size:int", "drafter_per_round:num")],
         # each family's best row at T = 1 and at T = 0 (rows above): its speedups, faster at T = 0?
         "summary.temperature_change.engine:str",
         *each("summary.temperature_change.families.*",
@@ -386,10 +405,12 @@ SCHEMA = {
         "by_temperature.*.temperature:num", "by_temperature.*.texts:int",
         *[f"by_temperature.*.{what}.*.{field}" for what in ("alpha", "tokens_per_main")
           for field in ("mean?:num", "min?:num", "max?:num", "values:list")],
-        "by_temperature.*.lookup_coverage.mean:num",  # share of positions where prompt lookup drafts
+        # share of positions where prompt lookup and suffix decoding draft at all
+        "by_temperature.*.coverage.lookup.mean:num", "by_temperature.*.coverage.suffix.mean:num",
         # α on each kind of text (val | own | repetitive), keys T1 | T0, then the drafter
         "text_kinds:list", "by_text.*.*.texts:int", "by_text.*.*.drafters.*.alpha?:num",
         "by_text.*.*.drafters.*.positions:int", "by_text.*.*.drafters.lookup.coverage:num",
+        "by_text.*.*.drafters.suffix.coverage:num",
         # wall seconds per output length, warm, both engines; speedup over plain of the same length and engine
         "lengths:list", "repeats:int",
         "by_length.*.engine:str", "by_length.*.n_chars:int", "by_length.*.family:str",
@@ -399,7 +420,8 @@ SCHEMA = {
         "start_up.*.start_up_s:num", "start_up.*.compile_s:num", "start_up_how:str",
         # in this process, best of 3: loading each checkpoint, building the n-gram table
         "preparation.load_main_s:num", "preparation.load_draft_s:num", "preparation.load_medusa_s:num",
-        "preparation.load_eagle_s:num", "preparation.ngram_table_s:num",
+        "preparation.load_eagle_s:num", "preparation.load_block_s:num", "preparation.load_eagle3_s:num",
+        "preparation.ngram_table_s:num", "preparation.suffix_index_s:num",
         # conditions.py summarize: what section ⑦ and the closing quiz conclude
         "summary.primary_engine:str",         # compiled where it ran, else eager
         # one drafter's (the draft model's) α and characters per main forward against temperature

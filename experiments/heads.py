@@ -224,20 +224,22 @@ class FeatureDrafter(nn.Module):
         side by side for EAGLE-3 (whose `read` fuses them)."""
         return self.main.trunk(x, layers=self.net.reads_layers)
 
-    def test_time_features(self, features, x):
+    def test_time_features(self, features, x, steps=None):
         """The drafter's output features [B, T-1, C] of each step, from the main model's features
         (main_features) of ids x; EAGLE's layer runs the same way. Row a of every step is one round
         anchored at a: step 1 reads (g_a, x_{a+1}) at position a; step j reads (its own step j-1
         output, x_{a+j}) at position a + j - 1, to predict x_{a+j+1}. Step j's row a attends to step
         1's rows <= a (the main model's real features) and to row a of steps 2..j (its own drafts
-        of that round): what the drafter's cache holds when it drafts (tests/test_heads.py)."""
+        of that round): what the drafter's cache holds when it drafts (tests/test_heads.py).
+        `steps`: how many (default: the training-time test's ttt_steps)."""
         main, (B, T) = self.main, x.shape
         A = T - 1  # anchors 0 .. T-2
         feature, keys, out = self.net.read(features[:, :A]), StepKeys(), []
         causal = torch.ones((A, A), dtype=torch.bool, device=x.device).tril()
         diagonal = torch.eye(A, dtype=torch.bool, device=x.device)
-        padded = torch.cat((x, x.new_zeros((B, self.cfg.ttt_steps))), dim=1)  # tokens past the window: ignored rows
-        for j in range(1, self.cfg.ttt_steps + 1):
+        steps = steps or self.cfg.ttt_steps
+        padded = torch.cat((x, x.new_zeros((B, steps))), dim=1)  # tokens past the window: ignored rows
+        for j in range(1, steps + 1):
             cos, sin = main.rope_cos[j - 1:j - 1 + A], main.rope_sin[j - 1:j - 1 + A]
             mask = torch.cat([causal] + [diagonal] * (j - 1), dim=1)
             feature = self.net(feature, main.tok_emb(padded[:, j:j + A]), cos, sin, mask, keys)

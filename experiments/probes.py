@@ -10,6 +10,7 @@ from experiments.ngram import DEFAULT_ORDER, PromptLookup
 from experiments.rule import accept_reject, probs_from_logits, sample
 from experiments.speculative import plain_decode
 from experiments.stats import alpha as overlap
+from experiments.suffix import SuffixDrafter
 
 SEED = 0      # every random choice in a measurement starts from this seed; it goes into the JSON
 CONTEXT = 64  # chars of val text before each measured position (block_size)
@@ -44,7 +45,32 @@ def draws_through_rule(p, q, n, generator, rule=accept_reject):
     return accepted, torch.tensor(emitted)
 
 
-DRAFTERS = ("draft", "ngram", "lookup", "mtp", "medusa", "eagle")  # the families with a first draft to score
+DRAFTERS = ("draft", "ngram", "lookup", "suffix", "mtp", "medusa", "block", "eagle", "eagle3")  # a first draft to score
+ONE_HOT = ("lookup", "suffix")  # retrieval: one-hot drafts, only where the text offers a match (their coverage)
+
+
+def first_draft_logits(models, ids, start):
+    """{drafter: logits [len - start, V]} of each model and head's first draft for text[t], t >=
+    start, from one kv-cache pass over ids [1, len] per model (rows t - 1 of the main model
+    predict text[t]; the heads read the pair (h_{t-2}, x_{t-1})). Heads that this seed has not
+    trained are left out."""
+    main, heads = models.main, models.heads
+    logits, layers = main(ids, main.new_cache(), layers=True)
+    h = layers[..., -main.cfg.n_embd:]
+    on_pairs = lambda net, features: main.head(main.mtp_features(
+        features[:, :-1], ids[:, 1:], main.new_cache(mtp=True), head=net))[0, start - 2:-1]
+    out = {"main": logits[0, start - 1:-1],
+           "draft": models.draft(ids, models.draft.new_cache())[0][0, start - 1:-1],
+           "mtp": on_pairs(main.mtp, h)}
+    if "medusa" in heads:
+        out["medusa"] = heads["medusa"].medusa_logits(h[0, start - 2:-2])[:, 0]  # head 1 on h_{t-2}
+    if "block" in heads:
+        out["block"] = heads["block"].block_logits(h[0, start - 2:-2], ids[0, start - 1:-1], 1)[:, 0]
+    for kind in ("eagle", "eagle3"):
+        if kind in heads:
+            net = heads[kind].net
+            out[kind] = on_pairs(net, net.read(layers if net.reads_layers else h))
+    return out
 
 
 @torch.no_grad()
@@ -52,37 +78,93 @@ def alpha_along(models, text, start, temperature, device):
     """Teacher-forced first-draft acceptance Σ min(p, q) of each drafter at every position t ≥
     start of `text` (a list of ids), with the true text before t as the context. One kv-cache
     pass over the text per model, so p and q are exactly what kv-cache decoding computes there
-    (each layer's window slides; recomputing a 64-char window would cut deeper layers short). Returns
-    ({drafter: [α at each position]}, [whether prompt lookup drafts at each position]); prompt
-    lookup drafts one-hot, only where the text repeats, so its list holds those positions only."""
-    main, eagle, medusa = models.main, models.heads["eagle"], models.heads["medusa"]
-    table, lookup = models.table(DEFAULT_ORDER), PromptLookup(ORDERS["lookup"] - 1, models.vocab_size)
+    (each layer's window slides; recomputing a 64-char window would cut deeper layers short).
+    Returns ({drafter: [α at each position]}, {one-hot drafter: [whether it drafts at each
+    position]}); prompt lookup and suffix decoding draft one-hot, only where they find a match,
+    so their lists hold those positions only."""
     ids = torch.tensor([text], device=device)
-    logits, h = main(ids, main.new_cache())  # row t - 1 predicts text[t]
-    pairs = (h[:, :-1], ids[:, 1:])          # row t - 2: (h_{t-2}, x_{t-1}) predicts text[t]
-    p = probs_from_logits(logits[0, start - 1:-1].double(), temperature)
-    q_logits = {"draft": models.draft(ids, models.draft.new_cache())[0][0, start - 1:-1],
-                "mtp": main.mtp_forward(*pairs, main.new_cache(mtp=True))[0, start - 2:-1],
-                "eagle": main.head(main.mtp_features(*pairs, main.new_cache(mtp=True), head=eagle.net))[0, start - 2:-1],
-                "medusa": medusa.medusa_logits(h[0, start - 2:-2])[:, 0]}  # head 1 on h_{t-2}
-    per = {name: overlap(p, probs_from_logits(q.double(), temperature)).tolist() for name, q in q_logits.items()}
-    per.update(ngram=[], lookup=[])
-    covered = []
+    logits = first_draft_logits(models, ids, start)
+    p = probs_from_logits(logits.pop("main").double(), temperature)
+    per = {name: overlap(p, probs_from_logits(q.double(), temperature)).tolist() for name, q in logits.items()}
+    table = models.table(DEFAULT_ORDER)
+    lookup = PromptLookup(ORDERS["lookup"] - 1, models.vocab_size)
+    suffix = SuffixDrafter(models.suffix_index())
+    first = {"lookup": lambda seq: lookup.continuation(seq, 1),
+             "suffix": lambda seq: suffix.propose(seq, len(seq), 1, temperature)[1]}
+    per.update(ngram=[], lookup=[], suffix=[])
+    covered = {name: [] for name in ONE_HOT}
     for row, t in zip(p, range(start, len(text))):
         per["ngram"].append(overlap(row, table.q(text[:t], temperature).double()).item())
-        draft = lookup.continuation(text[:t], 1)
-        covered.append(bool(draft))
-        if draft:
-            per["lookup"].append(row[draft[0]].item())
+        for name in ONE_HOT:
+            draft = first[name](text[:t])
+            covered[name].append(bool(draft))
+            if draft:
+                per[name].append(row[draft[0]].item())
     return per, covered
 
 
-def pooled(per, covered):
-    """{drafter: {alpha, positions}} from alpha_along's lists (concatenated over texts)."""
-    out = {name: {"alpha": statistics.mean(values) if values else None, "positions": len(values)}
-           for name, values in per.items()}
-    out["lookup"]["coverage"] = sum(covered) / len(covered)
+def pooled(measured):
+    """{drafter: {alpha, positions}} (one-hot drafters also their coverage) from a list of
+    alpha_along's results (one per text), their positions concatenated."""
+    names = [name for name in DRAFTERS if all(name in per for per, _ in measured)]
+    values = {name: [v for per, _ in measured for v in per[name]] for name in names}
+    out = {name: {"alpha": statistics.mean(v) if v else None, "positions": len(v)} for name, v in values.items()}
+    for name in ONE_HOT:
+        covered = [c for _, cov in measured for c in cov[name]]
+        out[name]["coverage"] = sum(covered) / len(covered)
     return out
+
+
+DEPTH = 6        # chain positions of the per-depth α
+DEPTH_STRIDE = 4  # windows every this many characters, each scoring its last DEPTH_STRIDE anchors
+
+
+def depth_windows(text, window, depth):
+    """(windows [N, window] of the text (or the whole text, if shorter), every DEPTH_STRIDE chars, and the anchors a scored in
+    each: the last DEPTH_STRIDE whose drafts at depth 1..depth, for x_{a+2} .. x_{a+depth+1}, are
+    checked against rows a+1 .. a+depth of the main model inside the window)."""
+    ids = torch.tensor(text)
+    window = min(window, len(text))  # a text shorter than block_size is one window
+    windows = ids.unfold(0, window, DEPTH_STRIDE)
+    last = window - 1 - depth
+    return windows, torch.arange(last - DEPTH_STRIDE + 1, last + 1)
+
+
+@torch.no_grad()
+def alpha_by_depth(models, texts, temperature, device, depth=DEPTH):
+    """Teacher-forced acceptance Σ min(p, q_j) of the j-th draft of a chain, j = 1..depth, with
+    the true text as every draft before it (the chain is right so far): for EAGLE and EAGLE-3,
+    step j reads its own output features of steps < j (heads.test_time_features, as when it
+    drafts); Medusa's head j and the block's mask position j see no draft before them. Over
+    block_size windows of each text (depth_windows). {drafter: [α at depth 1, 2, ...]} for the
+    heads this seed has trained (Medusa: its heads)."""
+    main, heads = models.main, models.heads
+    sums, count = {}, 0
+    for text in texts:
+        windows, anchors = depth_windows(text, main.cfg.block_size, depth)
+        for x in windows.to(device).split(64):
+            p = probs_from_logits(main(x)[0].double(), temperature)
+            p_at = lambda j: p[:, anchors + j].flatten(0, 1)  # the main model's distribution of x_{a+j+1}
+            q_logits = {}
+            for kind in ("eagle", "eagle3"):
+                if kind in heads:
+                    steps = heads[kind].test_time_features(heads[kind].main_features(x), x, steps=depth)
+                    q_logits[kind] = [main.head(f[:, anchors]) for f in steps]
+            h = main.trunk(x)[:, anchors]
+            if "medusa" in heads:
+                medusa = heads["medusa"].medusa_logits(h)
+                q_logits["medusa"] = [medusa[:, :, k] for k in range(min(depth, medusa.shape[2]))]
+            if "block" in heads:
+                block = heads["block"]
+                g = min(depth, block.max_drafts)
+                out = block.block_logits(h.flatten(0, 1), x[:, anchors + 1].flatten(), g).view(*h.shape[:2], g, -1)
+                q_logits["block"] = [out[:, :, k] for k in range(g)]
+            for name, per_depth in q_logits.items():
+                alphas = [overlap(p_at(j), probs_from_logits(q.flatten(0, 1).double(), temperature)).sum().item()
+                          for j, q in enumerate(per_depth, 1)]
+                sums[name] = [a + b for a, b in zip(sums.get(name, [0.0] * len(alphas)), alphas)]
+            count += p_at(1).shape[0]
+    return {name: [s / count for s in values] for name, values in sums.items()}
 
 
 def written_text(main, prompt, n_chars, temperature, seed, device):

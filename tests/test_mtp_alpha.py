@@ -9,7 +9,7 @@ from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.measure.mtp import mtp_val_alpha
 from experiments.methods import Models
 from experiments.model import GPT, GPTConfig
-from experiments.probes import CONTEXT, alpha_along
+from experiments.probes import CONTEXT, DEPTH, alpha_along, alpha_by_depth, depth_windows
 
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=CONTEXT)
 
@@ -37,3 +37,28 @@ def test_mtp_val_alpha_is_the_alpha_along_kv_cache_decoding():
             along.append((per["mtp"][0], per["draft"][0]))
     assert abs(val_alpha["mtp"] - sum(a for a, _ in along) / len(along)) < 1e-6
     assert abs(val_alpha["draft"] - sum(d for _, d in along) / len(along)) < 1e-6
+
+
+def test_alpha_by_depth_starts_where_the_first_draft_alpha_is():
+    """Depth 1 of alpha_by_depth (no cache, every head's training-time path: test_time_features,
+    medusa_logits, block_logits on a batch of windows) is the first-draft α alpha_along computes
+    through the kv-cache path at the same positions, for every head; and deeper drafts are scored."""
+    main, draft = tiny(0, mtp=True), tiny(1, mtp=False)
+    text = torch.randint(0, 65, (CONTEXT,), generator=torch.Generator().manual_seed(3)).tolist()
+    heads = {}
+    for i, kind in enumerate(KINDS):
+        torch.manual_seed(10 + i)
+        heads[kind] = FeatureDrafter(main, HeadsConfig(kind, main="main_s0")).double()
+        with torch.no_grad():
+            for param in heads[kind].parameters():
+                param.add_(0.1 * torch.randn_like(param))
+    models = Models(main, draft, heads, train_tokens=text)
+    _, anchors = depth_windows(text, CONTEXT, DEPTH)  # one window: the whole text
+    with torch.no_grad():
+        by_depth = alpha_by_depth(models, [text], 1.0, "cpu")
+        per, _ = alpha_along(models, text, 2, 1.0, "cpu")  # per[name][t - 2]: the draft of text[t]
+    for kind in KINDS:
+        first = [per[kind][a + 2 - 2] for a in anchors.tolist()]  # anchor a's first draft is text[a + 2]
+        assert abs(by_depth[kind][0] - sum(first) / len(first)) < 1e-9, kind
+        assert all(0 < a < 1 for a in by_depth[kind])
+    assert [len(by_depth[k]) for k in KINDS] == [3, DEPTH, DEPTH, DEPTH]  # Medusa: its three heads

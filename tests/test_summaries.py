@@ -245,6 +245,26 @@ def test_families_seed_range_memory_and_greedy():
     assert s["greedy_check"]["all_identical"]
 
 
+def test_families_recent_against_the_rest():
+    payload = families_payload()
+    assert families.summarize(payload)["recent"] is None  # no 2025–26 family measured: nothing to say
+    payload["rows"] += [frow("suffix", 1.0, 1.4, size=8, tokens=3.4), frow("block", 1.0, 1.2, size=4),
+                        frow("suffix", 1.0, 2.0, engine="eager"), frow("eagle3", 0.0, 2.5)]  # other lanes never count
+    payload["sweep"] += [frow(f, 1.0, 1.0, size=g, drafting=d) for f, g, d in
+                         [("eagle3", 2, 0.8), ("eagle3", 1, 0.4), ("block", 1, 0.3), ("block", 2, 0.3),
+                          ("eagle", 1, 0.5)]]
+    payload["sweep"].append(frow("eagle3", 1.0, 1.0, size=3, drafting=9.0, engine="eager"))
+    declared("families.json", families.summarize(payload))
+    r = families.summarize(payload)["recent"]
+    assert (r["best_new"]["family"], r["best_old"]["family"], r["new_is_faster"]) == ("suffix", "ngram", False)
+    assert r["best_new"]["tokens_per_main"] == 3.4 and r["best_old"]["speedup"] == 1.6
+    assert r["drafting"]["eagle3"] == [{"size": 1, "drafter_per_round": 0.4}, {"size": 2, "drafter_per_round": 0.8}]
+    assert [d["size"] for d in r["drafting"]["block"]] == [1, 2] and len(r["drafting"]["eagle"]) == 1
+    payload["rows"][-3]["speedup"] = 1.7  # the block row now beats the n-gram table's
+    r = families.summarize(payload)["recent"]
+    assert (r["best_new"]["family"], r["new_is_faster"]) == ("block", True)
+
+
 # ledger.json and gamma_sweep.json
 
 

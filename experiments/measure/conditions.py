@@ -23,10 +23,11 @@ import torch
 
 from experiments.heads import load_drafter
 from experiments.measure.common import DRAFT, LEDGER_ENGINES, LEDGER_PROMPT, MAIN_MTP, ROOT, engines_of, generate_command
-from experiments.methods import config_decoder, config_name, load_models
-from experiments.probes import DRAFTERS, alpha_along, pooled, written_text
+from experiments.methods import HEAD_METHODS, config_decoder, config_name, load_models
+from experiments.probes import DRAFTERS, ONE_HOT, alpha_along, pooled, written_text
 from experiments.model import load_checkpoint
 from experiments.ngram import DEFAULT_ORDER, NgramTable
+from experiments.suffix import SuffixIndex
 from experiments.engine import available_engines
 from experiments.timing import interleaved, per_call, set_threads, summary
 from experiments.runs import run_name
@@ -35,7 +36,8 @@ TEMPERATURES = (0.0, 0.5, 0.8, 1.0, 1.3)
 # one configuration per family, the same at every temperature and length: a chain of 4 drafts
 # (Medusa has 3 heads, the MTP head drafts 1), lookahead a 16-node tree
 CONFIGS = {"draft": ("chain", 4), "mtp": ("chain", 1), "ngram": ("chain", 4), "lookup": ("chain", 4),
-           "medusa": ("chain", 3), "eagle": ("chain", 4), "lookahead": ("tree", 16)}
+           "suffix": ("chain", 4), "medusa": ("chain", 3), "block": ("chain", 4), "eagle": ("chain", 4),
+           "eagle3": ("chain", 4), "lookahead": ("tree", 16)}
 TEXT_KINDS = ("val", "own", "repetitive")
 
 
@@ -56,20 +58,21 @@ def by_temperature(models, prompt, n_chars, seeds, device):
     greedy one, whatever the seed)."""
     out = []
     for temperature in TEMPERATURES:
-        alpha, coverage = {name: [] for name in DRAFTERS}, []
+        alpha, coverage = {name: [] for name in DRAFTERS}, {name: [] for name in ONE_HOT}
         tokens = {family: [] for family in CONFIGS}
         for seed in seeds if temperature else seeds[:1]:
             text = written_text(models.main, prompt, n_chars, temperature, seed, device)
-            measured = pooled(*alpha_along(models, text, first_draft_start(prompt), temperature, device))
+            measured = pooled([alpha_along(models, text, first_draft_start(prompt), temperature, device)])
             for name in DRAFTERS:
                 alpha[name].append(measured[name]["alpha"])
-            coverage.append(measured["lookup"]["coverage"])
+            for name in ONE_HOT:
+                coverage[name].append(measured[name]["coverage"])
             for family, (shape, size) in CONFIGS.items():
                 decode = config_decoder(models, family, shape, size, prompt, n_chars, temperature, "eager", device)
                 tokens[family].append(decode(seed).tokens_per_main)
-        out.append({"temperature": temperature, "texts": len(coverage),
+        out.append({"temperature": temperature, "texts": len(coverage["lookup"]),
                     "alpha": {name: spread(values) for name, values in alpha.items()},
-                    "lookup_coverage": spread(coverage),
+                    "coverage": {name: spread(values) for name, values in coverage.items()},
                     "tokens_per_main": {family: spread(values) for family, values in tokens.items()}})
         print(f"  T={temperature:g}: " + ", ".join(f"{n} α {a['mean']}" for n, a in out[-1]["alpha"].items()),
               flush=True)
@@ -102,13 +105,8 @@ def by_text(models, data, prompt, n_chars, seeds, device):
                          for seed in (seeds if temperature else seeds[:1])],
                  "repetitive": [speaker_lines(data, n_chars)]}
         for kind, kind_texts in texts.items():
-            per, covered = {name: [] for name in DRAFTERS}, []
-            for text in kind_texts:
-                text_per, text_covered = alpha_along(models, text, first_draft_start(prompt), temperature, device)
-                for name in per:
-                    per[name] += text_per[name]
-                covered += text_covered
-            out.setdefault(kind, {})[f"T{temperature:g}"] = {"texts": len(kind_texts), "drafters": pooled(per, covered)}
+            measured = [alpha_along(models, text, first_draft_start(prompt), temperature, device) for text in kind_texts]
+            out.setdefault(kind, {})[f"T{temperature:g}"] = {"texts": len(kind_texts), "drafters": pooled(measured)}
     return out
 
 
@@ -156,7 +154,7 @@ def start_up(args, seed, engines, n_chars):
 
 def preparation(args, data, seed):
     """The parts of start-up that belong to a drafter, timed in this process (best of 3): loading
-    each checkpoint, and building the n-gram table from the training split."""
+    each checkpoint, building the n-gram table and suffix decoding's index from the training split."""
     best_of_3 = lambda fn: per_call(fn, calls=3, warmup=0)["min"]
 
     path = lambda name: args.checkpoints / f"{name}.pt"
@@ -164,8 +162,9 @@ def preparation(args, data, seed):
     return {"load_main_s": best_of_3(lambda: load_checkpoint(path(run_name(*MAIN_MTP, seed)), args.device)),
             "load_draft_s": best_of_3(lambda: load_checkpoint(path(run_name(*DRAFT, seed)), args.device)),
             **{f"load_{kind}_s": best_of_3(lambda: load_drafter(path(run_name(kind, 0, seed)), args.device))
-               for kind in ("medusa", "eagle")},
-            "ngram_table_s": best_of_3(lambda: NgramTable(train, DEFAULT_ORDER, data.vocab_size))}
+               for kind in HEAD_METHODS},
+            "ngram_table_s": best_of_3(lambda: NgramTable(train, DEFAULT_ORDER, data.vocab_size)),
+            "suffix_index_s": best_of_3(lambda: SuffixIndex(train, data.vocab_size))}
 
 
 def summarize(payload, drafter="draft"):

@@ -30,14 +30,15 @@ from experiments.measure.common import LEDGER_ENGINES, LEDGER_PROMPT, engines_of
 from experiments.measure.rows import fresh_check, timed_row
 from experiments.prices import price_calls
 from experiments.engine import available_engines, make_runner
-from experiments.methods import CHAIN_METHODS, ORDERS, Spec, accepts, config_decoder, config_name, decode, spec_of
+from experiments.methods import CHAIN_METHODS, HEAD_METHODS, ORDERS, Spec, accepts, config_decoder, config_name, decode, spec_of
 from experiments.ngram import DEFAULT_ORDER
-from experiments.probes import DRAFTERS, alpha_along, pooled, written_text
+from experiments.suffix import FACTOR as SUFFIX_FACTOR, MAX_OCCURRENCES as SUFFIX_OCCURRENCES
+from experiments.probes import DEPTH, DEPTH_STRIDE, alpha_along, alpha_by_depth, pooled, written_text
 from experiments.trees import Tree
 from experiments.timing import interleaved, interleaved_calls, set_threads
 from experiments.runs import run_name
 
-FAMILIES = ("draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead")
+FAMILIES = ("draft", "mtp", "ngram", "lookup", "suffix", "medusa", "block", "eagle", "eagle3", "lookahead")
 TEMPERATURES = (1.0, 0.0)
 
 
@@ -119,15 +120,10 @@ def ledger_family_rows(args, engines, n_chars):
 
 
 def teacher_forced_alpha(models, prompt, n_chars, temperature, seeds, device):
-    """alpha_along on text the main model wrote (one text per sampling seed), pooled."""
-    per, covered = {name: [] for name in DRAFTERS}, []
-    for seed in seeds:
-        text = written_text(models.main, prompt, n_chars, temperature, seed, device)
-        seed_per, seed_covered = alpha_along(models, text, len(prompt) + 2, temperature, device)
-        for name in per:
-            per[name] += seed_per[name]
-        covered += seed_covered
-    return pooled(per, covered)
+    """alpha_along on text the main model wrote (one text per sampling seed), pooled; and
+    alpha_by_depth on the same texts where `depth` is asked for."""
+    texts = [written_text(models.main, prompt, n_chars, temperature, seed, device) for seed in seeds]
+    return pooled([alpha_along(models, text, len(prompt) + 2, temperature, device) for text in texts]), texts
 
 
 TREE_ROUND_AT = 100  # the recorded round: the first whose root is at or past this char and that
@@ -249,6 +245,30 @@ def pick(row, *figures):
     return {"family": row["family"], "shape": row["shape"], "size": row["size"], **{k: row[k] for k in figures}}
 
 
+RECENT = ("suffix", "block", "eagle3")  # the 2025–26 families (section ⑤'s "what changed")
+ROUND_PARTS = ("speedup", "tokens_per_main", "verify_over_main", "drafter_per_round", "other_per_round")
+
+
+def recent(rows, sweep_rows, engine, temperature=1.0):
+    """The 2025–26 families against the rest on `engine` at `temperature`: the fastest row of each
+    group (both timed in one interleaved run, except the ledger's draft model and MTP head at T =
+    1), whether the new one is faster, and the drafting price per round against γ of the chain
+    drafters that run a network (EAGLE, EAGLE-3: one call per draft; the block: one call per round)."""
+    lane = [r for r in rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] != "plain"]
+    new = [r for r in lane if r["family"] in RECENT]
+    old = [r for r in lane if r["family"] not in RECENT]
+    if not new or not old:
+        return None
+    best_new, best_old = (max(group, key=lambda r: r["speedup"]) for group in (new, old))
+    swept = [r for r in sweep_rows if r["engine"] == engine and r["temperature"] == temperature and r["shape"] == "chain"]
+    return {"engine": engine, "temperature": temperature,
+            "best_new": pick(best_new, *ROUND_PARTS), "best_old": pick(best_old, *ROUND_PARTS),
+            "new_is_faster": best_new["speedup"] > best_old["speedup"],
+            "drafting": {f: [{"size": r["size"], "drafter_per_round": r["drafter_per_round"]}
+                             for r in sorted(swept, key=lambda r: r["size"]) if r["family"] == f]
+                         for f in ("eagle", "eagle3", "block")}}
+
+
 def summarize(payload, family="ngram", temperature=1.0):
     """The conclusions sections ⑤, ⑥ and ⑦ print, from the payload `measure` writes, on the
     primary engine: the fastest row per temperature (and the T = 1 one's round taken apart),
@@ -297,6 +317,7 @@ def summarize(payload, family="ngram", temperature=1.0):
         if engine in prices:
             out["tree_verify"] = {shape: verify_parts(max(rs, key=lambda r: r["speedup"]), prices[engine])
                                   for shape, rs in shapes.items()}
+    out["recent"] = recent(rows, sweep_rows, engine)
     by_seed = payload["alpha_by_seed"].values()
     out["alpha_seed_range"] = {  # the learned drafters' α at T = 1 over model seeds (where there are several)
         f: {"min": min(a[f]["alpha"] for a in by_seed), "max": max(a[f]["alpha"] for a in by_seed)}
@@ -311,8 +332,9 @@ def summarize(payload, family="ngram", temperature=1.0):
 
 
 def family_costs(by_seed, args):
-    """Parameters, training time and size of each drafter (the table: its entries and bytes);
-    Medusa and EAGLE for every seed measured (`by_seed`: {seed: methods.Models}, the first seed first)."""
+    """Parameters, training time and size of each drafter (the n-gram table: its entries and
+    bytes; suffix decoding's index: its suffix array's bytes); the trained heads for every seed
+    measured that has them (`by_seed`: {seed: methods.Models}, the first seed first)."""
     seed, models = next(iter(by_seed.items()))
     main = models.main
     contexts, pairs = models.table(DEFAULT_ORDER).entries()
@@ -324,12 +346,17 @@ def family_costs(by_seed, args):
                 "train_wall_s": log["wall_time_s"], "final_val": log["final_val"], "config": payload["config"]}
 
     heads = {kind: {**trained(kind, seed, models),
-                    "by_seed": {str(s): trained(kind, s, d) for s, d in by_seed.items()}} for kind in ("medusa", "eagle")}
+                    "by_seed": {str(s): trained(kind, s, d) for s, d in by_seed.items() if kind in d.heads}}
+             for kind in HEAD_METHODS if kind in models.heads}
+    index = models.suffix_index()
     return {"draft": {"params": models.draft.n_params()},
             "mtp": {"params": main.n_params(main.mtp)}, **heads,
             "ngram": {"order": DEFAULT_ORDER, "contexts": contexts, "entries": pairs,
                       "bytes": contexts * models.vocab_size * 4, "built_from": "train split"},
             "lookup": {"match_chars": ORDERS["lookup"] - 1, "params": 0},
+            "suffix": {"params": 0, "corpus_chars": len(index), "max_depth": index.max_depth,
+                       "bytes": len(index) * index.order.itemsize, "built_from": "train split",
+                       "max_occurrences": SUFFIX_OCCURRENCES, "factor": SUFFIX_FACTOR},
             "lookahead": {"ngram": ORDERS["lookahead"], "params": 0},
             "main_params": main.n_params_main()}
 
@@ -349,10 +376,15 @@ def measure(args, data, seeds, sizes):
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     alpha_seeds = list(range(sizes.alpha_runs))
     with torch.inference_mode():
-        alpha = {f"T{t:g}": teacher_forced_alpha(models, prompt, n_chars, t,
-                                                 alpha_seeds if t else [0], args.device) for t in TEMPERATURES}
+        alpha, depth = {}, {}
+        for t in TEMPERATURES:
+            alpha[f"T{t:g}"], texts = teacher_forced_alpha(models, prompt, n_chars, t, alpha_seeds if t else [0],
+                                                           args.device)
+            depth[f"T{t:g}"] = alpha_by_depth(models, texts, t, args.device)
+            print(f"  α by depth, T={t:g}: " + ", ".join(f"{k} {[round(a, 3) for a in v]}"
+                                                         for k, v in depth[f"T{t:g}"].items()), flush=True)
         alpha_by_seed = {str(s): alpha["T1"] if s == seeds[0] else
-                         teacher_forced_alpha(d, prompt, n_chars, 1.0, alpha_seeds, args.device)
+                         teacher_forced_alpha(d, prompt, n_chars, 1.0, alpha_seeds, args.device)[0]
                          for s, d in by_seed.items()}
         for s, a in alpha_by_seed.items():
             print(f"  alpha T=1, seed {s}: " + ", ".join(f"{k} {v['alpha']}" for k, v in a.items()), flush=True)
@@ -377,6 +409,7 @@ def measure(args, data, seeds, sizes):
         "tree_sizes": list(sizes.family_trees), "sweep_repeats": sizes.family_sweep_repeats,
         "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)), "model_seed": seeds[0],
         "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,
+        "alpha_by_depth": {"depth": DEPTH, "window": models.main.cfg.block_size, "stride": DEPTH_STRIDE, **depth},
         "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows,
         "tree_rounds": trees, "verify_prices": prices, "fresh_process_check": fresh}
     return {"families": {**payload, "summary": summarize(payload)}}

@@ -27,9 +27,10 @@ from experiments.stats import expected_tokens
 from experiments.timing import interleaved, set_threads, summary
 
 TEMPERATURES = (1.0, 0.0)
-# the candidates of every rung: the drafters that need no training beyond the main model's, and
-# the draft model and MTP head (a chain each; trees cost more positions than a CPU verify gives free)
+# the candidates of every rung: the drafters that need no training beyond the main model's, the
+# 2025–26 families (suffix decoding, the block drafter, EAGLE-3), and the draft model and MTP head (a chain each; trees cost more positions than a CPU verify gives free)
 CANDIDATES = ([("ngram", g) for g in (2, 3, 4, 5, 6, 8)] + [("match", g) for g in (4, 6, 8)]
+              + [("suffix", g) for g in (8, 16)] + [("block", g) for g in (4, 6)] + [("eagle3", g) for g in (3, 4)]
               + [("draft", g) for g in (2, 3, 4)] + [("mtp", 1)])
 COMPARE_AT = 5  # positions of the verify whose price the rungs are compared at (4 drafts + the bonus)
 REFERENCE = "compiled"  # the rung every other is also compared with: today's torch.compile engine

@@ -33,9 +33,12 @@ export const PRESETS = {
 const NEEDS = {
   draft: { memory: true, training: false }, mtp: { memory: false, training: true },
   ngram: { memory: true, training: false }, lookup: { memory: false, training: false },
-  medusa: { memory: false, training: true }, eagle: { memory: false, training: true },
-  lookahead: { memory: false, training: false },
+  suffix: { memory: true, training: false }, medusa: { memory: false, training: true },
+  block: { memory: false, training: true }, eagle: { memory: false, training: true },
+  eagle3: { memory: false, training: true }, lookahead: { memory: false, training: false },
 };
+
+const RETRIEVAL = ["ngram", "lookup", "suffix"]; // drafts copied from text: long and right where text repeats
 
 // A published figure's source as the list prints it: "EAGLE-2, arXiv 2406.16858".
 export function citation(fig) {
@@ -115,7 +118,7 @@ function gpuRanking(situation, published) {
       reasons.push({ zh: "不需要任何草稿员；transformers 的文档说它适合摘要这类以输入为依据的任务，但没有给出数字",
         en: "needs no drafter at all; the transformers docs recommend it for input-grounded tasks such as summarization, with no number" });
     }
-    if (retrieval && (family === "lookup" || family === "ngram")) {
+    if (retrieval && RETRIEVAL.includes(family)) {
       reasons.push({ zh: "文本重复或照抄输入时，检索到的草稿很长而且几乎都对", en: "when the text repeats or copies its input, retrieved drafts are long and mostly right" });
     }
     return {
@@ -124,7 +127,7 @@ function gpuRanking(situation, published) {
       label: fig ? { zh: `${fig.figure.zh}（已发表：${citation(fig)}）`, en: `${fig.figure.en} (published: ${citation(fig)})` }
         : { zh: "没有已发表的数字", en: "no published figure" },
       reasons,
-      boost: retrieval && (family === "lookup" || family === "ngram") ? 1 : 0,
+      boost: retrieval && RETRIEVAL.includes(family) ? 1 : 0,
     };
   });
   return items.sort((a, b) => b.boost - a.boost || b.speedup - a.speedup);

@@ -73,7 +73,7 @@ test("short outputs and a compute-bound batch: don't speculate, whatever the dra
 
 test("GPU: published figures only, each with its paper; retrieval first for text that repeats", () => {
   const open = ranking({ ...CPU, regime: "gpu" }, fakeFamilies(ALL));
-  assert.equal(open[0].method, "eagle");
+  assert.equal(open[0].method, "eagle3"); // the highest published figure (EAGLE-3, up to 6.5×)
   for (const r of open) {
     assert.notEqual(r.source, "measured", r.method);
     const fig = published.gpu[r.method];
@@ -91,7 +91,7 @@ test("the preset situations on the committed measurements", () => {
   // this chapter's setup: its fastest measured family (or don't, if even that one is slower)
   assert.equal(top("chapter").dont ? "dont" : top("chapter").method, fastest(1).speedup >= 1 ? fastest(1).family : "dont");
   assert.equal(top("cpuGreedyRepeat").dont ? "dont" : top("cpuGreedyRepeat").method, fastest(0).speedup >= 1 ? fastest(0).family : "dont");
-  assert.equal(top("gpuChat").method, "eagle");
+  assert.equal(top("gpuChat").method, "eagle3");
   assert.equal(top("gpuEditing").method, "lookup");
   for (const name of ["serving", "shortReply"]) assert.ok(top(name).dont, name);
   // no training, no memory, T = 1.3 on this CPU: only drafter-free methods are left
@@ -147,11 +147,11 @@ test("the picker follows the address: an edited #pick applies, a #link without o
     editHash(`#lang=en&pick=${encodeSituation(PRESETS.gpuChat)}`);
     assert.equal(page.selects.regime.value, "gpu");
     assert.equal(page.selects.temperature.value, "0");
-    assert.equal(page.list.dataset.top, "eagle");
+    assert.equal(page.list.dataset.top, "eagle3");
     assert.equal(page.preset.getAttribute("aria-pressed"), "true");
     for (const hash of ["#s-choosing", "#pick=__proto__", "#pick=cpu-7-open-yes-yes-long"]) {
       editHash(hash);  // nothing the picker knows: it keeps what it shows
-      assert.equal(page.list.dataset.top, "eagle", hash);
+      assert.equal(page.list.dataset.top, "eagle3", hash);
     }
     editHash(`#pick=${encodeSituation(PRESETS.serving)}`);
     assert.equal(page.list.dataset.dont, "true");

@@ -1,0 +1,85 @@
+// Section ⑤'s "what changed in 2025–26": two small line charts from families.json, with their
+// numbers in a table. Left: teacher-forced α of the j-th draft of a chain (alpha_by_depth, T = 1)
+// for EAGLE, EAGLE-3, the block drafter and Medusa. Right: what drafting costs per round against
+// γ (the sweep's chains on the primary engine, T = 1) for EAGLE, EAGLE-3 and the block drafter.
+import { h, s } from "./dom.js";
+import { fixed } from "./format.js";
+import { onLangChange, t } from "./i18n.js";
+import { FAMILY_LABEL } from "./labels.js";
+
+export const DEPTH_SERIES = ["eagle", "eagle3", "block", "medusa"];
+export const COST_SERIES = ["eagle", "eagle3", "block"];
+
+// {family: [[x, y], ...]}: α by depth (x = 1, 2, ...) and drafting per round by γ
+export function depthPoints(families) {
+  const byDepth = families.alpha_by_depth.T1;
+  return Object.fromEntries(DEPTH_SERIES.filter((f) => byDepth[f]).map((f) => [f, byDepth[f].map((a, i) => [i + 1, a])]));
+}
+
+export function costPoints(families) {
+  const drafting = families.summary.recent?.drafting ?? {};
+  return Object.fromEntries(COST_SERIES.filter((f) => drafting[f]?.length)
+    .map((f) => [f, drafting[f].map((r) => [r.size, r.drafter_per_round])]));
+}
+
+function lineChart(series, { xLabel, yLabel, yMax, yTicks, aria }) {
+  const W = 360, H = 240, L = 52, R = 12, T = 12, B = 42;
+  const xs = Object.values(series).flat().map(([x]) => x);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs);
+  const x = (v) => L + ((W - L - R) * (v - x0)) / Math.max(1, x1 - x0);
+  const y = (v) => T + (H - T - B) * (1 - v / yMax);
+  const ticksX = [...new Set(xs)].sort((a, b) => a - b);
+  return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": aria, class: "recent-chart" },
+    s("line", { class: "axis", x1: L, y1: y(0), x2: W - R, y2: y(0) }),
+    s("line", { class: "axis", x1: L, y1: T, x2: L, y2: y(0) }),
+    ticksX.map((v) => s("text", { x: x(v), y: H - B + 16, "text-anchor": "middle" }, String(v))),
+    yTicks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, fixed(v, 2))),
+    s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" }, xLabel),
+    s("text", { x: 12, y: (T + y(0)) / 2, transform: `rotate(-90 12 ${(T + y(0)) / 2})`, "text-anchor": "middle" }, yLabel),
+    Object.entries(series).map(([family, points]) => s("g", { class: `series ${family}` },
+      s("polyline", { points: points.map(([a, b]) => `${x(a)},${y(b)}`).join(" ") }),
+      points.map(([a, b]) => s("circle", { cx: x(a), cy: y(b), r: 3.5 },
+        s("title", {}, `${t(FAMILY_LABEL[family])}: ${a} → ${fixed(b, 3)}`))))));
+}
+
+function legend(families) {
+  return h("p", { class: "legend" }, families.map((f) => h("span", { class: "key" },
+    h("span", { class: `swatch line-${f}`, "aria-hidden": "true" }), ` ${t(FAMILY_LABEL[f])} `)));
+}
+
+// the numbers of both charts: one row per family, one column per depth or γ
+export function recentTable(points, digits) {
+  const xs = [...new Set(Object.values(points).flat().map(([x]) => x))].sort((a, b) => a - b);
+  return { xs, rows: Object.entries(points).map(([f, pts]) => ({ family: f,
+    cells: xs.map((x) => { const p = pts.find(([a]) => a === x); return p ? fixed(p[1], digits) : "—"; }) })) };
+}
+
+function numbers(points, caption, xName, digits) {
+  const { xs, rows } = recentTable(points, digits);
+  return h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": caption },
+    h("table", { class: "calc" }, h("caption", {}, caption),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), xs.map((x) => h("th", { scope: "col" }, `${xName} ${x}`)))),
+      h("tbody", {}, rows.map((r) => h("tr", {}, h("th", { scope: "row" }, t(FAMILY_LABEL[r.family])),
+        r.cells.map((c) => h("td", { class: "num" }, c)))))));
+}
+
+export function initRecent(families) {
+  const box = document.getElementById("recent-widget");
+  const depth = depthPoints(families), cost = costPoints(families);
+  const costMax = Math.max(0.5, ...Object.values(cost).flat().map(([, v]) => v));
+  const costTop = Math.ceil(costMax * 2) / 2;
+  function render() {
+    const depthCaption = t({ zh: "第 j 个草稿的 α（喂真实前文，T = 1）", en: "α of the j-th draft (teacher-forced, T = 1)" });
+    const costCaption = t({ zh: "起草一轮的价钱（普通 forward 的倍数，T = 1）", en: "drafting per round (plain forwards, T = 1)" });
+    box.replaceChildren(
+      h("div", { class: "recent-charts" },
+        h("figure", {}, lineChart(depth, { xLabel: t({ zh: "链上的位置 j", en: "position j in the chain" }), yLabel: "α",
+          yMax: 1, yTicks: [0, 0.25, 0.5, 0.75, 1], aria: depthCaption }), h("figcaption", {}, depthCaption), legend(Object.keys(depth))),
+        h("figure", {}, lineChart(cost, { xLabel: "γ", yLabel: t({ zh: "每轮起草", en: "drafting / round" }),
+          yMax: costTop, yTicks: [0, costTop / 2, costTop], aria: costCaption }), h("figcaption", {}, costCaption), legend(Object.keys(cost)))),
+      numbers(depth, depthCaption, "j =", 3),
+      numbers(cost, costCaption, "γ =", 2));
+  }
+  onLangChange(render);
+  render();
+}

@@ -317,6 +317,9 @@ SCHEMA = {
         "costs.block.config.n_masks:int", "costs.eagle3.config.ttt_steps:int",
         *[f"costs.{kind}.by_seed.*.{field}" for kind in ("medusa", "eagle", "block", "eagle3")  # every seed with it
           for field in ("params:int", "train_wall_s:num")],
+        # one chain drafting round (EAGLE | EAGLE-3 | block) of γ drafts over a one-position main
+        # forward, back to back; keys: engine, family, then γ
+        "drafting_prices.*.*.*:num",
         "costs.ngram.order:int", "costs.ngram.contexts:int", "costs.ngram.entries:int", "costs.ngram.bytes:int",
         "costs.lookup.match_chars:int", "costs.lookahead.ngram:int",
         # suffix decoding's index: the training split and its suffix array (one int64 per character)

@@ -218,6 +218,12 @@ def test_families_rows_alpha_and_seeds(measured):
         assert sorted(fam["costs"][kind]["by_seed"]) == [str(s) for s in HEAD_SEEDS]
     for by_drafter in [*fam["alpha"].values(), *fam["alpha_by_seed"].values()]:
         assert all(v["alpha"] is None or 0 <= v["alpha"] <= 1 for v in by_drafter.values())
+    # α by chain position for every head, and one drafting price per head, engine and γ
+    assert {len(v) for v in fam["alpha_by_depth"]["T1"].values()} == {fam["alpha_by_depth"]["depth"], 3}  # Medusa: 3 heads
+    assert sorted(fam["drafting_prices"]) == sorted(fam["engines"])
+    for by_family in fam["drafting_prices"].values():
+        assert sorted(by_family) == sorted(["eagle", "eagle3", "block"])
+        assert all(sorted(map(int, v)) == list(SIZES.family_gammas) and min(v.values()) > 0 for v in by_family.values())
     # the sweep holds every configuration once per engine and temperature, the rows one per family
     lanes = {(r["engine"], r["temperature"]) for r in fam["sweep"]}
     assert lanes == {(e, t) for e in fam["engines"] for t in fam["temperatures"]}

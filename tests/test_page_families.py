@@ -50,3 +50,19 @@ def test_family_ledger_lanes(open_page):
             expected = [r for r in FAMILIES["rows"] if r["engine"] == engine and r["temperature"] == temperature]
             assert page.locator("#family-ledger tbody tr").count() == len(expected)
             assert "NaN" not in page.locator("#family-ledger").inner_text()
+
+
+def test_recent_charts_draw_the_measured_series_in_both_languages(open_page):
+    """⑤'s "what changed in 2025–26": one line per drafter in each chart, and the tables under
+    them print the α by depth that families.json holds."""
+    depth = FAMILIES["alpha_by_depth"]["T1"]
+    drafting = FAMILIES["summary"]["recent"]["drafting"]
+    for lang in ("en", "zh"):
+        page = open_page(hash_=f"#lang={lang}")
+        charts = page.locator("#recent-widget svg")
+        assert charts.count() == 2
+        assert charts.nth(0).locator("polyline").count() == len(depth)
+        assert charts.nth(1).locator("polyline").count() == sum(1 for v in drafting.values() if v)
+        first_table = page.locator("#recent-widget table").first
+        eagle3 = [c.inner_text() for c in first_table.locator("tr").filter(has_text="EAGLE-3").locator("td").all()]
+        assert eagle3 == [f"{a:.3f}" for a in depth["eagle3"]], lang

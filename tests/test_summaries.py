@@ -250,10 +250,9 @@ def test_families_recent_against_the_rest():
     assert families.summarize(payload)["recent"] is None  # no 2025–26 family measured: nothing to say
     payload["rows"] += [frow("suffix", 1.0, 1.4, size=8, tokens=3.4), frow("block", 1.0, 1.2, size=4),
                         frow("suffix", 1.0, 2.0, engine="eager"), frow("eagle3", 0.0, 2.5)]  # other lanes never count
-    payload["sweep"] += [frow(f, 1.0, 1.0, size=g, drafting=d) for f, g, d in
-                         [("eagle3", 2, 0.8), ("eagle3", 1, 0.4), ("block", 1, 0.3), ("block", 2, 0.3),
-                          ("eagle", 1, 0.5)]]
-    payload["sweep"].append(frow("eagle3", 1.0, 1.0, size=3, drafting=9.0, engine="eager"))
+    payload["drafting_prices"] = {"compiled": {"eagle3": {"2": 0.8, "1": 0.4}, "block": {"1": 0.3, "2": 0.3},
+                                               "eagle": {"1": 0.5}},
+                                  "eager": {"eagle3": {"3": 9.0}}}  # JSON keys: γ as strings; another engine's
     declared("families.json", families.summarize(payload))
     r = families.summarize(payload)["recent"]
     assert (r["best_new"]["family"], r["best_old"]["family"], r["new_is_faster"]) == ("suffix", "ngram", False)

@@ -13,6 +13,10 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
 - verify_prices: the main model's verify forward timed back to back in the same run, as a
   chain of k positions and as each recorded token tree, so that a row's verify price inside
   the decoding loop can be taken apart (the positions, the tree's own mask, the loop);
+- alpha_by_depth: teacher-forced α of the j-th draft of a chain for the drafters whose later
+  drafts differ from their first (EAGLE, EAGLE-3, Medusa, the block), probes.alpha_by_depth;
+- drafting_prices: one round of chain drafting of EAGLE, EAGLE-3 and the block against γ, timed
+  back to back like verify_prices (what the block's single call saves);
 - summary: the conclusions the page prints (the fastest and slowest rows, which families are
   faster at T = 0, where a verify's price comes from, the sweep's deepest trees and chains),
   written by `summarize` from the payload so templates only format.
@@ -30,7 +34,8 @@ from experiments.measure.common import LEDGER_ENGINES, LEDGER_PROMPT, engines_of
 from experiments.measure.rows import fresh_check, timed_row
 from experiments.prices import price_calls
 from experiments.engine import available_engines, make_runner
-from experiments.methods import CHAIN_METHODS, HEAD_METHODS, ORDERS, Spec, accepts, config_decoder, config_name, decode, spec_of
+from experiments.methods import (CHAIN_METHODS, HEAD_METHODS, ORDERS, Spec, accepts, config_decoder, config_name, decode,
+                                 drafter as methods_drafter, spec_of)
 from experiments.ngram import DEFAULT_ORDER
 from experiments.suffix import FACTOR as SUFFIX_FACTOR, MAX_OCCURRENCES as SUFFIX_OCCURRENCES
 from experiments.probes import DEPTH, DEPTH_STRIDE, alpha_along, alpha_by_depth, pooled, written_text
@@ -196,6 +201,45 @@ def verify_prices(main, draft, trees, engines, sizes, device):
     return out
 
 
+DRAFTING = ("eagle", "eagle3", "block")  # the chain drafters that run a network: one call per draft, or one per round
+
+
+def propose_call(models, family, engine, gamma, window):
+    """fn() for one round of `family`'s chain drafting (drafter.propose of gamma drafts at T = 1,
+    as speculative_decode calls it) after the main model has processed a full window: the round of
+    a decode whose last round accepted nothing (a chain drafter takes in the one new real feature,
+    then drafts), then the rollback of the drafter's cache to before that feature."""
+    drafter = methods_drafter(Spec(family, gamma=gamma), models, "kvcache", engine)
+    main = make_runner(models.main, "kvcache", engine, sizes=(1,), layers=drafter.layers)
+    tokens = [(7 * i) % models.vocab_size for i in range(window + 1)]
+    _, h, start = main.extend(tokens[:window])
+    drafter.observe(h, start)
+    generator = torch.Generator().manual_seed(0)
+
+    def call():
+        drafter.propose(tokens, window, gamma, 1.0, generator)
+        drafter.truncate(window - 1)
+    call()  # the drafter's cache now holds every pair before the last one
+    return call
+
+
+def drafting_prices(models, engines, gammas, sizes, device):
+    """{engine: {family: {γ: one drafting round over a one-position main forward}}} for the
+    DRAFTING families, timed back to back and interleaved with the main forward (as verify_prices):
+    what drafting costs against γ, without the noise of a decode."""
+    window = models.main.cfg.block_size
+    calls = {}
+    with torch.inference_mode():
+        for engine in engines:
+            calls[f"{engine}:main"] = price_calls(models.main, models.draft, "kvcache", engine, [1])["main"]
+            calls.update({f"{engine}:{f}:{g}": propose_call(models, f, engine, g, window)
+                          for f in DRAFTING if f in models.heads for g in gammas})
+        values = interleaved_calls(calls, sizes.cost_repeats, sizes.forward_calls, sizes.forward_warmup, device)
+    over = lambda engine, name: statistics.median(a / b for a, b in zip(values[name], values[f"{engine}:main"]))
+    return {engine: {f: {g: over(engine, f"{engine}:{f}:{g}") for g in gammas}
+                     for f in DRAFTING if f in models.heads} for engine in engines}
+
+
 def primary_engine(engines):
     """The engine the page's sentences are about: compiled where it ran, else eager."""
     return "compiled" if "compiled" in engines else "eager"
@@ -249,24 +293,23 @@ RECENT = ("suffix", "block", "eagle3")  # the 2025–26 families (section ⑤'s 
 ROUND_PARTS = ("speedup", "tokens_per_main", "verify_over_main", "drafter_per_round", "other_per_round")
 
 
-def recent(rows, sweep_rows, engine, temperature=1.0):
+def recent(rows, drafting_prices, engine, temperature=1.0):
     """The 2025–26 families against the rest on `engine` at `temperature`: the fastest row of each
     group (both timed in one interleaved run, except the ledger's draft model and MTP head at T =
-    1), whether the new one is faster, and the drafting price per round against γ of the chain
-    drafters that run a network (EAGLE, EAGLE-3: one call per draft; the block: one call per round)."""
+    1), whether the new one is faster, and on `engine` the drafting price per round against γ of
+    the chain drafters that run a network (drafting_prices: EAGLE, EAGLE-3: one call per draft;
+    the block: one call per round)."""
     lane = [r for r in rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] != "plain"]
     new = [r for r in lane if r["family"] in RECENT]
     old = [r for r in lane if r["family"] not in RECENT]
     if not new or not old:
         return None
     best_new, best_old = (max(group, key=lambda r: r["speedup"]) for group in (new, old))
-    swept = [r for r in sweep_rows if r["engine"] == engine and r["temperature"] == temperature and r["shape"] == "chain"]
+    drafting = {f: [{"size": int(g), "drafter_per_round": v} for g, v in sorted(by_gamma.items(), key=lambda kv: int(kv[0]))]
+                for f, by_gamma in drafting_prices.get(engine, {}).items()}
     return {"engine": engine, "temperature": temperature,
             "best_new": pick(best_new, *ROUND_PARTS), "best_old": pick(best_old, *ROUND_PARTS),
-            "new_is_faster": best_new["speedup"] > best_old["speedup"],
-            "drafting": {f: [{"size": r["size"], "drafter_per_round": r["drafter_per_round"]}
-                             for r in sorted(swept, key=lambda r: r["size"]) if r["family"] == f]
-                         for f in ("eagle", "eagle3", "block")}}
+            "new_is_faster": best_new["speedup"] > best_old["speedup"], "drafting": drafting}
 
 
 def summarize(payload, family="ngram", temperature=1.0):
@@ -317,7 +360,7 @@ def summarize(payload, family="ngram", temperature=1.0):
         if engine in prices:
             out["tree_verify"] = {shape: verify_parts(max(rs, key=lambda r: r["speedup"]), prices[engine])
                                   for shape, rs in shapes.items()}
-    out["recent"] = recent(rows, sweep_rows, engine)
+    out["recent"] = recent(rows, payload.get("drafting_prices", {}), engine)
     by_seed = payload["alpha_by_seed"].values()
     out["alpha_seed_range"] = {  # the learned drafters' α at T = 1 over model seeds (where there are several)
         f: {"min": min(a[f]["alpha"] for a in by_seed), "max": max(a[f]["alpha"] for a in by_seed)}
@@ -400,6 +443,10 @@ def measure(args, data, seeds, sizes):
               f"against the harness's {fresh['harness_speedup']:.2f}×", flush=True)
     shapes = {t["nodes"]: Tree(data.encode(t["tokens"]), list(t["parents"]), list(t["depths"])) for t in trees}
     prices = verify_prices(models.main, models.draft, shapes, engines, sizes, args.device)
+    drafting = drafting_prices(models, engines, sizes.family_gammas, sizes, args.device)
+    for engine, by_family in drafting.items():
+        print(f"  drafting back to back, {engine}: " + ", ".join(
+            f"{f} γ1 {v[min(v)]:.2f} γ{max(v)} {v[max(v)]:.2f}" for f, v in by_family.items()), flush=True)
     for engine, p in prices.items():
         print(f"  verify back to back, {engine}: " + ", ".join(
             f"tree {n} {p['tree'][n]:.2f} (chain {p['chain'][n]:.2f})" for n in p["tree"]), flush=True)
@@ -411,5 +458,5 @@ def measure(args, data, seeds, sizes):
         "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,
         "alpha_by_depth": {"depth": DEPTH, "window": models.main.cfg.block_size, "stride": DEPTH_STRIDE, **depth},
         "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows,
-        "tree_rounds": trees, "verify_prices": prices, "fresh_process_check": fresh}
+        "tree_rounds": trees, "verify_prices": prices, "drafting_prices": drafting, "fresh_process_check": fresh}
     return {"families": {**payload, "summary": summarize(payload)}}

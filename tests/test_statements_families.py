@@ -145,7 +145,9 @@ def test_tree_sentence_takes_the_tree_verify_apart():
     assert f"{tt['positions']} positions cost {f2(tt['chain_back_to_back'])} one-position forwards as a chain and " \
            f"{f2(tt['back_to_back'])} as this tree" in en
     assert f"adds {d2(tt['back_to_back'], tt['chain_back_to_back'])}" in en
-    assert f"the remaining {d2(tt['in_loop'], tt['back_to_back'])} of its {f2(tt['in_loop'])}" in en
+    remaining = f"the remaining {d2(tt['in_loop'], tt['back_to_back'])} of its {f2(tt['in_loop'])}"
+    # the loop's extra is said only where the tree's verify cost more inside the loop than back to back
+    assert (remaining in en) == (round(tt["in_loop"], 2) > round(tt["back_to_back"], 2))
     assert f"The fastest chain's {tc['positions']} positions cost {f2(tc['back_to_back'])} back to back" in en
     assert "Extra positions are not free on this CPU" not in en
     zh = one(text(html, "s-families", "zh"), "价钱也不一样")

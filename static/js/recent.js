@@ -22,8 +22,8 @@ export function costPoints(families) {
     .map((f) => [f, drafting[f].map((r) => [r.size, r.drafter_per_round])]));
 }
 
-function lineChart(series, { xLabel, yLabel, yMax, yTicks, aria }) {
-  const W = 360, H = 240, L = 52, R = 12, T = 12, B = 42;
+function lineChart(series, { xLabel, yLabel, yMax, yTicks, yDigits, aria }) {
+  const W = 360, H = 240, L = 66, R = 12, T = 12, B = 42;
   const xs = Object.values(series).flat().map(([x]) => x);
   const x0 = Math.min(...xs), x1 = Math.max(...xs);
   const x = (v) => L + ((W - L - R) * (v - x0)) / Math.max(1, x1 - x0);
@@ -33,7 +33,7 @@ function lineChart(series, { xLabel, yLabel, yMax, yTicks, aria }) {
     s("line", { class: "axis", x1: L, y1: y(0), x2: W - R, y2: y(0) }),
     s("line", { class: "axis", x1: L, y1: T, x2: L, y2: y(0) }),
     ticksX.map((v) => s("text", { x: x(v), y: H - B + 16, "text-anchor": "middle" }, String(v))),
-    yTicks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, fixed(v, 2))),
+    yTicks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, fixed(v, yDigits))),
     s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" }, xLabel),
     s("text", { x: 12, y: (T + y(0)) / 2, transform: `rotate(-90 12 ${(T + y(0)) / 2})`, "text-anchor": "middle" }, yLabel),
     Object.entries(series).map(([family, points]) => s("g", { class: `series ${family}` },
@@ -66,17 +66,17 @@ function numbers(points, caption, xName, digits) {
 export function initRecent(families) {
   const box = document.getElementById("recent-widget");
   const depth = depthPoints(families), cost = costPoints(families);
-  const costMax = Math.max(0.5, ...Object.values(cost).flat().map(([, v]) => v));
-  const costTop = Math.ceil(costMax * 2) / 2;
+  const costMax = Math.max(1, ...Object.values(cost).flat().map(([, v]) => v));
+  const costTop = 2 * Math.ceil(costMax / 2); // an even number of forwards: whole ticks at 0, half and top
   function render() {
     const depthCaption = t({ zh: "第 j 个草稿的 α（喂真实前文，T = 1）", en: "α of the j-th draft (teacher-forced, T = 1)" });
     const costCaption = t({ zh: "起草一轮的价钱（普通 forward 的倍数，T = 1）", en: "drafting per round (plain forwards, T = 1)" });
     box.replaceChildren(
       h("div", { class: "recent-charts" },
         h("figure", {}, lineChart(depth, { xLabel: t({ zh: "链上的位置 j", en: "position j in the chain" }), yLabel: "α",
-          yMax: 1, yTicks: [0, 0.25, 0.5, 0.75, 1], aria: depthCaption }), h("figcaption", {}, depthCaption), legend(Object.keys(depth))),
+          yMax: 1, yTicks: [0, 0.25, 0.5, 0.75, 1], yDigits: 2, aria: depthCaption }), h("figcaption", {}, depthCaption), legend(Object.keys(depth))),
         h("figure", {}, lineChart(cost, { xLabel: "γ", yLabel: t({ zh: "每轮起草", en: "drafting / round" }),
-          yMax: costTop, yTicks: [0, costTop / 2, costTop], aria: costCaption }), h("figcaption", {}, costCaption), legend(Object.keys(cost)))),
+          yMax: costTop, yTicks: [0, costTop / 2, costTop], yDigits: 0, aria: costCaption }), h("figcaption", {}, costCaption), legend(Object.keys(cost)))),
       numbers(depth, depthCaption, "j =", 3),
       numbers(cost, costCaption, "γ =", 2));
   }

@@ -3,6 +3,7 @@ temperature, the picker answers each preset (and "don't speculate" where it shou
 languages and keeps the situation in the URL, the exercises hide their answers."""
 import orjson
 
+from experiments.probes import DRAFTERS
 from tests.conftest import ROOT
 
 READ = lambda name: orjson.loads((ROOT / f"experiments/results/{name}.json").read_bytes())
@@ -19,7 +20,7 @@ def test_conditions_tables(open_page):
     table = page.locator("#cond-temperature")
     assert table.locator("thead th").count() == 1 + len(CONDITIONS["temperatures"])
     assert table.locator("tr[data-metric=tokens]").count() == len(CONDITIONS["configs"])
-    assert page.locator("#cond-texts tbody tr").count() == 6  # every drafter with a first draft
+    assert page.locator("#cond-texts tbody tr").count() == len(DRAFTERS)  # every drafter with a first draft
     assert page.locator("#cond-length tbody tr").count() == len(CONDITIONS["configs"]) + 1
     assert page.locator("#dont-list > li").count() >= 4
     text = page.locator("#s-choosing").inner_text()
@@ -52,7 +53,7 @@ def test_picker_reads_the_url_and_its_selects(open_page):
     page.select_option("#picker-widget select[data-input=regime]", "gpu")
     page.select_option("#picker-widget select[data-input=length]", "long")
     page.select_option("#picker-widget select[data-input=training]", "yes")
-    assert page.locator("#picker-result").get_attribute("data-top") == "eagle"  # no memory: no draft model, no table
+    assert page.locator("#picker-result").get_attribute("data-top") == "eagle3"  # no memory: no draft model, no table
 
 
 def test_exercises_hide_their_answers(open_page):

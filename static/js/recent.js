@@ -5,7 +5,7 @@
 import { h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { FAMILY_LABEL } from "./labels.js";
+import { FAMILY_LABEL, labelled } from "./labels.js";
 
 export const DEPTH_SERIES = ["eagle", "eagle3", "block", "medusa"];
 export const COST_SERIES = ["eagle", "eagle3", "block"];
@@ -39,7 +39,7 @@ function lineChart(series, { xLabel, yLabel, yMax, yTicks, yDigits, aria }) {
     Object.entries(series).map(([family, points]) => s("g", { class: `series ${family}` },
       s("polyline", { points: points.map(([a, b]) => `${x(a)},${y(b)}`).join(" ") }),
       points.map(([a, b]) => s("circle", { cx: x(a), cy: y(b), r: 3.5 },
-        s("title", {}, `${t(FAMILY_LABEL[family])}: ${a} → ${fixed(b, 3)}`))))));
+        s("title", {}, t(labelled(FAMILY_LABEL[family], `${a} → ${fixed(b, 3)}`))))))));
 }
 
 function legend(families) {

@@ -145,7 +145,9 @@ def test_eagle_chain_greedy_in_recompute_mode_within_the_window(models64, drafte
     assert result.tokens == plain
 
 
-@pytest.mark.parametrize("kind", [pytest.param("medusa", marks=pytest.mark.slow), "eagle", "block", "eagle3"])
+# EAGLE and EAGLE-3 draft through the same chain drafter (runners.MTPDrafter): EAGLE's runs with -m slow
+@pytest.mark.parametrize("kind", [pytest.param("medusa", marks=pytest.mark.slow), pytest.param("eagle", marks=pytest.mark.slow),
+                                  "block", "eagle3"])
 def test_sampled_output_follows_the_main_model(models64, drafters, kind):
     prompt, draws = CharData().encode("ROMEO:\nI "), 1200
     laws = exact_law_of_three(models64[0], prompt)

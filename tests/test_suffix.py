@@ -107,7 +107,8 @@ def test_suffix_greedy_equals_plain_greedy(models64, index, shape):
     assert result.accepted > 0 and min(drafter.sources.values()) > 0  # both places drafted
 
 
-@pytest.mark.parametrize("shape", ["chain", "tree"])
+# the chain's one-hot drafts go through the rule as prompt lookup's do (tests/test_ngram.py): slow
+@pytest.mark.parametrize("shape", [pytest.param("chain", marks=pytest.mark.slow), "tree"])
 def test_suffix_sampled_output_follows_the_main_model(models64, index, shape):
     main, prompt, draws = models64[0], CharData().encode("KING RICHARD"), 1200
     _, first = SuffixDrafter(index).propose(prompt, len(prompt) - 1, 2, 1.0)

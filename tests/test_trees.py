@@ -119,9 +119,11 @@ def test_tree_greedy_equals_plain_greedy(models64, data, table, plain_greedy, na
     assert result.accepted > 0
 
 
-# make test keeps two tree drafters here (a sampled-table tree and Jacobi candidates); every tree
-# goes through the same tree_accept, exact by construction, so the others run with `pytest -m slow`
-@pytest.mark.parametrize("name", ["ngram", pytest.param("medusa", marks=SLOW), pytest.param("eagle", marks=SLOW), "lookahead"])
+# make test keeps one tree drafter here (a sampled-table tree) and tests/test_suffix.py one of fixed
+# candidates; every tree goes through the same tree_accept, exact by construction, so the others
+# run with `pytest -m slow`
+@pytest.mark.parametrize("name", ["ngram", pytest.param("medusa", marks=SLOW), pytest.param("eagle", marks=SLOW),
+                                  pytest.param("lookahead", marks=SLOW)])
 def test_tree_sampled_output_follows_the_main_model(models64, data, table, name):
     make, nodes = drafters_for_trees(models64, table)[name]
     # lookahead's first window copies the text 4 back: a text of period 4 makes it right often

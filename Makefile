@@ -36,8 +36,9 @@ axe:
 	@test "$$(node -p "require('./.cache/axe/node_modules/axe-core/package.json').version" 2>/dev/null)" = "$(AXE_VERSION)" || \
 	  npm install --no-save --no-audit --no-fund --prefix .cache/axe axe-core@$(AXE_VERSION)
 
+# one worker per core, each file whole on one worker (its module fixtures run once); the tests are single-threaded
 test: $(STAMP) chromium axe
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 	@if ls tests/js/*.test.mjs >/dev/null 2>&1; then node --test tests/js/; fi
 
 bench: site chromium

@@ -10,7 +10,8 @@ than the next ones by a margin that differs by method and engine. For a chain, p
 drafts and accepted/proposed their acceptance; for a token tree, proposed counts every candidate
 node of every tree, so accepted/proposed is not α (most candidates are alternatives never on the
 path). draft_forwards counts the drafter's forwards, its lookups (one per drafted character of a
-chain) or its trees (one per tree). --engine compiled, aot and native need a
+chain, also where one search drafts the whole chain, as in prompt lookup and suffix decoding) or
+its trees (one per tree). --engine compiled, aot and native need a
 C++ compiler; without one it says so in one line and runs eagerly.
 A literal \\n in --prompt means a newline.
 """

@@ -25,6 +25,21 @@ def device_name(device="cpu"):
     return platform.processor() or platform.machine()
 
 
+def cpu_details():
+    """The CPU's family, model and last-level cache, from /proc/cpuinfo and sysfs: two hosts with the
+    same model name can time the same code differently (None off Linux)."""
+    try:
+        fields = dict(line.split(":", 1) for line in Path("/proc/cpuinfo").read_text().split("\n\n")[0].splitlines()
+                      if ":" in line)
+    except OSError:
+        return None
+    fields = {k.strip(): v.strip() for k, v in fields.items()}
+    caches = sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"))
+    last = caches[-1] if caches else None
+    return {"vendor": fields.get("vendor_id"), "family": fields.get("cpu family"), "model": fields.get("model"),
+            "last_level_cache": (last / "size").read_text().strip() if last and (last / "size").exists() else None}
+
+
 def run_git(*args):
     """stdout of a git command in the repository, or None where git or the repository is missing."""
     try:
@@ -49,6 +64,7 @@ def meta(seeds, device="cpu", command=None, git=None):
     return {
         "device": device_name(device),
         "device_type": "cuda" if str(device).startswith("cuda") else "cpu",
+        "cpu": cpu_details(),
         "threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "python": platform.python_version(),

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from experiments import aot
 from experiments.jsonio import RESULTS, read_json
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, PAGE  # noqa: F401 (PAGE: the tests import it from here)
 
@@ -34,6 +35,27 @@ def models64():
     missing = [str(p) for p in paths if not p.exists()]
     assert not missing, f"missing checkpoints {missing}: run `make data`"
     return tuple(load_checkpoint(p)[0].double() for p in paths)
+
+
+# AOT packages in tests are built without the chapter's inductor options (freezing, max_autotune):
+# tuning a GEMM kernel for each linear's shape is most of a package's build time on a fresh cache
+# (about 30 s of 40-55 s here) and changes nothing the tests check but speed. The one test that
+# builds with the chapter's own options asks for them with the `chapter_aot_options` fixture.
+CHAPTER_AOT_OPTIONS = dict(aot.INDUCTOR_CONFIGS)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quick_aot_packages():
+    aot.INDUCTOR_CONFIGS.clear()
+    yield
+    aot.INDUCTOR_CONFIGS.update(CHAPTER_AOT_OPTIONS)
+
+
+@pytest.fixture
+def chapter_aot_options():
+    aot.INDUCTOR_CONFIGS.update(CHAPTER_AOT_OPTIONS)
+    yield
+    aot.INDUCTOR_CONFIGS.clear()
 
 
 def results(name):

@@ -4,7 +4,8 @@ tree verify and keep_path, the MTP head (and an EAGLE-shaped head), and the same
 compiled engine's round; the disk cache of packages; one-line CompileUnavailable.
 
 The packages of these models go to tests/artifacts/aot_cache (ignored by git), so a later run
-loads them instead of compiling (the first run compiles about ten packages, 10-20 s each)."""
+loads them instead of compiling (the first run compiles about ten packages, 10-55 s each on a
+fresh cache; all but two without the chapter's tuning options, see conftest.quick_aot_packages)."""
 import copy
 import random
 
@@ -67,7 +68,9 @@ def test_every_layer_s_output_matches_eager(tiny):
     assert max_logit_gap(tiny, runner, seed=4) < 1e-4
 
 
-def test_logits_match_eager_through_padded_verifies_rollbacks_and_past_the_window(tiny):
+def test_logits_match_eager_through_padded_verifies_rollbacks_and_past_the_window(tiny, chapter_aot_options):
+    """With the chapter's inductor options (freezing, max_autotune: the GEMM kernels `make measure`
+    times); the other tests build quicker packages (conftest.quick_aot_packages)."""
     runner = built(lambda: aot.AOTRunner(tiny, sizes=(1, 5)))
     eager = Runner(tiny, "kvcache", lookahead=8)
     gap, fed, spread = 0.0, set(), 0.0

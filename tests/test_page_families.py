@@ -65,4 +65,4 @@ def test_recent_charts_draw_the_measured_series_in_both_languages(open_page):
         assert charts.nth(1).locator("polyline").count() == sum(1 for v in drafting.values() if v)
         first_table = page.locator("#recent-widget table").first
         eagle3 = [c.inner_text() for c in first_table.locator("tr").filter(has_text="EAGLE-3").locator("td").all()]
-        assert eagle3 == [f"{a:.3f}" for a in depth["eagle3"]], lang
+        assert eagle3 == [f"{a:.2f}" for a in depth["eagle3"]], lang

@@ -259,6 +259,17 @@ def test_families_recent_against_the_rest():
     assert r["best_new"]["tokens_per_main"] == 3.4 and r["best_old"]["speedup"] == 1.6
     assert r["drafting"]["eagle3"] == [{"size": 1, "drafter_per_round": 0.4}, {"size": 2, "drafter_per_round": 0.8}]
     assert [d["size"] for d in r["drafting"]["block"]] == [1, 2] and len(r["drafting"]["eagle"]) == 1
+    # each new family's fastest row, taken apart against plain's 1 + 0.05 per character
+    assert sorted(r["each_new"]) == ["block", "suffix"] and r["each_new"]["block"]["speedup"] == 1.2
+    assert r["all_new_slower_than_plain"] is False and r["plain_per_char"] == pytest.approx(1.05)
+    old = r["best_old"]  # the n-gram row: tokens 3.0, verify 1.9 + drafting 0.01 + the rest 0.3
+    assert old["round_total"] == pytest.approx(2.21)
+    assert old["speedup_from_parts"] == pytest.approx(3.0 * 1.05 / 2.21)
+    assert old["speedup_all_pass"] == pytest.approx(6 * 1.05 / 2.21)  # a chain of γ = 5: 6 characters at most
+    payload["rows"][-4]["speedup"] = 0.9  # both new rows of the lane now slower than plain
+    payload["rows"][-3]["speedup"] = 0.8
+    assert families.summarize(payload)["recent"]["all_new_slower_than_plain"] is True
+    payload["rows"][-4]["speedup"] = 1.4
     payload["rows"][-3]["speedup"] = 1.7  # the block row now beats the n-gram table's
     r = families.summarize(payload)["recent"]
     assert (r["best_new"]["family"], r["new_is_faster"]) == ("block", True)

@@ -294,22 +294,41 @@ ROUND_PARTS = ("speedup", "tokens_per_main", "verify_over_main", "drafter_per_ro
 
 
 def recent(rows, drafting_prices, engine, temperature=1.0):
-    """The 2025–26 families against the rest on `engine` at `temperature`: the fastest row of each
-    group (both timed in one interleaved run, except the ledger's draft model and MTP head at T =
-    1), whether the new one is faster, and on `engine` the drafting price per round against γ of
-    the chain drafters that run a network (drafting_prices: EAGLE, EAGLE-3: one call per draft;
-    the block: one call per round)."""
-    lane = [r for r in rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] != "plain"]
+    """The 2025–26 families against the rest on `engine` at `temperature`: each new family's fastest
+    row, the fastest row of each group (both timed in one interleaved run, except the ledger's
+    draft model and MTP head at T = 1), each taken apart into its round against plain decoding's
+    per character (round_total, speedup_from_parts, as `fastest_round`; a chain's speedup_all_pass:
+    the same round if every draft passed, γ + 1 characters), whether the new one is
+    faster, whether every new one is slower than plain, and on `engine` the drafting price per
+    round against γ of the chain drafters that run a network (drafting_prices: EAGLE, EAGLE-3: one
+    call per draft; the block: one call per round)."""
+    lane = [r for r in rows if r["engine"] == engine and r["temperature"] == temperature]
+    plain = next((r for r in lane if r["family"] == "plain"), None)
     new = [r for r in lane if r["family"] in RECENT]
-    old = [r for r in lane if r["family"] not in RECENT]
+    old = [r for r in lane if r["family"] not in RECENT and r["family"] != "plain"]
     if not new or not old:
         return None
-    best_new, best_old = (max(group, key=lambda r: r["speedup"]) for group in (new, old))
+    per_char = 1 + plain["other_per_round"] if plain and plain.get("other_per_round") is not None else None
+
+    def parts(row):
+        total = round_cost(row)
+        out = {**pick(row, *ROUND_PARTS), "round_total": total}
+        if total is not None and per_char is not None:
+            out["speedup_from_parts"] = row["tokens_per_main"] * per_char / total
+            if row["shape"] == "chain":  # the ceiling at this round's price: every draft passes, γ + 1 characters
+                out["speedup_all_pass"] = (row["size"] + 1) * per_char / total
+        return out
+
+    fastest = lambda group: max(group, key=lambda r: r["speedup"])
+    each_new = {f: parts(fastest([r for r in new if r["family"] == f])) for f in RECENT if any(r["family"] == f for r in new)}
+    best_new, best_old = fastest(new), fastest(old)
     drafting = {f: [{"size": int(g), "drafter_per_round": v} for g, v in sorted(by_gamma.items(), key=lambda kv: int(kv[0]))]
                 for f, by_gamma in drafting_prices.get(engine, {}).items()}
-    return {"engine": engine, "temperature": temperature,
-            "best_new": pick(best_new, *ROUND_PARTS), "best_old": pick(best_old, *ROUND_PARTS),
-            "new_is_faster": best_new["speedup"] > best_old["speedup"], "drafting": drafting}
+    return {"engine": engine, "temperature": temperature, "plain_per_char": per_char,
+            "each_new": each_new, "best_new": parts(best_new), "best_old": parts(best_old),
+            "new_is_faster": best_new["speedup"] > best_old["speedup"],
+            "all_new_slower_than_plain": all(r["speedup"] < 1.0 for r in each_new.values()),
+            "drafting": drafting}
 
 
 def summarize(payload, family="ngram", temperature=1.0):

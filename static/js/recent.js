@@ -39,7 +39,7 @@ function lineChart(series, { xLabel, yLabel, yMax, yTicks, yDigits, aria }) {
     Object.entries(series).map(([family, points]) => s("g", { class: `series ${family}` },
       s("polyline", { points: points.map(([a, b]) => `${x(a)},${y(b)}`).join(" ") }),
       points.map(([a, b]) => s("circle", { cx: x(a), cy: y(b), r: 3.5 },
-        s("title", {}, t(labelled(FAMILY_LABEL[family], `${a} → ${fixed(b, 3)}`))))))));
+        s("title", {}, t(labelled(FAMILY_LABEL[family], `${a} → ${fixed(b, 2)}`))))))));
 }
 
 function legend(families) {
@@ -57,8 +57,8 @@ export function recentTable(points, digits) {
 function numbers(points, caption, xName, digits) {
   const { xs, rows } = recentTable(points, digits);
   return h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": caption },
-    h("table", { class: "calc" }, h("caption", {}, caption),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), xs.map((x) => h("th", { scope: "col" }, `${xName} ${x}`)))),
+    h("table", { class: "numbers recent-numbers" }, h("caption", {}, caption),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, xName), xs.map((x) => h("th", { scope: "col" }, String(x))))),
       h("tbody", {}, rows.map((r) => h("tr", {}, h("th", { scope: "row" }, t(FAMILY_LABEL[r.family])),
         r.cells.map((c) => h("td", { class: "num" }, c)))))));
 }
@@ -69,16 +69,17 @@ export function initRecent(families) {
   const costMax = Math.max(1, ...Object.values(cost).flat().map(([, v]) => v));
   const costTop = 2 * Math.ceil(costMax / 2); // an even number of forwards: whole ticks at 0, half and top
   function render() {
-    const depthCaption = t({ zh: "第 j 个草稿的 α（喂真实前文，T = 1）", en: "α of the j-th draft (teacher-forced, T = 1)" });
-    const costCaption = t({ zh: "起草一轮的价钱（普通 forward 的倍数，T = 1）", en: "drafting per round (plain forwards, T = 1)" });
+    // no break inside "T = 1": a caption that wraps there reads as two figures
+    const depthCaption = t({ zh: "第 j 个草稿的 α（喂真实前文，T\u00a0=\u00a01）", en: "α of the j-th draft (teacher-forced, T\u00a0=\u00a01)" });
+    const costCaption = t({ zh: "起草一轮的价钱（普通 forward 的倍数，T\u00a0=\u00a01）", en: "drafting per round (plain forwards, T\u00a0=\u00a01)" });
     box.replaceChildren(
       h("div", { class: "recent-charts" },
         h("figure", {}, lineChart(depth, { xLabel: t({ zh: "链上的位置 j", en: "position j in the chain" }), yLabel: "α",
           yMax: 1, yTicks: [0, 0.25, 0.5, 0.75, 1], yDigits: 2, aria: depthCaption }), h("figcaption", {}, depthCaption), legend(Object.keys(depth))),
-        h("figure", {}, lineChart(cost, { xLabel: "γ", yLabel: t({ zh: "每轮起草", en: "drafting / round" }),
+        h("figure", {}, lineChart(cost, { xLabel: "γ", yLabel: t({ zh: "起草一轮的价钱", en: "drafting per round" }),
           yMax: costTop, yTicks: [0, costTop / 2, costTop], yDigits: 0, aria: costCaption }), h("figcaption", {}, costCaption), legend(Object.keys(cost)))),
-      numbers(depth, depthCaption, "j =", 3),
-      numbers(cost, costCaption, "γ =", 2));
+      numbers(depth, depthCaption, "j", 2),
+      numbers(cost, costCaption, "γ", 2));
   }
   onLangChange(render);
   render();

@@ -118,6 +118,34 @@ def test_greedy_race_is_identical_for_every_method(open_page):
     assert re.search(r"计时器精度是 \d[\d.]*\s(毫秒|微秒)，所以成批计时：每批连续调用至少 20\s毫秒", c_label), c_label
 
 
+def test_the_modelled_clock_prices_the_same_race_and_follows_its_controls(open_page):
+    """After a race, the modelled lane shows beside the measured one; a new device or model size
+    redraws it from the race already run (the lanes' texts stay), writes the address, and a size
+    that does not fit says so instead of a figure."""
+    page = loaded(open_page(hash_="#lang=en&lab-m=draft&lab-g=4&lab-s=3"))
+    assert page.locator("#lab-gpu-result").is_hidden()
+    race(page, 120)
+    gpu = page.locator("#lab-gpu-result")
+    assert gpu.is_visible() and "not a measurement" in gpu.inner_text()
+    values = lambda: [v.inner_text() for v in page.locator("#lab-gpu-readouts .readout .v").all()]
+    first = values()
+    assert len(first) == 5 and all(re.fullmatch(r"[\d.]+(×| ms)?", v) for v in first), first
+    assert float(first[0].rstrip("×")) > 1 and first[3] == "1.00"  # memory-bound: r = 1, speculation pays
+    text = page.locator("#lab-lane-spec .lab-lane-text").inner_text()
+    selects = page.locator("#lab-gpu-controls select")
+    selects.nth(0).select_option("h100")
+    assert "lab-gd=h100" in page.evaluate("location.hash")
+    after = values()
+    assert after[1] != first[1] and after[0] == first[0]  # a faster forward, the same ratio: c and r are ratios of reads
+    selects.nth(2).select_option(str(int(3e9)))
+    assert values()[2] != first[2] and page.locator("#lab-lane-spec .lab-lane-text").inner_text() == text
+    selects.nth(0).select_option("rtx4090")
+    selects.nth(1).select_option("70b")
+    assert values() == [] and "pick a larger device" in page.locator("#lab-gpu-verdict").inner_text()
+    page.click("#lang-toggle")
+    assert "换一块更大的卡" in page.locator("#lab-gpu-verdict").inner_text()
+
+
 def test_stepping_at_t1_shows_rounds_and_moves_the_counters(open_page):
     page = loaded(open_page(hash_="#lang=en&lab-s=7"))
     before = counters(page)

@@ -8,12 +8,14 @@
 import { onLangChange, t } from "./i18n.js";
 import { encodePrompt, newDecoder } from "./lab_decode.js";
 import { loadLab } from "./lab_model.js";
-import { clearRace, drawRace, newRace, runCompare, runRace } from "./lab_race.js";
+import { DRAFT_SIZES, MAIN_PRESETS } from "./lab_clock.js";
+import { clearRace, drawGpu, drawRace, newRace, runCompare, runRace } from "./lab_race.js";
 import { appendRound, drawCounters, drawRound, drawText, outline } from "./lab_round.js";
 import {
-  gammaOut, LAB_HASH, loadError, MAX_SEED, METHOD_LABEL, promptProblem, raceButton, readSettings, readyNote,
-  sameSettings, temperatureOut, UNPACKING,
+  gammaOut, GPU_HASH, GPU_LABELS, LAB_HASH, loadError, mainPresetLabel, MAX_SEED, METHOD_LABEL, paramsLabel, promptProblem,
+  raceButton, readGpu, readSettings, readyNote, sameSettings, temperatureOut, UNPACKING,
 } from "./lab_text.js";
+import { DEVICES } from "./verify_cost.js";
 import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 
 const PLAY_MS = 250;
@@ -21,8 +23,8 @@ const PLAY_MS = 250;
 // The lab's state: its settings, the models once loaded, the step-by-step decoder with the rounds
 // it has stepped (and the text's spans of each), the round on show, the play timer, whether a race
 // or the ledger's rows are running, and the race (lab_race.js).
-export function newLabState(settings, ledger) {
-  return { settings, ledger, lab: null, decoder: null, promptIds: [], seq: [], rounds: [], spans: [], shown: -1,
+export function newLabState(settings, ledger, gpu) {
+  return { settings, ledger, gpu, lab: null, decoder: null, promptIds: [], seq: [], rounds: [], spans: [], shown: -1,
     playTimer: null, busy: false, race: newRace() };
 }
 
@@ -52,6 +54,8 @@ function labUi() {
     raceN: $("lab-race-n"), raceGo: $("lab-race-go"), raceNote: $("lab-race-note"), identical: $("lab-identical"),
     raceReadouts: $("lab-race-readouts"), raceVerdict: $("lab-race-verdict"),
     lanes: { plain: $("lab-lane-plain"), spec: $("lab-lane-spec") },
+    gpuControls: $("lab-gpu-controls"), gpuResult: $("lab-gpu-result"), gpuReadouts: $("lab-gpu-readouts"),
+    gpuVerdict: $("lab-gpu-verdict"),
     compareGo: $("lab-compare-go"), compareStatus: $("lab-compare-status"), compare: $("lab-compare"),
   };
 }
@@ -75,6 +79,29 @@ function labelControls(ui, s) {
   ui.raceGo.textContent = t(raceButton(s.method));
 }
 
+// The modelled clock's three selects (device, main model, draft model size), drawn again when the
+// language changes; the draft size only matters for the draft model.
+function drawGpuControls(ui, st, onPick) {
+  const select = (key, items, value) => {
+    const el = document.createElement("select");
+    el.setAttribute("aria-label", t(GPU_LABELS[key]));
+    for (const [id, text] of items) {
+      const option = document.createElement("option");
+      Object.assign(option, { value: String(id), textContent: text, selected: String(id) === String(value) });
+      el.append(option);
+    }
+    el.addEventListener("change", () => onPick(key, el.value));
+    const label = document.createElement("label");
+    label.append(`${t(GPU_LABELS[key])} `, el);
+    return { label, el };
+  };
+  const device = select("device", DEVICES.map((d) => [d.id, d.name]), st.gpu.device);
+  const main = select("main", MAIN_PRESETS.map((m) => [m.id, mainPresetLabel(m)]), st.gpu.main);
+  const draft = select("draft", DRAFT_SIZES.map((size) => [size, paramsLabel(size)]), st.gpu.draft);
+  draft.el.disabled = st.settings.method !== "draft";
+  ui.gpuControls.replaceChildren(device.label, main.label, draft.label);
+}
+
 function drawButtonStates(ui, st) {
   for (const [name, off] of Object.entries(disabledButtons(st))) ui[name].disabled = off;
 }
@@ -93,7 +120,7 @@ export function initLab(data) {
   const box = document.getElementById("lab-widget");
   const ui = labUi();
   const meta = data.lab_meta;
-  const st = newLabState(readSettings(hashGet), data.ledger);
+  const st = newLabState(readSettings(hashGet), data.ledger, readGpu(hashGet));
   let loading = null;
   // messages that must follow the language: element -> {zh, en} (null: empty)
   const said = new Map();
@@ -192,7 +219,15 @@ export function initLab(data) {
     st.settings = { ...st.settings, [key]: value };
     hashSet(LAB_HASH[key], value);
     labelControls(ui, st.settings);
+    drawGpuControls(ui, st, pickGpu);
     startOver();
+  }
+
+  // the modelled clock prices the race already run: no need to run it again
+  function pickGpu(key, value) {
+    st.gpu = { ...st.gpu, [key]: key === "draft" ? Number(value) : value };
+    hashSet(GPU_HASH[key], value);
+    drawGpu(ui, st);
   }
 
   // new settings: the race and its note are stale, the decoder starts again from the prompt
@@ -221,6 +256,12 @@ export function initLab(data) {
   // an address edited by hand (or a followed #link) applies at once, as in the other widgets;
   // hashSet fires no hashchange, so the lab never hears its own writes
   onHashChange((hash) => {
+    const gpu = readGpu((key) => ownEntry(hash, key));
+    if (Object.keys(gpu).some((key) => gpu[key] !== st.gpu[key])) {
+      st.gpu = gpu;
+      drawGpuControls(ui, st, pickGpu);
+      drawGpu(ui, st);
+    }
     const next = readSettings((key) => ownEntry(hash, key));
     if (sameSettings(next, st.settings)) return;
     st.settings = next;
@@ -246,6 +287,7 @@ export function initLab(data) {
 
   onLangChange(() => {
     labelControls(ui, st.settings);
+    drawGpuControls(ui, st, pickGpu);
     for (const [el, msg] of said) el.textContent = msg ? t(msg) : "";
     if (!st.lab) return;
     drawText(ui.text, st);
@@ -253,6 +295,7 @@ export function initLab(data) {
   });
 
   showSettings(ui, st.settings);
+  drawGpuControls(ui, st, pickGpu);
   drawRace(ui, st);
   if ("IntersectionObserver" in window) {
     const seen = new IntersectionObserver((entries) => {

@@ -54,8 +54,10 @@ function modelDrafter(model) {
       const q = [], drafts = [];
       for (let i = 0; i < g; i++) {
         const ctx = seq.concat(drafts);
-        const { logits } = timed(clock, () => model.forward(cache, ctx.slice(cache.length)));
+        const fed = ctx.slice(cache.length);
+        const { logits } = timed(clock, () => model.forward(cache, fed));
         clock.forwards += 1;
+        clock.positions.push(fed.length);
         q.push(probsFromLogits(logits[logits.length - 1], temperature));
         drafts.push(sampleIndex(q[i], rand));
       }
@@ -74,6 +76,7 @@ function tableDrafter(ngram) {
         const ctx = seq.slice(Math.max(0, seq.length - (ngram.order - 1))).concat(drafts);
         q.push(timed(clock, () => ngramQ(ngram.probs(ctx), temperature)));
         clock.forwards += 1;  // a lookup counts as the drafter's forward, as in ngram.py
+        clock.positions.push(1);
         drafts.push(sampleIndex(q[i], rand));
       }
       return { q, drafts };
@@ -95,6 +98,7 @@ function headDrafter(model, hidden) {
       for (let j = first; j < mainLength; j++) { pairs.push(hidden[j]); next.push(seq[j + 1]); }
       const logits = timed(clock, () => model.mtpForward(cache, pairs, next));
       clock.forwards += 1;
+      clock.positions.push(pairs.length);
       const q = [probsFromLogits(logits[logits.length - 1], temperature)];
       return { q, drafts: [sampleIndex(q[0], rand)] };
     },
@@ -112,15 +116,18 @@ export function newDecoder(lab, { method, gamma = 4, temperature = 1, seed = 0, 
     : method === "ngram" ? tableDrafter(lab.ngram)
     : method === "mtp" ? headDrafter(main, hidden) : null;
   const seq = prompt.slice(), target = prompt.length + maxChars;
-  const mainClock = { ms: 0, forwards: 0 }, drafterClock = { ms: 0, forwards: 0 };
+  // positions: the new positions of every forward, in order (the race's modelled clock prices them)
+  const mainClock = { ms: 0, forwards: 0, positions: [] }, drafterClock = { ms: 0, forwards: 0, positions: [] };
   // α as the ledger measures it: accepted / checked, where a round checks its drafts up to and
   // including the first rejection (the drafts after it are never looked at)
   const counters = { mainForwards: 0, drafterForwards: 0, proposed: 0, checked: 0, accepted: 0, rounds: 0, emitted: 0, mainMs: 0, drafterMs: 0 };
 
   function mainForward() {
     const before = mainCache.length;
-    const out = timed(mainClock, () => main.forward(mainCache, seq.slice(before)));
+    const fed = seq.slice(before);
+    const out = timed(mainClock, () => main.forward(mainCache, fed));
     mainClock.forwards += 1;
+    mainClock.positions.push(fed.length);
     out.h.forEach((h, i) => { hidden[before + i] = h; });
     return out.logits;
   }
@@ -179,6 +186,7 @@ export function newDecoder(lab, { method, gamma = 4, temperature = 1, seed = 0, 
   return {
     step,
     counters,
+    calls: { main: mainClock.positions, drafter: drafterClock.positions },
     get tokens() { return seq.slice(prompt.length); },
     get done() { return seq.length >= target; },
   };

@@ -7,10 +7,11 @@ import { h, readoutBox } from "./dom.js";
 import { fixed } from "./format.js";
 import { t } from "./i18n.js";
 import { drafterCost, encodePrompt, newDecoder, timerResolution, verifyCostRatio } from "./lab_decode.js";
+import { makeClock, modelledRace } from "./lab_clock.js";
 import { appendRound } from "./lab_round.js";
 import {
-  alphaOf, compareDone, compareProgress, effectiveGamma, identicalText, laneName, laneStats, RACE_NOTE, raceReadouts,
-  raceVerdict,
+  alphaOf, compareDone, compareProgress, effectiveGamma, gpuDoesNotFit, gpuReadouts, gpuVerdict, identicalText, laneName,
+  laneStats, RACE_NOTE, raceReadouts, raceVerdict,
 } from "./lab_text.js";
 import { intInRange } from "./state.js";
 import { expectedTokens, speedupTheory } from "./theory.js";
@@ -44,7 +45,16 @@ export function raceResult({ settings, n, plainLane, specLane, c, verify, resolu
     theory: alpha === null ? null : speedupTheory(alpha, g, c),
     withVerify: alpha === null ? null : expectedTokens(alpha, g) / (g * c + verify),
     plainForwardMs: plainLane.dec.counters.mainMs / plainLane.dec.counters.mainForwards,
+    calls: { plain: plainLane.dec.calls, spec: specLane.dec.calls },
   };
+}
+
+// The race priced by the modelled clock of `gpu` (lab_text.readGpu's settings): both lanes from
+// their second forward on (the prompt's forward is the same in both), and the clock itself.
+export function gpuResult(r, gpu) {
+  const clock = makeClock({ deviceId: gpu.device, mainId: gpu.main, method: r.method, draftSize: gpu.draft });
+  const lane = (calls) => ({ main: calls.main.slice(1), drafter: calls.drafter });
+  return { clock, modelled: modelledRace(lane(r.calls.plain), lane(r.calls.spec), clock, r.alpha, r.gamma) };
 }
 
 // hooks: say(el, msg) (a message that follows the language) and drawButtons().
@@ -116,6 +126,7 @@ function verifyPyTorch(ledger, g) {
 export function drawRace(ui, st) {
   const { lanes, result: r } = st.race;
   ui.lanes.plain.parentElement.hidden = !lanes;
+  ui.gpuResult.parentElement.hidden = !(lanes && r);  // both clocks' results
   if (!lanes) return;
   drawLaneStats(st);
   if (!r) return;
@@ -125,6 +136,19 @@ export function drawRace(ui, st) {
   ui.raceReadouts.replaceChildren(...raceReadouts(r, verifyPyTorch(st.ledger, r.gamma))
     .map(({ value, key, cls }) => readoutBox(value, t(key), cls)));
   ui.raceVerdict.textContent = t(raceVerdict(r));
+  drawGpu(ui, st);
+}
+
+// The modelled lane: redrawn when its device or sizes change, without running the race again.
+export function drawGpu(ui, st) {
+  const r = st.race.result;
+  ui.gpuResult.hidden = !r;
+  if (!r) return;
+  const { clock, modelled } = gpuResult(r, st.gpu);
+  ui.gpuResult.dataset.fits = String(clock.fits);
+  ui.gpuReadouts.replaceChildren(...(clock.fits ? gpuReadouts(modelled, clock, r.gamma) : [])
+    .map(({ value, key, cls }) => readoutBox(value, t(key), cls)));
+  ui.gpuVerdict.textContent = t(clock.fits ? gpuVerdict(modelled, r.speedup, clock) : gpuDoesNotFit(clock));
 }
 
 function clearResult(ui) {
@@ -132,6 +156,9 @@ function clearResult(ui) {
   delete ui.identical.dataset.identical;
   ui.raceReadouts.replaceChildren();
   ui.raceVerdict.textContent = "";
+  ui.gpuReadouts.replaceChildren();
+  ui.gpuVerdict.textContent = "";
+  ui.gpuResult.hidden = true;
 }
 
 // New settings: the lanes' texts and figures go, and the result with them.

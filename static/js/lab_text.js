@@ -4,7 +4,9 @@
 import { charLabel, fixed, grouped, sci } from "./format.js";
 import { TIMING } from "./lab_decode.js";
 import { FAMILY_LABEL } from "./labels.js";
+import { DRAFT_SIZES, MAIN_PRESETS } from "./lab_clock.js";
 import { intInRange } from "./state.js";
+import { DEVICES } from "./verify_cost.js";
 
 export const LAB_METHODS = ["plain", "draft", "mtp", "ngram"];
 export const LAB_DEFAULTS = { method: "draft", gamma: 4, temperature: 1, seed: 0, prompt: "ROMEO:\n", chars: 200 };
@@ -312,4 +314,61 @@ export function compareProgress(i, n) {
 
 export function compareDone(chars, seed) {
   return { zh: `完成：每行 ${chars} 个字，种子 ${seed}。`, en: `Done: ${chars} characters per row, seed ${seed}.` };
+}
+
+// ---- the race's second clock: a GPU reading the weights (lab_clock.js) ----
+
+export const GPU_HASH = { device: "lab-gd", main: "lab-gm", draft: "lab-gs" };
+export const GPU_DEFAULTS = { device: "rtx4090", main: "7b", draft: 0.5e9 };
+
+export function readGpu(get) {
+  const device = DEVICES.some((d) => d.id === get(GPU_HASH.device)) ? get(GPU_HASH.device) : GPU_DEFAULTS.device;
+  const main = MAIN_PRESETS.some((m) => m.id === get(GPU_HASH.main)) ? get(GPU_HASH.main) : GPU_DEFAULTS.main;
+  const draft = DRAFT_SIZES.find((size) => String(size) === get(GPU_HASH.draft)) ?? GPU_DEFAULTS.draft;
+  return { device, main, draft };
+}
+
+export const paramsLabel = (params) => (params >= 1e9 ? `${Number((params / 1e9).toPrecision(3))}B` : `${Math.round(params / 1e6)}M`);
+
+export const GPU_LABELS = {
+  device: { zh: "GPU", en: "GPU" },
+  main: { zh: "主模型", en: "main model" },
+  draft: { zh: "草稿模型", en: "draft model" },
+};
+
+export function mainPresetLabel(preset) {
+  return `${preset.name} (${paramsLabel(preset.params)})`;
+}
+
+const ms = (v) => (v >= 100 ? fixed(v, 0) : fixed(v, 1));
+
+// The modelled clock's figures; `m`: lab_clock.modelledRace, `clock`: makeClock.
+export function gpuReadouts(m, clock, gamma) {
+  const x = (v) => (v === null ? "—" : `${fixed(v, 2)}×`);
+  const drafterKey = clock.drafter
+    ? { zh: `c：一次起草 forward（读 ${paramsLabel(clock.drafter)} 参数）÷ 一次主模型 forward`, en: `c: one drafting forward (reading ${paramsLabel(clock.drafter)} parameters) ÷ one main forward` }
+    : { zh: "c：查一次表，在 GPU 上不算时间", en: "c: a table lookup, priced at nothing on the GPU" };
+  return [
+    { value: x(m.speedup), key: { zh: `按模型算的加速（普通 ${ms(m.plainMs)} 毫秒 ÷ 投机 ${ms(m.specMs)} 毫秒）`, en: `modelled speedup (plain ${ms(m.plainMs)} ms ÷ speculative ${ms(m.specMs)} ms)` }, cls: m.speedup >= 1 ? "good" : "warn" },
+    { value: `${fixed(m.forwardMs, 2)} ms`, key: { zh: `一次主模型 forward：把 ${paramsLabel(clock.main.params)} 个 16 位参数从显存读一遍`, en: `one main forward: reading ${paramsLabel(clock.main.params)} 16-bit parameters from memory once` } },
+    { value: fixed(m.c, 3), key: drafterKey },
+    { value: fixed(m.r, 2), key: { zh: `r：验收 ${gamma + 1} 个位置 ÷ 1 个位置（读权重的时间不变）`, en: `r: verifying ${gamma + 1} positions ÷ one (reading the weights takes as long)` } },
+    { value: x(m.theory), key: { zh: "定理 3.8 在这只钟的 c 和 r 下的预测", en: "Theorem 3.8 at this clock's c and r" } },
+  ];
+}
+
+export function gpuVerdict(m, measured, clock) {
+  const x = (v) => `${fixed(v, 2)}×`;
+  return {
+    zh: `同一场赛跑（同样的草稿、同样的接受和拒绝），放在 ${clock.device.name} 上跑 ${clock.main.name} 的算法里是 ${x(m.speedup)}，在你的浏览器里实测是 ${x(measured)}。差别全在价钱上：这里一次 forward 读一遍权重，验收多几个位置几乎不多花时间（r = ${fixed(m.r, 2)}）。这是按规格书算的，不是测量。`,
+    en: `The same race (the same drafts, the same acceptances and rejections) comes out at ${x(m.speedup)} in the arithmetic of a ${clock.main.name} on an ${clock.device.name}, against ${x(measured)} measured in your browser. The whole difference is the prices: here a forward reads the weights once, and a verify's extra positions cost next to nothing (r = ${fixed(m.r, 2)}). Arithmetic from datasheets, not a measurement.`,
+  };
+}
+
+export function gpuDoesNotFit(clock) {
+  const need = paramsLabel(clock.main.params + clock.drafter);
+  return {
+    zh: `${clock.main.name} 加上草稿员共 ${need} 个 16 位参数，装不进一块 ${clock.device.name} 的 ${fixed(clock.device.memory / 1e9, 0)} GB 显存：换一块更大的卡或更小的模型。`,
+    en: `${clock.main.name} and its drafter hold ${need} 16-bit parameters, more than the ${fixed(clock.device.memory / 1e9, 0)} GB of one ${clock.device.name}: pick a larger device or a smaller model.`,
+  };
 }

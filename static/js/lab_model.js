@@ -2,8 +2,10 @@
 // SwiGLU, the tied head, the MTP head, a kv cache with a 64-position sliding window and rollback),
 // over the float16 weights that experiments/measure/lab.py exports, and the order-5 n-gram table.
 // tests/js/lab.test.mjs holds the logits to PyTorch's on the same rounded weights (1e-4).
-// Each position is computed alone, in one fixed order of operations, so a position's logits are
-// the same bits whether it comes in a verify of γ + 1 positions or alone: greedy identity is exact.
+// The positions of one call go through each weight matrix together, two positions sharing each
+// weight they read, but each position's sums keep the one order of operations it has alone: a
+// position's logits are the same bits whether it comes in a verify of γ + 1 positions or alone,
+// so greedy identity is exact.
 
 // base64 → gzip → bytes, with the browser's own DecompressionStream (no library, no network).
 export async function gunzipBase64(text) {
@@ -53,6 +55,38 @@ function matvec(W, x, rows, cols) {
   return y;
 }
 
+// matvec for two positions x and z at once: each weight is read once and multiplied into both
+// positions' sums, and each position's sums run in matvec's order, so the bits are matvec's.
+// V8 spends a product's time mostly on fetching and checking its two operands, not on memory
+// traffic (these matrices sit in the CPU's caches), so it is the shared fetch of the weight
+// that makes a pair cost well under two single positions (a row read once and then looped over
+// every position's x, each with its own sums, costs as much as the positions one by one).
+function matvec2(W, x, z, rows, cols) {
+  const yx = new Float64Array(rows), yz = new Float64Array(rows);
+  for (let r = 0, o = 0; r < rows; r++, o += cols) {
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    for (let c = 0; c < cols; c += 4) {
+      const w0 = W[o + c], w1 = W[o + c + 1], w2 = W[o + c + 2], w3 = W[o + c + 3];
+      a0 += w0 * x[c]; b0 += w0 * z[c];
+      a1 += w1 * x[c + 1]; b1 += w1 * z[c + 1];
+      a2 += w2 * x[c + 2]; b2 += w2 * z[c + 2];
+      a3 += w3 * x[c + 3]; b3 += w3 * z[c + 3];
+    }
+    yx[r] = (a0 + a1) + (a2 + a3);
+    yz[r] = (b0 + b1) + (b2 + b3);
+  }
+  return [yx, yz];
+}
+
+// W xs[p] for every position p of a call: two at a time, an odd one out alone. A position's
+// bits do not depend on how many positions came with it, nor on its place among them.
+function matmul(W, xs, rows, cols) {
+  const ys = [];
+  for (let p = 0; p + 1 < xs.length; p += 2) ys.push(...matvec2(W, xs[p], xs[p + 1], rows, cols));
+  if (xs.length % 2) ys.push(matvec(W, xs[xs.length - 1], rows, cols));
+  return ys;
+}
+
 // Keys and values of one model's layers for one sequence: every position kept (a lab run is a few
 // thousand positions at most), attention limited to the last `window`; rollback moves the length.
 export class KVCache {
@@ -91,12 +125,28 @@ class Block {
     this.w2 = w(`${prefix}.mlp.w2.weight`);
   }
 
-  // One position `pos` through the block, its keys and values written to layer `layer` of cache.
-  forward(x, pos, cache, layer, rope) {
-    const { n_embd: C, n_head: H, mlp_hidden: M } = this.cfg, D = C / H, half = D / 2;
-    const qkv = matvec(this.wqkv, rmsNorm(x, this.attnNorm), 3 * C, C);
-    const keys = cache.k[layer], values = cache.v[layer];
-    for (let hd = 0; hd < H; hd++) {  // RoPE on q and k: the two halves of each head rotate as pairs
+  // Positions start, start + 1, … (one x each) through the block together; their keys and
+  // values are written to layer `layer` of cache before any of them attends.
+  forward(xs, start, cache, layer, ropes) {
+    const { n_embd: C, mlp_hidden: M } = this.cfg;
+    const qkvs = matmul(this.wqkv, xs.map((x) => rmsNorm(x, this.attnNorm)), 3 * C, C);
+    for (let i = 0; i < qkvs.length; i++) {
+      this.rotate(qkvs[i], ropes[i]);
+      cache.k[layer].set(qkvs[i].subarray(C, 2 * C), (start + i) * C);
+      cache.v[layer].set(qkvs[i].subarray(2 * C), (start + i) * C);
+    }
+    const ys = qkvs.map((qkv, i) => this.attend(qkv, start + i, cache, layer));
+    const attn = matmul(this.wo, ys, C, C);
+    const mids = xs.map((x, i) => add(x, attn[i]));
+    const gateUps = matmul(this.w13, mids.map((mid) => rmsNorm(mid, this.mlpNorm)), 2 * M, C);
+    const downs = matmul(this.w2, gateUps.map((gateUp) => swiGlu(gateUp, M)), C, M);
+    return mids.map((mid, i) => add(mid, downs[i]));
+  }
+
+  // RoPE on q and k in place: the two halves of each head rotate as pairs.
+  rotate(qkv, rope) {
+    const { n_embd: C, n_head: H } = this.cfg, D = C / H, half = D / 2;
+    for (let hd = 0; hd < H; hd++) {
       for (const base of [hd * D, C + hd * D]) {
         for (let i = 0; i < half; i++) {
           const a = qkv[base + i], b = qkv[base + half + i];
@@ -105,10 +155,12 @@ class Block {
         }
       }
     }
-    for (let i = 0; i < C; i++) {
-      keys[pos * C + i] = qkv[C + i];
-      values[pos * C + i] = qkv[2 * C + i];
-    }
+  }
+
+  // Causal attention of the query at `pos` over the cache's last `window` positions up to pos.
+  attend(qkv, pos, cache, layer) {
+    const { n_embd: C, n_head: H } = this.cfg, D = C / H;
+    const keys = cache.k[layer], values = cache.v[layer];
     const first = Math.max(0, pos - cache.window + 1), scale = 1 / Math.sqrt(D);
     const y = new Float64Array(C), scores = new Float64Array(pos - first + 1);
     for (let hd = 0; hd < H; hd++) {
@@ -126,19 +178,24 @@ class Block {
         for (let i = 0; i < D; i++) y[hd * D + i] += weight * values[j * C + hd * D + i];
       }
     }
-    const attn = matvec(this.wo, y, C, C);
-    const mid = new Float64Array(C);
-    for (let i = 0; i < C; i++) mid[i] = x[i] + attn[i];
-    const gateUp = matvec(this.w13, rmsNorm(mid, this.mlpNorm), 2 * M, C);
-    const act = new Float64Array(M);
-    for (let i = 0; i < M; i++) {
-      const g = gateUp[i];
-      act[i] = (g / (1 + Math.exp(-g))) * gateUp[M + i];  // SiLU(gate) · up
-    }
-    const down = matvec(this.w2, act, C, M);
-    for (let i = 0; i < C; i++) mid[i] += down[i];
-    return mid;
+    return y;
   }
+}
+
+function add(x, y) {
+  const out = new Float64Array(x.length);
+  for (let i = 0; i < x.length; i++) out[i] = x[i] + y[i];
+  return out;
+}
+
+// SiLU(gate) · up, from the [gate, up] halves of w13's output.
+function swiGlu(gateUp, M) {
+  const act = new Float64Array(M);
+  for (let i = 0; i < M; i++) {
+    const g = gateUp[i];
+    act[i] = (g / (1 + Math.exp(-g))) * gateUp[M + i];
+  }
+  return act;
 }
 
 export class Model {
@@ -185,39 +242,39 @@ export class Model {
     return Float64Array.from(this.emb.subarray(token * C, (token + 1) * C));
   }
 
-  // Final norm and the output head tied to the embedding.
-  head(h) {
-    return matvec(this.emb, rmsNorm(h, this.norm), this.cfg.vocab_size, this.cfg.n_embd);
+  // Final norm and the output head tied to the embedding, for every position's h.
+  head(hs) {
+    return matmul(this.emb, hs.map((h) => rmsNorm(h, this.norm)), this.cfg.vocab_size, this.cfg.n_embd);
   }
 
-  // tokens at the cache's next positions: {logits, h} per position (h before the final norm).
+  // tokens at the cache's next positions, all through each layer together: {logits, h} per
+  // position (h before the final norm).
   forward(cache, tokens) {
-    cache.reserve(cache.length + tokens.length);
-    const out = { logits: [], h: [] };
-    for (const token of tokens) {
-      const pos = cache.length, rope = this.rope(pos);
-      let x = this.embed(token);
-      this.blocks.forEach((block, layer) => { x = block.forward(x, pos, cache, layer, rope); });
-      cache.length += 1;
-      out.h.push(x);
-      out.logits.push(this.head(x));
-    }
-    return out;
+    const start = cache.length;
+    cache.reserve(start + tokens.length);
+    const ropes = tokens.map((_, i) => this.rope(start + i));
+    let xs = tokens.map((token) => this.embed(token));
+    this.blocks.forEach((block, layer) => { xs = block.forward(xs, start, cache, layer, ropes); });
+    cache.length = start + tokens.length;
+    return { logits: this.head(xs), h: xs };
   }
 
   // The MTP head on pairs (h_t, x_{t+1}) at its cache's next positions: logits for x_{t+2}.
   mtpForward(cache, hs, nextTokens) {
     if (!this.mtp) throw new Error("this model has no MTP head");
     const { hiddenNorm, embedNorm, proj, block } = this.mtp, C = this.cfg.n_embd;
-    cache.reserve(cache.length + hs.length);
-    return hs.map((h, i) => {
-      const pos = cache.length, joined = new Float64Array(2 * C);
-      joined.set(rmsNorm(h, hiddenNorm));
-      joined.set(rmsNorm(this.embed(nextTokens[i]), embedNorm), C);
-      const feature = block.forward(matvec(proj, joined, C, 2 * C), pos, cache, 0, this.rope(pos));
-      cache.length += 1;
-      return this.head(feature);
+    const start = cache.length;
+    cache.reserve(start + hs.length);
+    const joined = hs.map((h, i) => {
+      const pair = new Float64Array(2 * C);
+      pair.set(rmsNorm(h, hiddenNorm));
+      pair.set(rmsNorm(this.embed(nextTokens[i]), embedNorm), C);
+      return pair;
     });
+    const ropes = hs.map((_, i) => this.rope(start + i));
+    const features = block.forward(matmul(proj, joined, C, 2 * C), start, cache, 0, ropes);
+    cache.length = start + hs.length;
+    return this.head(features);
   }
 }
 

@@ -1,6 +1,8 @@
 // The lab's JS forward against PyTorch (experiments/measure/lab.py wrote the inputs, the schedule of
-// feeds and rollbacks, and PyTorch's logits on the same float16-rounded weights), the JS rule
-// against Python's accept_reject on the same p, q, drafts and uniforms, and the n-gram table's q.
+// feeds and rollbacks, and PyTorch's logits on the same float16-rounded weights), a feed's
+// positions against the same positions one token a call (bit for bit: greedy identity rests on
+// it), the JS rule against Python's accept_reject on the same p, q, drafts and uniforms, and the
+// n-gram table's q.
 // The checks are a test fixture (tests/fixtures/lab_checks.json) for the committed lab.json.
 // LAB_RESULTS names another folder holding lab.json and LAB_CHECKS another checks file
 // (tests/test_lab.py points them at a tiny model's).
@@ -56,12 +58,65 @@ test("the MTP head's logits, with a rollback, equal PyTorch's", () => {
   assert.ok(diff <= TOLERANCE, `max |Δlogit| ${diff}`);
 });
 
-test("a position's logits are the same bits alone or inside a longer feed", () => {
-  const text = CHECKS.main.mtp.text.slice(0, 70);
-  const together = lab.main.forward(lab.main.newCache(), text).logits;
-  const cache = lab.main.newCache(), alone = [];
-  for (const token of text) alone.push(...lab.main.forward(cache, [token]).logits);
-  assert.deepEqual(alone.map((r) => Array.from(r)), together.map((r) => Array.from(r)));
+// Rows equal bit for bit (Object.is: -0 is not 0), or the first place they differ.
+function assertSameBits(rows, expected, what) {
+  assert.equal(rows.length, expected.length, what);
+  rows.forEach((row, i) => {
+    assert.equal(row.length, expected[i].length, `${what}, row ${i}`);
+    const j = row.findIndex((x, k) => !Object.is(x, expected[i][k]));
+    assert.equal(j, -1, `${what}, row ${i}[${j}]: ${row[j]} vs ${expected[i][j]}`);
+  });
+}
+
+// The schedule once as it is (a feed's positions in one call) and once one token a call.
+function runScheduleBy(model, ops, oneByOne) {
+  const cache = model.newCache(), out = { logits: [], h: [] };
+  for (const op of ops) {
+    if ("rollback" in op) { cache.rollback(op.rollback); continue; }
+    for (const feed of oneByOne ? op.feed.map((token) => [token]) : [op.feed]) {
+      const { logits, h } = model.forward(cache, feed);
+      out.logits.push(...logits);
+      out.h.push(...h);
+    }
+  }
+  return out;
+}
+
+for (const name of ["main", "draft"]) {
+  test(`${name}: feeds of 5 give the same bits as one token at a time, through rollbacks and past the window`, () => {
+    const { ops } = CHECKS[name], model = lab[name];
+    assert.ok(ops.filter((op) => op.feed && op.feed.length === 5).length >= 10);
+    assert.ok(ops.some((op) => "rollback" in op));
+    const together = runScheduleBy(model, ops, false), alone = runScheduleBy(model, ops, true);
+    assert.ok(together.logits.length > model.cfg.block_size);
+    assertSameBits(together.logits, alone.logits, `${name} logits`);
+    assertSameBits(together.h, alone.h, `${name} h`);
+  });
+}
+
+test("a position's logits and h are the same bits alone or inside a feed longer than the window", () => {
+  const main = lab.main, text = CHECKS.main.mtp.text.slice(0, main.cfg.block_size + 6);
+  const together = main.forward(main.newCache(), text);
+  const cache = main.newCache(), alone = text.map((token) => main.forward(cache, [token]));
+  assertSameBits(together.logits, alone.map((out) => out.logits[0]), "logits");
+  assertSameBits(together.h, alone.map((out) => out.h[0]), "h");
+});
+
+test("the MTP head's logits are the same bits for pairs fed together or one at a time, with a rollback", () => {
+  const { text, ops } = CHECKS.main.mtp;
+  const main = lab.main, h = main.forward(main.newCache(), text).h;
+  assert.ok(ops.some((op) => op.pairs && op.pairs[1] - op.pairs[0] > 1) && ops.some((op) => "rollback" in op));
+  const run = (oneByOne) => {
+    const cache = main.newMtpCache(), rows = [];
+    for (const op of ops) {
+      if ("rollback" in op) { cache.rollback(op.rollback); continue; }
+      const [from, to] = op.pairs;
+      const calls = oneByOne ? op.next.map((_, i) => [from + i, from + i + 1]) : [[from, to]];
+      for (const [a, b] of calls) rows.push(...main.mtpForward(cache, h.slice(a, b), op.next.slice(a - from, b - from)));
+    }
+    return rows;
+  };
+  assertSameBits(run(false), run(true), "MTP logits");
 });
 
 test("acceptReject gives Python's verdicts on Python's p, q, drafts and uniforms", () => {

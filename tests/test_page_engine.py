@@ -45,6 +45,23 @@ def test_cost_curve_draws_every_measured_point(open_page):
     assert page.locator("#cost-curve .readout").count() == engines
 
 
+def test_the_javascript_forward_is_timed_in_the_browser_beside_pytorch(open_page):
+    """The button times the lab's JavaScript forward here, for the verify sizes up to 9 positions:
+    one more curve and column, 1.00× at one position, a ratio ≥ 1 elsewhere (the timer is read in
+    batches, and no ratio is asserted beyond that), no figure past 9 positions."""
+    page = open_page(hash_="#lang=en")
+    page.locator("#cost-curve").scroll_into_view_if_needed()
+    page.click("#cost-browser-go")
+    page.wait_for_function("!document.getElementById('cost-browser-go').disabled"
+                           " && document.querySelectorAll('#cost-curve .curve.browser circle').length > 0", timeout=120000)
+    sizes = [n for n in COSTS["positions"] if n <= 9]
+    assert page.locator("#cost-curve .curve.browser circle").count() == len(sizes)
+    cells = [row.locator("td").last.inner_text() for row in page.locator("#cost-curve tbody tr").all()]
+    assert cells[0] == "1.00×" and cells[len(sizes):] == ["—"] * (len(cells) - len(sizes))
+    assert all(float(c.rstrip("×")) >= 0.9 for c in cells[1:len(sizes)]), cells
+    assert "Measured just now in your browser" in page.locator("#cost-browser-note").inner_text()
+
+
 @pytest.mark.skipif("compiled" not in LEDGER, reason="ledger.json was measured without the compiled engine")
 def test_ledger_compiled_lane(open_page):
     page = open_page(hash_="#lang=en")

@@ -7,7 +7,7 @@
 // runs the race and the ledger's rows, and lab_text.js writes every sentence.
 import { onLangChange, t } from "./i18n.js";
 import { encodePrompt, newDecoder } from "./lab_decode.js";
-import { loadLab } from "./lab_model.js";
+import { pageLab } from "./lab_load.js";
 import { DRAFT_SIZES, MAIN_PRESETS } from "./lab_clock.js";
 import { clearRace, drawGpu, drawRace, newRace, runCompare, runRace } from "./lab_race.js";
 import { appendRound, drawCounters, drawRound, drawText, outline } from "./lab_round.js";
@@ -143,7 +143,7 @@ export function initLab(data) {
       const t0 = performance.now();
       try {
         performance.mark("lab-parse-start");
-        st.lab = await loadLab(JSON.parse(document.getElementById("lab-data").textContent));
+        st.lab = await pageLab();
         performance.mark("lab-ready");
       } catch (err) {
         setStatus(loadError(err && err.message ? err.message : String(err)), "error");

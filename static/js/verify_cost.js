@@ -5,6 +5,8 @@ import { dataTable, h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { ENGINE_LABEL, labelled } from "./labels.js";
+import { verifyCostRatio } from "./lab_decode.js";
+import { pageLab } from "./lab_load.js";
 import { fitNote } from "./roofline_fit.js";
 
 // Memory (bytes), peak memory bandwidth (bytes/s) and dense 16-bit tensor throughput (FLOP/s), as published.
@@ -52,8 +54,8 @@ export function costCurve(engine, positions) {
 }
 
 // A measured point's <title>: "编译引擎，16 个位置：2.60×" / "compiled engine, 16 positions: 2.60×".
-export function pointTitle(engine, point) {
-  const e = ENGINE_LABEL[engine];
+export function pointTitle(engine, point, label = ENGINE_LABEL[engine]) {
+  const e = label;
   return labelled({ zh: `${e.zh}，${point.n} 个位置`, en: `${e.en}, ${point.n} position${point.n === 1 ? "" : "s"}` },
     `${fixed(point.ratio, 2)}×`);
 }
@@ -119,7 +121,7 @@ function curveSvg(curves, positions) {
     s("polyline", { points: c.points.map((p) => `${x(p.n)},${y(p.ratio)}`).join(" ") }),
     c.points.map((p) => s("g", {},
       s("line", { class: "whisker", x1: x(p.n), x2: x(p.n), y1: y(p.lo), y2: y(p.hi) }),
-      s("circle", { cx: x(p.n), cy: y(p.ratio), r: 3.5 }, s("title", {}, t(pointTitle(c.engine, p)))))))));
+      s("circle", { cx: x(p.n), cy: y(p.ratio), r: 3.5 }, s("title", {}, t(pointTitle(c.engine, p, c.label)))))))));
 }
 
 // The roofline's controls: device, model size (this chapter's main model first), positions.
@@ -138,6 +140,22 @@ function rooflineControls(state, sizes, render) {
   ];
 }
 
+// The browser's curve stops at a verify of 8 drafts: past that a JavaScript forward is so dear
+// that its curve would flatten PyTorch's.
+export const BROWSER_MAX_POSITIONS = 9;
+
+function browserNote(browser) {
+  if (browser.busy) return { zh: "正在计时……（每个位置数成批计时，每批至少 20 毫秒）", en: "Timing… (each size in batches of at least 20 ms)" };
+  if (browser.points?.length) {
+    return { zh: "刚在你的浏览器里测的：实验台同一个模型的 JavaScript forward，验收 k 个位置 ÷ 1 个位置（每个比值里两边交替计时）。它不是 costs.json 里的数字，重测会变。", en: "Measured just now in your browser: the lab's model in JavaScript, a verify of k positions ÷ one position (both sides of each ratio timed in turn). Not a figure from costs.json; it changes when you time it again." };
+  }
+  return { zh: "按下按钮，在你的浏览器里测实验台（⑧）那个模型的 JavaScript forward，画在 PyTorch 的曲线旁边。", en: "Press the button to time the JavaScript forward of the lab's model (⑧) in your browser, drawn beside PyTorch's curves." };
+}
+
+function browserError(message) {
+  return { zh: `这个浏览器测不了：${message}`, en: `This browser cannot time it: ${message}` };
+}
+
 export function initVerifyCost(costs, models) {
   const seed = models.meta.seeds[0];
   const sizes = [models.runs[`main_s${seed}`].params, ...MODEL_SIZES];
@@ -145,6 +163,28 @@ export function initVerifyCost(costs, models) {
   const engines = Object.keys(ENGINE_LABEL).filter((engine) => engine in costs.engines); // from the most overhead to the least
   const curves = engines.map((engine) => ({ engine, points: costCurve(costs.engines[engine], costs.positions) }));
   const el = (id) => document.getElementById(id);
+  // the lab's JavaScript forward, timed in this browser when the reader asks (null: not yet)
+  const browser = { points: null, busy: false, error: null };
+  const browserLabel = { zh: "这个浏览器里的 JavaScript（实验台的模型）", en: "JavaScript in this browser (the lab's model)" };
+
+  async function measureBrowser() {
+    if (browser.busy) return;
+    Object.assign(browser, { busy: true, error: null, points: [] });
+    renderCurve();
+    try {
+      const lab = await pageLab();
+      for (const n of costs.positions.filter((k) => k <= BROWSER_MAX_POSITIONS)) {
+        await new Promise((resolve) => setTimeout(resolve, 0));  // let the page draw between sizes
+        const ratio = n === 1 ? 1 : verifyCostRatio(lab, n - 1);
+        browser.points.push({ n, ratio, lo: ratio, hi: ratio });
+        renderCurve();
+      }
+    } catch (err) {
+      browser.error = err && err.message ? err.message : String(err);
+    }
+    browser.busy = false;
+    renderCurve();
+  }
 
   function renderRoofline() {
     const focused = document.activeElement?.id === "roof-k";
@@ -154,13 +194,22 @@ export function initVerifyCost(costs, models) {
   }
 
   function renderCurve() {
+    const shown = browser.points?.length ? [...curves, { engine: "browser", label: browserLabel, points: browser.points }] : curves;
     // one column per engine: the ratio to one position, and under it the milliseconds
-    const head = [t({ zh: "新位置数", en: "new positions" }), ...engines.map((e) => t(ENGINE_LABEL[e]))];
+    const head = [t({ zh: "新位置数", en: "new positions" }), ...shown.map((c) => t(c.label ?? ENGINE_LABEL[c.engine]))];
     const rows = costs.positions.map((n, i) => ({ label: String(n),
-      cells: curves.map((c) => [`${fixed(c.points[i].ratio, 2)}×`, h("span", { class: "sub" }, `${fixed(c.points[i].ms, 3)} ms`)]) }));
+      cells: shown.map((c) => {
+        const p = c.points.find((q) => q.n === n);
+        return !p ? "—" : p.ms === undefined ? `${fixed(p.ratio, 2)}×` : [`${fixed(p.ratio, 2)}×`, h("span", { class: "sub" }, `${fixed(p.ms, 3)} ms`)];
+      }) }));
+    const note = browser.error ? t(browserError(browser.error)) : t(browserNote(browser));
+    const focused = document.activeElement?.id === "cost-browser-go";
     el("cost-curve").replaceChildren(
-      curveSvg(curves, costs.positions),
-      h("div", { class: "legend" }, curves.map((c) => h("span", {}, h("span", { class: `swatch line-${c.engine}` }), t(ENGINE_LABEL[c.engine])))),
+      curveSvg(shown, costs.positions),
+      h("div", { class: "legend" }, shown.map((c) => h("span", {}, h("span", { class: `swatch line-${c.engine}` }), t(c.label ?? ENGINE_LABEL[c.engine])))),
+      h("div", { class: "controls" }, h("button", { type: "button", id: "cost-browser-go", disabled: browser.busy ? "" : null, onclick: measureBrowser },
+        t({ zh: "在这个浏览器里测 JavaScript 的 forward", en: "Time the JavaScript forward in this browser" })),
+      h("span", { class: "caption", id: "cost-browser-note", "aria-live": "polite" }, note)),
       h("div", { class: "readouts" }, curves.map((c) => h("div", { class: "readout" },
         h("div", { class: "v" }, `${costs.summary[c.engine].flat_until}`),
         h("div", { class: "k" }, t(flatKey(c.engine, costs.summary[c.engine].flat_slack)))))),
@@ -169,6 +218,7 @@ export function initVerifyCost(costs, models) {
       h("p", { class: "caption" }, t({
         zh: `每格上面是这次 forward 的耗时除以 1 个位置的耗时，下面是耗时本身。耗时是 ${costs.repeats} 次交替重复的中位数（每次重复取 ${costs.calls_per_repeat} 次调用的中位数）；比值先在每次重复里除以同一次重复的 1 个位置，再取中位数，所以不一定等于两个耗时相除：机器的速度在重复之间漂移得比在一次重复之内厉害。`,
         en: `Each cell gives the forward's time over one position's, and under it the time itself. The times are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the ratios divide by one position within each repeat first and then take the median, so they need not equal one time over the other: the machine's speed drifts more between repeats than within one.` })));
+    if (focused) el("cost-browser-go").focus();
   }
 
   onLangChange(() => { renderRoofline(); renderCurve(); });

@@ -193,8 +193,10 @@ def summarize(payload, drafter="draft"):
         "rises_from_T0": alpha(peak) > alpha(at[0.0]),      # greedy is not where α peaks
         "falls_past_peak": alpha(highest) < alpha(peak)}    # the highest T loses α again
     t1 = {kind: payload["by_text"][kind]["T1"]["drafters"] for kind in payload["text_kinds"]}
-    gap = max(abs(t1["val"][f]["alpha"] - t1["own"][f]["alpha"]) for f in ("draft", "ngram", "mtp", "medusa", "eagle"))
-    texts = {"val_own_gap": gap,            # max |α(held-out) − α(own text)|, T = 1, drafters with a first draft
+    # every drafter but prompt lookup, whose α counts only where it drafts (the page says why apart)
+    gap = max(abs(t1["val"][f]["alpha"] - t1["own"][f]["alpha"]) for f in t1["val"]
+              if f != "lookup" and f in t1["own"] and t1["val"][f]["alpha"] is not None and t1["own"][f]["alpha"] is not None)
+    texts = {"val_own_gap": gap,            # max |α(held-out) − α(own text)|, T = 1
              "val_own_bound": gap + 0.005,  # what the page prints ("within %.2f"): never below the gap
              "draft_rises_on_repetitive": t1["repetitive"]["draft"]["alpha"] > t1["own"]["draft"]["alpha"],
              "lookup_drafts_more_on_val": t1["val"]["lookup"]["coverage"] > t1["own"]["lookup"]["coverage"]}

@@ -454,9 +454,12 @@ def measure(args, data, seeds, sizes):
         rows = best_rows(models, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
         rows += ledger_family_rows(args, engines, n_chars)
         trees = recorded_trees(models, data, prompt, n_chars, sizes.family_trees, args.device)
-    # the n-gram chain on the engine with the least overhead that timed one
-    ngram = next((r for engine in reversed(engines) for r in rows if r["family"] == "ngram" and r["shape"] == "chain"
-                  and r["engine"] == engine and r["temperature"] == 1.0), None)
+    # the n-gram chain on the engine with the least overhead: its best row, or the sweep's fastest
+    # chain where a tree was the faster shape
+    chains = lambda pool, engine: [r for r in pool if r["family"] == "ngram" and r["shape"] == "chain"
+                                   and r["engine"] == engine and r["temperature"] == 1.0]
+    ngram = next((max(chains(pool, engine), key=lambda r: r["speedup"]) for engine in reversed(engines)
+                  for pool in (rows, sweep_rows) if chains(pool, engine)), None)
     fresh = fresh_check(args, seeds[0], ngram, n_chars, sizes.fresh_repeats) if ngram else None
     if fresh:
         print(f"  fresh processes, {fresh['engine']} n-gram γ = {fresh['size']}: {fresh['fresh_speedup']:.2f}× "

@@ -76,7 +76,7 @@ export function initRecent(families) {
       h("div", { class: "recent-charts" },
         h("figure", {}, lineChart(depth, { xLabel: t({ zh: "链上的位置 j", en: "position j in the chain" }), yLabel: "α",
           yMax: 1, yTicks: [0, 0.25, 0.5, 0.75, 1], yDigits: 2, aria: depthCaption }), h("figcaption", {}, depthCaption), legend(Object.keys(depth))),
-        h("figure", {}, lineChart(cost, { xLabel: "γ", yLabel: t({ zh: "起草一轮的价钱", en: "drafting per round" }),
+        h("figure", {}, lineChart(cost, { xLabel: "γ", yLabel: t({ zh: "forward 数", en: "forwards" }),
           yMax: costTop, yTicks: [0, costTop / 2, costTop], yDigits: 0, aria: costCaption }), h("figcaption", {}, costCaption), legend(Object.keys(cost)))),
       numbers(depth, depthCaption, "j", 2),
       numbers(cost, costCaption, "γ", 2));

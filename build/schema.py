@@ -349,14 +349,12 @@ SCHEMA = {
         "summary.primary_engine:str",
         # the 2025–26 families (suffix | block | eagle3) against the rest, T = 1: the fastest row of each
         # group, and the drafting price per round against γ of EAGLE, EAGLE-3 and the block (the sweep)
-        # (each_new: every new family's fastest row; round_total = verify + drafting + the rest, and
-        # speedup_from_parts = tokens_per_main × plain_per_char / round_total, as in fastest_round)
+        # (each_new: every new family's fastest row; plain_per_char: plain decoding's 1 + its rest)
         "summary.recent?.engine:str", "summary.recent?.temperature:num", "summary.recent?.new_is_faster:bool",
         "summary.recent?.all_new_slower_than_plain:bool", "summary.recent?.plain_per_char:num",
         *[f"summary.recent?.{group}.{field}" for group in ("best_new", "best_old", "each_new.*")
           for field in ("family:str", "shape:str", "size:int", "speedup:num", "tokens_per_main:num",
-                        "verify_over_main:num", "drafter_per_round:num", "other_per_round:num",
-                        "round_total:num", "speedup_from_parts:num", "speedup_all_pass?:num")],
+                        "verify_over_main:num", "drafter_per_round:num", "other_per_round:num")],
         *[f"summary.recent?.drafting.{f}.*.{field}" for f in ("eagle", "eagle3", "block")
           for field in ("size:int", "drafter_per_round:num")],
         # each family's best row at T = 1 and at T = 0 (rows above): its speedups, faster at T = 0?

@@ -296,9 +296,8 @@ ROUND_PARTS = ("speedup", "tokens_per_main", "verify_over_main", "drafter_per_ro
 def recent(rows, drafting_prices, engine, temperature=1.0):
     """The 2025–26 families against the rest on `engine` at `temperature`: each new family's fastest
     row, the fastest row of each group (both timed in one interleaved run, except the ledger's
-    draft model and MTP head at T = 1), each taken apart into its round against plain decoding's
-    per character (round_total, speedup_from_parts, as `fastest_round`; a chain's speedup_all_pass:
-    the same round if every draft passed, γ + 1 characters), whether the new one is
+    draft model and MTP head at T = 1), each with its round's parts in plain forwards, plain
+    decoding's time per character in the same units (1 + its rest), whether the new one is
     faster, whether every new one is slower than plain, and on `engine` the drafting price per
     round against γ of the chain drafters that run a network (drafting_prices: EAGLE, EAGLE-3: one
     call per draft; the block: one call per round)."""
@@ -309,17 +308,8 @@ def recent(rows, drafting_prices, engine, temperature=1.0):
     if not new or not old:
         return None
     per_char = 1 + plain["other_per_round"] if plain and plain.get("other_per_round") is not None else None
-
-    def parts(row):
-        total = round_cost(row)
-        out = {**pick(row, *ROUND_PARTS), "round_total": total}
-        if total is not None and per_char is not None:
-            out["speedup_from_parts"] = row["tokens_per_main"] * per_char / total
-            if row["shape"] == "chain":  # the ceiling at this round's price: every draft passes, γ + 1 characters
-                out["speedup_all_pass"] = (row["size"] + 1) * per_char / total
-        return out
-
     fastest = lambda group: max(group, key=lambda r: r["speedup"])
+    parts = lambda row: pick(row, *ROUND_PARTS)
     each_new = {f: parts(fastest([r for r in new if r["family"] == f])) for f in RECENT if any(r["family"] == f for r in new)}
     best_new, best_old = fastest(new), fastest(old)
     drafting = {f: [{"size": int(g), "drafter_per_round": v} for g, v in sorted(by_gamma.items(), key=lambda kv: int(kv[0]))]

@@ -148,7 +148,7 @@ export function drawGpu(ui, st) {
   ui.gpuResult.dataset.fits = String(clock.fits);
   ui.gpuReadouts.replaceChildren(...(clock.fits ? gpuReadouts(modelled, clock, r.gamma) : [])
     .map(({ value, key, cls }) => readoutBox(value, t(key), cls)));
-  ui.gpuVerdict.textContent = t(clock.fits ? gpuVerdict(modelled, r.speedup, clock) : gpuDoesNotFit(clock));
+  ui.gpuVerdict.textContent = t(clock.fits ? gpuVerdict(modelled, r.speedup, clock, r.gamma) : gpuDoesNotFit(clock));
 }
 
 function clearResult(ui) {

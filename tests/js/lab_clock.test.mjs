@@ -8,6 +8,7 @@ import { gunzipSync } from "node:zlib";
 import { callMs, drafterParams, laneMs, MAIN_PRESETS, makeClock, modelledRace } from "../../static/js/lab_clock.js";
 import { encodePrompt, newDecoder } from "../../static/js/lab_decode.js";
 import { loadLab } from "../../static/js/lab_model.js";
+import { gpuBudget } from "../../static/js/lab_text.js";
 import { DEVICES, roofline } from "../../static/js/verify_cost.js";
 
 const device = (id) => DEVICES.find((d) => d.id === id);
@@ -37,6 +38,17 @@ test("the lesson's kind of budget: 5 drafts and one verify of 6 cost far less th
   assert.equal(verify6, main1);  // memory-bound: 6 positions read the weights once, like 1
   assert.ok(5 * draft1 + verify6 < 0.4 * (5 * main1));
   assert.ok(Math.abs(draft1 / main1 - 0.5e9 / clock.main.params) < 1e-12);  // c is the size ratio
+});
+
+test("the lesson's budget, as this clock prices it: a 70B model with a 3B drafter on an H100", () => {
+  // (it does not fit on one H100; the arithmetic is the lesson's all the same)
+  const clock = makeClock({ deviceId: "h100", mainId: "70b", method: "draft", draftSize: 3e9 });
+  const race = modelledRace({ main: [1], drafter: [] }, { main: [6], drafter: [1, 1, 1, 1, 1] }, clock, 0.8, 5);
+  const b = gpuBudget(race, 5);
+  assert.equal(b.chars, 6);
+  assert.ok(Math.abs(b.round - (5 * b.draft + b.verify)) < 1e-9 && Math.abs(b.plain - 6 * b.forward) < 1e-9);
+  assert.ok(b.forward > 35 && b.forward < 45, b.forward);  // 138 GB read at 3.35 TB/s: the lesson's ~30 ms order
+  assert.ok(b.round < b.plain / 2.5);                      // 5 × 1.8 + 41 against 6 × 41 ms
 });
 
 test("the MTP head reads about one layer and the output head", () => {

@@ -245,6 +245,13 @@ def test_families_seed_range_memory_and_greedy():
     assert s["greedy_check"]["all_identical"]
 
 
+def test_families_fastest_verify_only_where_its_forward_was_priced():
+    payload = families_payload()
+    assert families.summarize(payload)["fastest_verify"]["positions"] == 6  # the n-gram chain, γ = 5
+    payload["rows"][2]["size"] = 40  # a verify of 41 positions: longer than any timed back to back
+    assert "fastest_verify" not in families.summarize(payload)
+
+
 def test_families_recent_against_the_rest():
     payload = families_payload()
     assert families.summarize(payload)["recent"] is None  # no 2025–26 family measured: nothing to say

@@ -355,7 +355,10 @@ def summarize(payload, family="ngram", temperature=1.0):
             "families": [r["family"] for r in spec if r["speedup"] < 1.0],
             "slowest": {**pick(slowest, "speedup", "tokens_per_main", "verify_over_main", "drafter_per_round"),
                         "other_per_round": slowest.get("other_per_round"), "round_total": round_cost(slowest)}}
-        if engine in prices:
+        # (a row whose verify was not timed back to back, e.g. the ledger's draft model at a γ past
+        # the families' sweep, has no such parts)
+        if engine in prices and verify_positions(best) in prices[engine]["chain"] and (
+                best["shape"] != "tree" or best["size"] in prices[engine]["tree"]):
             out["fastest_verify"] = verify_parts(best, prices[engine])
     swept = [r for r in sweep_rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] == family]
     shapes = {shape: [r for r in swept if r["shape"] == shape] for shape in ("tree", "chain")}

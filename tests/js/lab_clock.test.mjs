@@ -8,7 +8,7 @@ import { gunzipSync } from "node:zlib";
 import { callMs, drafterParams, laneMs, MAIN_PRESETS, makeClock, modelledRace } from "../../static/js/lab_clock.js";
 import { encodePrompt, newDecoder } from "../../static/js/lab_decode.js";
 import { loadLab } from "../../static/js/lab_model.js";
-import { gpuBudget } from "../../static/js/lab_text.js";
+import { GPU_DEFAULTS, GPU_HASH, gpuBudget, readGpu } from "../../static/js/lab_text.js";
 import { DEVICES, roofline } from "../../static/js/verify_cost.js";
 
 const device = (id) => DEVICES.find((d) => d.id === id);
@@ -89,4 +89,13 @@ test("over 4 × 600 characters of real decoding, the modelled speedup is Theorem
     assert.ok(speedup > 1.5, `${method}: ${speedup}`);
     assert.ok(Math.abs(speedup / theory - 1) < 0.02, `${method}: ${speedup} against ${theory}`);
   }
+});
+
+test("the clock's settings come from the address, each checked, with defaults", () => {
+  const get = (entries) => (key) => entries[key];
+  assert.deepEqual(readGpu(get({})), GPU_DEFAULTS);
+  assert.deepEqual(readGpu(get({ [GPU_HASH.device]: "h100", [GPU_HASH.main]: "70b", [GPU_HASH.draft]: "3000000000" })),
+    { device: "h100", main: "70b", draft: 3e9 });
+  // an unknown device, a size that is not offered, a draft size that is not one of the choices
+  assert.deepEqual(readGpu(get({ [GPU_HASH.device]: "tpu", [GPU_HASH.main]: "13b", [GPU_HASH.draft]: "12345" })), GPU_DEFAULTS);
 });

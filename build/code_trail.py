@@ -16,7 +16,7 @@ CODE_TRAIL = {
                  ("experiments/graphs.py", "StaticCache"),
                  ("experiments/prices.py", "forward_prices"),
                  ("static/js/verify_grid.js", "draftStatus"),
-                 ("static/js/verify_cost.js", "roofline")],
+                 ("static/js/roofline.js", "roofline")],
         "commands": [f"{MEASURE} causal costs"],
     },
     "s-accept": {

@@ -15,7 +15,7 @@ import {
   gammaOut, GPU_HASH, GPU_LABELS, LAB_HASH, loadError, mainPresetLabel, MAX_SEED, METHOD_LABEL, paramsLabel, promptProblem,
   raceButton, readGpu, readSettings, readyNote, sameSettings, temperatureOut, UNPACKING,
 } from "./lab_text.js";
-import { DEVICES } from "./verify_cost.js";
+import { DEVICES } from "./roofline.js";
 import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 
 const PLAY_MS = 250;

@@ -1,11 +1,11 @@
 // Section ⑧'s second clock: the race's real decoding (its drafts, acceptances and forwards, run in
-// this browser) priced as if a GPU ran a larger model, by section ①'s roofline (verify_cost.js).
+// this browser) priced as if a GPU ran a larger model, by section ①'s roofline (roofline.js).
 // A forward over k positions of a model with P parameters costs max(reading the weights once,
 // the arithmetic of k positions); the drafter's forwards cost the same for its own size, and an
 // n-gram lookup costs nothing on the GPU. Arithmetic from datasheets, never a measurement: kernel
 // launches, the kv cache's traffic and the CPU's share of a round are left out.
 import { expectedTokens } from "./theory.js";
-import { BYTES_PER_PARAM, DEVICES, roofline } from "./verify_cost.js";
+import { BYTES_PER_PARAM, DEVICES, roofline } from "./roofline.js";
 
 // The modelled main models: published shapes, for the MTP head's size (one transformer layer of
 // the model, its projection and the output head it reads: DeepSeek-V3's depth-1 module).

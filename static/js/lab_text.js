@@ -6,7 +6,7 @@ import { TIMING } from "./lab_decode.js";
 import { FAMILY_LABEL } from "./labels.js";
 import { DRAFT_SIZES, MAIN_PRESETS } from "./lab_clock.js";
 import { intInRange } from "./state.js";
-import { DEVICES } from "./verify_cost.js";
+import { DEVICES } from "./roofline.js";
 
 export const LAB_METHODS = ["plain", "draft", "mtp", "ngram"];
 export const LAB_DEFAULTS = { method: "draft", gamma: 4, temperature: 1, seed: 0, prompt: "ROMEO:\n", chars: 200 };

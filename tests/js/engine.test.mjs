@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { laneOf, ledgerSummary } from "../../static/js/ledger.js";
-import { BYTES_PER_PARAM, costCurve, DEVICES, ridge, roofline } from "../../static/js/verify_cost.js";
+import { BYTES_PER_PARAM, DEVICES, ridge, roofline } from "../../static/js/roofline.js";
+import { costCurve } from "../../static/js/verify_cost.js";
 
 const results = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));
 const close = (a, b, tol = 1e-9) => assert.ok(Math.abs(a - b) <= tol * Math.max(1, Math.abs(b)), `${a} vs ${b}`);

@@ -9,7 +9,7 @@ import { callMs, drafterParams, laneMs, MAIN_PRESETS, makeClock, modelledRace } 
 import { encodePrompt, newDecoder } from "../../static/js/lab_decode.js";
 import { loadLab } from "../../static/js/lab_model.js";
 import { GPU_DEFAULTS, GPU_HASH, gpuBudget, readGpu } from "../../static/js/lab_text.js";
-import { DEVICES, roofline } from "../../static/js/verify_cost.js";
+import { DEVICES, roofline } from "../../static/js/roofline.js";
 
 const device = (id) => DEVICES.find((d) => d.id === id);
 const preset = (id) => MAIN_PRESETS.find((m) => m.id === id);

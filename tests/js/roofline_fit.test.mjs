@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fitNote, weightsFit } from "../../static/js/roofline_fit.js";
-import { BYTES_PER_PARAM, DEVICES, MODEL_SIZES } from "../../static/js/verify_cost.js";
+import { BYTES_PER_PARAM, DEVICES, MODEL_SIZES } from "../../static/js/roofline.js";
 
 const device = (id) => DEVICES.find((d) => d.id === id);
 

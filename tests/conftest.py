@@ -66,6 +66,14 @@ def results(name):
 
 
 
+def open_deep(page, *names):
+    """Open deep dives (<details class="deep" id="deep-NAME">) as a reader does, by their summary."""
+    for name in names:
+        box = page.locator(f"#deep-{name}")
+        if box.get_attribute("open") is None:
+            box.locator("> summary").click()
+
+
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright

@@ -30,8 +30,8 @@ def axe_report(violations):
     return "\n".join(lines)
 
 
-# every visible element that scrolls sideways right now: (what it holds, its computed box-shadow)
-SCROLLING_BOXES = """() => [...document.querySelectorAll('body *')].filter((e) => e.offsetParent
+# every visible element (not in a closed <details>) that scrolls sideways right now: (what it holds, its computed box-shadow)
+SCROLLING_BOXES = """() => [...document.querySelectorAll('body *')].filter((e) => e.checkVisibility()
     && /(auto|scroll)/.test(getComputedStyle(e).overflowX) && e.scrollWidth > e.clientWidth + 1)
     .map((e) => [e.querySelector('[id]')?.id || e.id || e.className, getComputedStyle(e).boxShadow])"""
 
@@ -296,3 +296,20 @@ def test_mtp_head_differs_from_deepseek_v3(rendered_page):
     mtp = section_html(rendered_page, "s-mtp")
     assert "has its own final RMSNorm" in lang_text(mtp, "en")
     assert "自己的末层 RMSNorm" in lang_text(mtp, "zh")
+
+
+def test_deep_dives_start_closed_and_open_from_an_address(open_page):
+    """Off the main path, every deep dive is closed at first; following a link to its heading
+    (or an address that names it) opens it and shows what it holds."""
+    page = open_page(hash_="#lang=en")
+    boxes = page.evaluate("[...document.querySelectorAll('details.deep')].map((d) => [d.id, d.open, d.querySelector('summary h3')?.id])")
+    assert len(boxes) >= 10
+    assert all(not is_open and heading and box_id == "deep-" + heading[2:] for box_id, is_open, heading in boxes), boxes
+    assert not page.locator("#ladder-widget").is_visible()
+    page.evaluate("location.hash = '#h-ladder'")
+    page.wait_for_function("document.getElementById('deep-ladder').open")
+    assert page.locator("#ladder-widget").is_visible()
+    page = open_page(hash_="#lang=zh&h-peer")
+    assert page.locator("#deep-peer").get_attribute("open") is not None
+    assert page.locator("#peer-table").is_visible()
+    assert page.locator("#deep-ladder").get_attribute("open") is None

@@ -4,7 +4,7 @@ languages and keeps the situation in the URL, the exercises hide their answers."
 import orjson
 
 from experiments.probes import DRAFTERS
-from tests.conftest import ROOT
+from tests.conftest import ROOT, open_deep
 
 READ = lambda name: orjson.loads((ROOT / f"experiments/results/{name}.json").read_bytes())
 FAMILIES, CONDITIONS = READ("families"), READ("conditions")
@@ -58,6 +58,7 @@ def test_picker_reads_the_url_and_its_selects(open_page):
 
 def test_exercises_hide_their_answers(open_page):
     page = open_page(hash_="#lang=en")
+    open_deep(page, "exercises")
     blocks = page.locator("#s-choosing .exercise")
     assert blocks.count() == 4
     for i in range(4):

@@ -6,7 +6,7 @@ import re
 import orjson
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, open_deep
 
 LEDGER = orjson.loads((ROOT / "experiments/results/ledger.json").read_bytes())
 COSTS = orjson.loads((ROOT / "experiments/results/costs.json").read_bytes())
@@ -56,6 +56,7 @@ def test_the_javascript_forward_is_timed_in_the_browser_beside_pytorch(open_page
                            " && document.querySelectorAll('#cost-curve .curve.browser circle').length > 0", timeout=120000)
     sizes = [n for n in COSTS["positions"] if n <= 9]
     assert page.locator("#cost-curve .curve.browser circle").count() == len(sizes)
+    page.click("#cost-curve .numbers-box > summary")  # the numbers behind the curve, closed until asked for
     cells = [row.locator("td").last.inner_text() for row in page.locator("#cost-curve tbody tr").all()]
     assert cells[0] == "1.00×" and cells[len(sizes):] == ["—"] * (len(cells) - len(sizes))
     assert all(float(c.rstrip("×")) >= 0.9 for c in cells[1:len(sizes)]), cells
@@ -87,6 +88,7 @@ def ladder_state(page):
 
 def test_engine_ladder_draws_every_rung_and_toggles_temperature(open_page):
     page = open_page(hash_="#lang=en")
+    open_deep(page, "ladder")
     keys = {f"T{t:g}": f"{t:g}" for t in LADDER["temperatures"]}
     pressed, shown, engines, text = ladder_state(page)
     assert (pressed, shown, engines) == (["1"], ["T1"], LADDER["engines"])
@@ -112,6 +114,7 @@ def test_engine_ladder_draws_every_rung_and_toggles_temperature(open_page):
     assert ladder_state(page)[:2] == (["1"], ["T1"])
     # the state comes back from the address, in the other language too
     page = open_page(hash_="#lang=zh&ladder=0")
+    open_deep(page, "ladder")
     pressed, shown, engines, text = ladder_state(page)
     assert (pressed, shown, engines) == (["0"], ["T0"], LADDER["engines"])
     assert "每秒字数 · T = 0" in text and "NaN" not in text and "undefined" not in text
@@ -129,5 +132,6 @@ def test_no_target_grades_the_chapter(open_page, lang):
 @pytest.mark.skipif("peer" not in LEDGER, reason="ledger.json was measured without the [peer] extra")
 def test_transformers_rows(open_page):
     page = open_page(hash_="#lang=zh")
+    open_deep(page, "peer")
     assert page.locator("#peer-table tbody tr").count() == len(LEDGER["peer"]["rows"])
     assert "assistant_model=draft" in page.locator("#s-ledger pre.code").inner_text()

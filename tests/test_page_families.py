@@ -2,7 +2,7 @@
 map carries every family, the token-tree widget at every size and node, the lane buttons."""
 import orjson
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, open_deep
 
 FAMILIES = orjson.loads((ROOT / "experiments/results/families.json").read_bytes())
 
@@ -18,6 +18,7 @@ def test_family_map_has_every_family(open_page):
 
 def test_token_tree_every_size_and_node(open_page):
     page = open_page(hash_="#lang=en")
+    open_deep(page, "trees")
     slider = page.locator("#tree-size")
     for k, round_ in enumerate(FAMILIES["tree_rounds"]):
         slider.fill(str(k))
@@ -43,6 +44,7 @@ def test_token_tree_every_size_and_node(open_page):
 
 def test_family_ledger_lanes(open_page):
     page = open_page(hash_="#lang=en")
+    open_deep(page, "family-ledger")
     for engine in FAMILIES["engines"]:
         page.click(f"#family-ledger-widget [data-feng={engine}]")
         for temperature in (1, 0):
@@ -59,6 +61,7 @@ def test_recent_charts_draw_the_measured_series_in_both_languages(open_page):
     drafting = FAMILIES["summary"]["recent"]["drafting"]
     for lang in ("en", "zh"):
         page = open_page(hash_=f"#lang={lang}")
+        open_deep(page, "recent")
         charts = page.locator("#recent-widget svg")
         assert charts.count() == 2
         assert charts.nth(0).locator("polyline").count() == len(depth)

@@ -5,7 +5,7 @@ matrix; slider timings: `make bench`). The conftest fixture fails a test on any 
 request."""
 import orjson
 
-from conftest import ROOT
+from conftest import ROOT, open_deep
 
 MTP = orjson.loads((ROOT / "experiments" / "results" / "mtp.json").read_bytes())
 LEDGER = orjson.loads((ROOT / "experiments" / "results" / "ledger.json").read_bytes())
@@ -126,6 +126,7 @@ def test_trace_slider_and_keys(open_page):
 
 def test_mtp_vs_draft_both_modes(open_page):
     page = open_page()
+    open_deep(page, "mtp-vs")
     for mode in ("recompute", "kvcache"):
         page.click(f"#mtp-mode-{mode}")
         assert page.locator(f"#mtp-mode-{mode}").get_attribute("aria-pressed") == "true"
@@ -144,6 +145,7 @@ def test_mtp_vs_draft_both_modes(open_page):
 
 def test_loss_table_and_verdict(open_page):
     page = open_page()
+    open_deep(page, "mtp-loss")
     vl = MTP["val_loss"]
     for key in ("main_mtp", "control", "mtp_head", "draft"):
         cells = page.locator(f"#mtp-loss-table tr[data-row={key}] td").all_inner_texts()
@@ -158,6 +160,7 @@ def test_loss_table_and_verdict(open_page):
 
 def test_closing_self_check(open_page):
     page = open_page()
+    open_deep(page, "quiz")
     questions = page.locator("#closing-quiz .closing-q")
     assert 4 <= questions.count() <= 10
     for i in range(questions.count()):

@@ -8,7 +8,7 @@ import re
 import orjson
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, open_deep
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("gamma_sweep", "ledger")}
@@ -215,6 +215,7 @@ def test_ledger_rows_open_their_card(open_page):
 
 def test_greedy_panel_lists_every_check(open_page):
     page = open_page()
+    open_deep(page, "greedy")
     checks = LEDGER["greedy_check"]
     rows = page.locator("#greedy-table tbody tr[data-mode]")
     assert rows.count() == len(checks)

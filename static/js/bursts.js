@@ -42,20 +42,20 @@ export function burstVerdict(pooled, mode) {
   };
   const ends = {
     zh: `一个都没接受的轮次实测 vs 几何分布为 ${vs(zero)}，全部接受的为 ${vs(full)}`,
-    en: `rounds with none accepted, measured vs the geometric law: ${vs(zero)}; with all accepted: ${vs(full)}`,
+    en: `rounds with none accepted, measured vs the geometric distribution: ${vs(zero)}; with all accepted: ${vs(full)}`,
   };
   const verdicts = {
     geometric: {
       zh: `${test.zh}，不低于 ${level}：在这个样本量下，看不出实测和独立假设下的几何分布有差别（${ends.zh}）。`,
-      en: `${test.en}, not below ${level}: at this sample size the runs cannot be told apart from the geometric law of independent drafts (${ends.en}).`,
+      en: `${test.en}, not below ${level}: at this sample size the runs cannot be told apart from the geometric distribution of independent drafts (${ends.en}).`,
     },
     both_ends_high: {
       zh: `${test.zh}，低于 ${level}，而且两头都比几何分布多：${ends.zh}。接受与否确实会扎堆：容易的一段草稿连着被收，难的一段连着被拒。`,
-      en: `${test.en}, below ${level}, and both ends hold more rounds than the geometric law: ${ends.en}. Acceptances do come in runs: easy stretches are accepted draft after draft, hard ones rejected.`,
+      en: `${test.en}, below ${level}, and both ends hold more rounds than the geometric distribution: ${ends.en}. Acceptances do come in runs: easy stretches are accepted draft after draft, hard ones rejected.`,
     },
     differs: {
       zh: `${test.zh}，低于 ${level}：实测和几何分布有可测的差别，但不是“两头都多”的扎堆形状（${ends.zh}）。`,
-      en: `${test.en}, below ${level}: the runs differ measurably from the geometric law, though not in the both-ends shape that bursts would leave (${ends.en}).`,
+      en: `${test.en}, below ${level}: the runs differ measurably from the geometric distribution, though not in the both-ends shape that bursts would leave (${ends.en}).`,
     },
   };
   const verdict = ownEntry(verdicts, pooled.verdict);
@@ -69,9 +69,9 @@ export function burstReadouts(row, repeats) {
   const vs = (k) => `${grouped(b.observed[k])} vs ${fixed(b.expected[k], 0)}`;
   return [
     { value: grouped(b.rounds), key: { zh: `完整轮次（每轮 ${b.gamma} 个草稿，${repeats} 次重复合计），α = ${fixed(row.alpha, 3)}`, en: `full rounds (${b.gamma} drafts each, ${repeats} repeats pooled), α = ${fixed(row.alpha, 3)}` } },
-    { value: vs(0), key: { zh: `一个都没接受的轮次：实测 vs 几何分布（×${fixed(b.ratioZero, 2)}）`, en: `rounds with none accepted: measured vs the geometric law (×${fixed(b.ratioZero, 2)})` } },
-    { value: vs(b.gamma), key: { zh: `${b.gamma} 个全部接受的轮次：实测 vs 几何分布（×${fixed(b.ratioAll, 2)}）`, en: `rounds with all ${b.gamma} accepted: measured vs the geometric law (×${fixed(b.ratioAll, 2)})` } },
-    { value: `${fixed(b.meanObserved, 3)} vs ${fixed(b.meanLaw, 3)}`, key: { zh: "每轮平均接受几个：实测 vs 几何分布", en: "mean accepted per round: measured vs the geometric law" } },
+    { value: vs(0), key: { zh: `一个都没接受的轮次：实测 vs 几何分布（×${fixed(b.ratioZero, 2)}）`, en: `rounds with none accepted: measured vs the geometric distribution (×${fixed(b.ratioZero, 2)})` } },
+    { value: vs(b.gamma), key: { zh: `${b.gamma} 个全部接受的轮次：实测 vs 几何分布（×${fixed(b.ratioAll, 2)}）`, en: `rounds with all ${b.gamma} accepted: measured vs the geometric distribution (×${fixed(b.ratioAll, 2)})` } },
+    { value: `${fixed(b.meanObserved, 3)} vs ${fixed(b.meanLaw, 3)}`, key: { zh: "每轮平均接受几个：实测 vs 几何分布", en: "mean accepted per round: measured vs the geometric distribution" } },
     { value: `χ² ${fixed(b.chi2, 1)} · p ${b.p === null ? "–" : sci(b.p)}`, key: { zh: `这一行的卡方检验，自由度 ${b.dof}`, en: `chi-square test of this row, ${b.dof} degrees of freedom` } },
   ];
 }
@@ -94,8 +94,8 @@ export function initBursts(gammaSweep) {
     const cols = burstColumns(burstCheck(row)).map((c) => ({ ...c, title: t(c.title) }));
     columnChart(el("bursts-chart"), cols, {
       caption: t({ zh: `${modePhrase(state.mode).zh} γ = ${row.gamma}：每轮接受的草稿个数，实测轮次与几何分布`,
-        en: `${modePhrase(state.mode).en}, γ = ${row.gamma}: drafts accepted per round, measured rounds against the geometric law` }),
-      head: [t({ zh: "接受个数", en: "accepted" }), t({ zh: "实测轮次", en: "rounds measured" }), t({ zh: "几何分布", en: "geometric law" })],
+        en: `${modePhrase(state.mode).en}, γ = ${row.gamma}: drafts accepted per round, measured rounds against the geometric distribution` }),
+      head: [t({ zh: "接受个数", en: "accepted" }), t({ zh: "实测轮次", en: "rounds measured" }), t({ zh: "几何分布", en: "geometric distribution" })],
     });
     const pooled = gammaSweep.burst_pooled[state.mode];
     el("bursts-readouts").replaceChildren(

@@ -3,6 +3,7 @@
 import { initAcceptance } from "./acceptance.js";
 import { initBursts } from "./bursts.js";
 import { initClosing } from "./closing.js";
+import { initDeepDives } from "./deep.js";
 import { initFamilyLedger } from "./family_ledger.js";
 import { initGamma } from "./gamma.js";
 import { initGammaSteps } from "./gamma_steps.js";
@@ -68,4 +69,5 @@ startWidget("family-ledger-widget", () => initFamilyLedger(data.families));
 startWidget("ladder-widget", () => initLadder(data.ladder));
 startWidget("closing-quiz", () => initClosing());
 startWidget("lab-widget", () => initLab(data)); // cheap: the lab's weights are parsed when it first comes into view
+initDeepDives();
 performance.mark("chapter-ready"); // read by the browser test: interactive within 300 ms

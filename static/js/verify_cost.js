@@ -161,6 +161,7 @@ export function initVerifyCost(costs, models) {
     el("roof-out").replaceChildren(...rooflineNodes(state, sizes));
   }
 
+  let numbersOpen = false; // the table under the curve, closed until the reader opens it
   function renderCurve() {
     const shown = browser.points?.length ? [...curves, { engine: "browser", label: browserLabel, points: browser.points }] : curves;
     // one column per engine: the ratio to one position, and under it the milliseconds
@@ -181,11 +182,13 @@ export function initVerifyCost(costs, models) {
       h("div", { class: "readouts" }, curves.map((c) => h("div", { class: "readout" },
         h("div", { class: "v" }, `${costs.summary[c.engine].flat_until}`),
         h("div", { class: "k" }, t(flatKey(c.engine, costs.summary[c.engine].flat_slack)))))),
-      h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": t({ zh: "实测耗时的数字", en: "the measured times" }) },
-        dataTable({ caption: t({ zh: "实测：一次 forward 的耗时", en: "measured: the time of one forward" }), head, rows }, { class: "calc numbers" })),
-      h("p", { class: "caption" }, t({
+      h("details", { class: "numbers-box", open: numbersOpen, ontoggle: (e) => { numbersOpen = e.currentTarget.open; } },
+        h("summary", {}, t({ zh: "曲线背后的数字", en: "The numbers behind the curve" })),
+        h("div", { class: "table-scroll", tabindex: 0, role: "group", "aria-label": t({ zh: "实测耗时的数字", en: "the measured times" }) },
+          dataTable({ caption: t({ zh: "实测：一次 forward 的耗时", en: "measured: the time of one forward" }), head, rows }, { class: "calc numbers" })),
+        h("p", { class: "caption" }, t({
         zh: `每格上面是这次 forward 的耗时除以 1 个位置的耗时，下面是耗时本身。耗时是 ${costs.repeats} 次交替重复的中位数（每次重复取 ${costs.calls_per_repeat} 次调用的中位数）；比值先在每次重复里除以同一次重复的 1 个位置，再取中位数，所以不一定等于两个耗时相除：机器的速度在重复之间漂移得比在一次重复之内厉害。`,
-        en: `Each cell gives the forward's time over one position's, and under it the time itself. The times are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the ratios divide by one position within each repeat first and then take the median, so they need not equal one time over the other: the machine's speed drifts more between repeats than within one.` })));
+        en: `Each cell gives the forward's time over one position's, and under it the time itself. The times are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the ratios divide by one position within each repeat first and then take the median, so they need not equal one time over the other: the machine's speed drifts more between repeats than within one.` }))));
     if (focused) el("cost-browser-go").focus();
   }
 

@@ -22,6 +22,7 @@ from markupsafe import Markup
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schema import SCHEMA  # noqa: E402
 from code_trail import CODE_TRAIL  # noqa: E402
+from listings import ListingError, listings  # noqa: E402
 from views import deepseek_scale, lab_compare, published  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -362,6 +363,7 @@ def render(data):
     env.filters["sci"] = sci
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
+    env.globals["listings"] = listings()  # build/listings.py: ①'s code, read from the source it shows
     css = inline_css()
     page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])
@@ -386,7 +388,7 @@ def build(results_dir=RESULTS, out=OUT):
 def main(results_dir=RESULTS, out=OUT):
     try:
         out = build(results_dir, out)
-    except (BuildError, jinja2.TemplateError) as err:
+    except (BuildError, ListingError, jinja2.TemplateError) as err:
         print(f"build error: {err}", file=sys.stderr)
         return 1
     shown = out.relative_to(ROOT) if out.resolve().is_relative_to(ROOT) else out

@@ -65,11 +65,13 @@ def accept_reject(p, q, drafts, generator=None, trace=None):
     p_d = p[:gamma].gather(1, index)[:, 0].tolist()
     q_d = q.gather(1, index)[:, 0].tolist()
     u = uniforms(gamma, generator, p.dtype, p.device).tolist()
-    n = 0
-    while n < gamma and q_d[n] > 0 and u[n] * q_d[n] < p_d[n]:  # u < p/q; q(d) = 0 never accepts
-        n += 1
     if trace is not None:
         trace.update(u=u, p_draft=p_d, q_draft=q_d)
+    # page listing: rule (build/listings.py shows the lines down to its end on the page)
+    n = 0
+    while n < gamma and q_d[n] > 0 and u[n] * q_d[n] < p_d[n]:  # u < p(d)/q(d); q(d) = 0 never accepts
+        n += 1
     if n == gamma:
-        return n, sample(p[gamma], generator)
-    return n, sample(residual(p[n], q[n]), generator)
+        return n, sample(p[gamma], generator)  # every draft passed: a bonus token from p
+    return n, sample(residual(p[n], q[n]), generator)  # first rejection: redraw from max(0, p - q)
+    # end page listing

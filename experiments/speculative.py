@@ -91,16 +91,18 @@ def speculative_decode(model, drafter, prompt, n, gamma, temperature=1.0, mode="
     target = len(prompt) + n
     result, steps = Result([]), []
     while len(seq) < target:
+        record = {} if trace else None
+        # page listing: round (build/listings.py shows the lines down to its end on the page)
         m = len(seq)
         g = min(gamma, target - m - 1)  # never draft a token that would not be emitted
         q, drafts = drafter.propose(seq, main.length, g, temperature, generator) if g else (None, [])
         g = len(drafts)
-        record = {} if trace else None
         n_acc, token, h, start = main.verify(seq, drafts, q, temperature, generator, record)  # the rule
         drafter.observe(h, start)
         seq += drafts[:n_acc] + [token]
-        main.truncate(m + n_acc)
+        main.truncate(m + n_acc)  # roll the caches back past the rejected drafts
         drafter.truncate(m + n_acc)
+        # end page listing
         result.count_round(g, n_acc, gamma)
         if trace:
             next_from = "main" if g == 0 else "bonus" if n_acc == g else "residual"

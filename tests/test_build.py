@@ -258,3 +258,25 @@ def test_bundler_leaves_import_and_export_lines_inside_literals_alone_or_refuses
     write_modules(tmp_path, main='const t = `a ${ {k: `b`}.k } c`, r = /[`/]"/, d = 6 / 3 / 2;\n'
                                  "export const out = `${t}|${r.source}|${d}`;\nconsole.log(out);\n")
     assert run_bundle(site_build.bundle_js(tmp_path, "main.js")) == ['a', 'b', 'c|[`/]"|1']
+
+
+def test_the_page_shows_the_decoder_as_the_source_has_it():
+    """①'s listing is read from the marked regions of the decoder and the rule when the page is
+    built: the page holds each region exactly, and the regions hold the steps the prose names."""
+    from markupsafe import escape
+    from listings import listings
+    html = (ROOT / "site" / "16_speculative_decoding_viz.html").read_text(encoding="utf-8")
+    shown = listings()
+    for item in shown.values():
+        assert str(escape(item["code"])) in html, item["path"]
+    assert "drafter.propose(" in shown["round"]["code"] and "main.truncate(m + n_acc)" in shown["round"]["code"]
+    assert "u[n] * q_d[n] < p_d[n]" in shown["rule"]["code"] and "residual(p[n], q[n])" in shown["rule"]["code"]
+
+
+def test_a_broken_listing_marker_is_a_clear_error():
+    from listings import ListingError, region
+    with pytest.raises(ListingError, match="f.py: the listing 'x' has no '# end page listing' line"):
+        region("# page listing: x\ncode\n", "x", "f.py")
+    with pytest.raises(ListingError, match="f.py: expected one '# page listing: x' line, found 0"):
+        region("code\n", "x", "f.py")
+    assert region("  # page listing: x (why)\n    a = 1\n      b\n  # end page listing\n", "x", "f.py") == "a = 1\n  b"

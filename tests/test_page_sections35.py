@@ -66,6 +66,8 @@ def test_gamma_defaults_teach(open_page):
     assert page.locator("#gamma-chart-speed circle.best").count() == 1
     g = best_gamma(best["alpha"], SWEEP["c"]["kvcache"])
     assert f"γ* = {g}" in page.locator("#gamma-readouts").inner_text()
+    assert not page.locator("#gamma-measured").is_visible()  # the table behind the chart, folded
+    page.click("#gamma-widget .numbers-box > summary")
     measured = page.locator("#gamma-measured tbody tr")
     assert measured.count() == len(sweep_rows("kvcache"))
     for tr, row in zip(measured.all(), sweep_rows("kvcache")):
@@ -94,6 +96,7 @@ def test_gamma_sliders_and_modes(open_page):
     assert page.locator("#gamma-c-out").inner_text() == f"{SWEEP['c']['recompute']:.3f}"
     assert page.locator("#gamma-alpha-out").inner_text() == f"{fastest('recompute')['alpha']:.3f}"
     first = sweep_rows("recompute")[0]
+    page.click("#gamma-widget .numbers-box > summary")
     assert f"{first['alpha']:.3f}" in page.locator("#gamma-measured tbody tr").first.inner_text()
     page.fill("#gamma-c", "0.5")
     page.click("#gamma-reset")
@@ -173,6 +176,9 @@ def test_ledger_sorting_by_mouse_and_keyboard(open_page):
 
 
 def card_checks(page, row):
+    steps = page.locator("#ledger-card .numbers-box")  # the steps from theorem to clock, folded at first
+    if steps.count() and steps.get_attribute("open") is None:
+        steps.locator("> summary").click()
     card = page.locator("#ledger-card").inner_text()
     if row["method"] == "plain":
         assert f"{row['forward_time_s']:.3f}" in card and f"{row['overhead_s']:.3f}" in card

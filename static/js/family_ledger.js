@@ -25,7 +25,7 @@ export function ledgerRunNote(rows) {
   if (!own.length) return null;
   const plain = fixed(own[0].plain_wall_s, 3);
   return {
-    zh: `${LEDGER_MARK} 这两行就是 ⑥ 账本里最快的那两行：在账本那次运行里计时，加速比是相对那次运行的普通解码（墙钟中位 ${plain} s）算的，Theorem 3.8 也和账本一样用单独计时的 c；其余各行在本表自己的运行里计时，Theorem 3.8 用运行中实测的每个草稿的耗时。`,
+    zh: `${LEDGER_MARK} 这两行就是 ⑥ 账本里最快的那两行：在账本那次运行里计时，加速比是相对那次运行的普通解码（墙钟中位 ${plain} s）算的，定理 3.8 也和账本一样用单独计时的 c；其余各行在本表自己的运行里计时，定理 3.8 用运行中实测的每个草稿的耗时。`,
     en: `${LEDGER_MARK} These two are the ledger's fastest rows above: timed in the ledger's run, their speedup is over that run's plain decoding (median wall time ${plain} s), and their Theorem 3.8 uses c timed alone, as the ledger does; the other rows were timed in this table's own run, and their Theorem 3.8 uses each draft's cost as measured inside it.`,
   };
 }
@@ -35,7 +35,7 @@ const COLUMNS = [
   { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
   { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
     cell: (r) => `${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
-  { label: { zh: "Theorem 3.8", en: "Theorem 3.8" }, cell: (r) => (r.speedup_theory ? `${fixed(r.speedup_theory, 2)}×` : "—") },
+  { label: { zh: "定理 3.8", en: "Theorem 3.8" }, cell: (r) => (r.speedup_theory ? `${fixed(r.speedup_theory, 2)}×` : "—") },
   { label: { zh: "字 / forward", en: "Chars / forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
   { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : fixed(r.alpha, 3)) },
   { label: { zh: "被接受 / 提出", en: "Accepted / proposed" }, cell: (r) => (r.accepted_per_proposed === null ? "—" : fixed(r.accepted_per_proposed, 3)) },

@@ -54,7 +54,7 @@ export function gammaReadouts(alpha, c, gammaMax) {
   return [
     { value: best.pays ? `γ* = ${gammaText} · ${fixed(best.speedup, 2)}×` : `${fixed(best.speedup, 2)}×`,
       key: best.pays
-        ? { zh: `γ = 1..${gammaMax} 里 Theorem 3.8 给出的最快一档${best.atEdge ? "（再长还会更快）" : ""}`,
+        ? { zh: `γ = 1..${gammaMax} 里定理 3.8 给出的最快一档${best.atEdge ? "（再长还会更快）" : ""}`,
             en: `the fastest γ in 1..${gammaMax} by Theorem 3.8${best.atEdge ? " (longer chains would be faster still)" : ""}` }
         : { zh: `γ = 1..${gammaMax} 里最好的一档也不如普通解码：这个 α 和 c 下不值得猜`,
             en: `even the best γ in 1..${gammaMax} loses to plain decoding: at this α and c, guessing does not pay` } },
@@ -99,7 +99,7 @@ export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
     },
     speed: {
       gammaMax,
-      aria: { zh: `Theorem 3.8 的墙钟加速曲线（α = ${a}，c = ${cc}）与${m.zh}的实测加速及其范围`,
+      aria: { zh: `定理 3.8 的墙钟加速曲线（α = ${a}，c = ${cc}）与${m.zh}的实测加速及其范围`,
         en: `Theorem 3.8 wall-clock speedup at α = ${a}, c = ${cc}, with the measured ${m.en} speedups and their range` },
       level: 1,
       best: best.pays ? { gamma: best.gamma, value: best.speedup } : null, // no ring when no γ pays
@@ -113,7 +113,7 @@ export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
 
 const MEASURED_HEAD = ["γ", { zh: "实测 α", en: "measured α" }, { zh: "字 / 主 forward", en: "chars / main forward" },
   { zh: "公式（该行 α）", en: "formula at the row's α" }, { zh: "实测加速（最小–最大）", en: "measured speedup (min–max)" },
-  { zh: "Theorem 3.8（该行 α、c）", en: "Theorem 3.8 at the row's α, c" }];
+  { zh: "定理 3.8（该行 α、c）", en: "Theorem 3.8 at the row's α, c" }];
 
 export function measuredRowHTML(r) {
   return `<tr data-gamma="${r.gamma}"><td>${r.gamma}</td><td>${fixed(r.alpha, 3)}</td><td>${fixed(r.tokens_per_main, 3)}</td>` +

@@ -133,7 +133,7 @@ export function cardSteps(row, plain, costs, st) {
   const plainPerMain = plain.parts_s.main_forwards / plain.main_forwards;
   const perDraft = row.draft_forwards ? row.parts_s.draft_forwards / row.draft_forwards : 0;
   return [
-    { label: { zh: "Theorem 3.8", en: "Theorem 3.8" }, value: st.theory, change: null, why: {
+    { label: { zh: "定理 3.8", en: "Theorem 3.8" }, value: st.theory, change: null, why: {
       zh: `假设每次主 forward 期望吐 ${fixed(row.tokens_per_main_expected, 3)} 个字，一轮花 γc + 1 = ${fixed(row.gamma * row.c_used + 1, 3)} 个主 forward 的时间。`,
       en: `assumes ${fixed(row.tokens_per_main_expected, 3)} characters per main forward on average and γc + 1 = ${fixed(row.gamma * row.c_used + 1, 3)} main forwards' worth of time per round.` } },
     { label: { zh: "换成实际次数", en: "Real forward counts" }, value: st.counted, change: ratio(st.theory, st.counted), why: {
@@ -211,7 +211,7 @@ export function ledgerSummary(rows, lane) {
 export const LEDGER_COLUMNS = [
   { key: "method", label: { zh: "方法", en: "method" } },
   { key: "speedup", label: { zh: "实测加速", en: "speedup" } },
-  { key: "speedup_theory", label: { zh: "Theorem 3.8", en: "Theorem 3.8" } },
+  { key: "speedup_theory", label: { zh: "定理 3.8", en: "Theorem 3.8" } },
   { key: "tokens_per_main", label: { zh: "字 / 主 forward", en: "chars / forward" } },
   { key: "alpha", label: { zh: "α", en: "α" } },
   { key: "main_forwards", label: { zh: "主模型 forward", en: "main forwards" } },
@@ -274,8 +274,8 @@ const TIME_BARS_HOW = {
   en: "Each bar is the run with the median wall time: every forward call of the main model and of the drafter is timed during that run and summed per kind; everything else is that run's wall time minus both, so it is never negative.",
 };
 
-// The card under the table for one row, as nodes.
-function cardNodes(row, plain, costs, paramShare) {
+// The card under the table for one row, as nodes; fold.open: whether its steps are unfolded.
+function cardNodes(row, plain, costs, paramShare, fold) {
   const st = ledgerSteps(row, plain);
   const title = h("h3", {}, `${t(methodLabel(row))} · ${t(LANE_LABEL[laneOf(row)])}`);
   if (row.method === "plain") return [title, h("p", {}, t(baselineText(row, costs))), timeBarsNode(timeBars(row, plain, st))];
@@ -285,12 +285,13 @@ function cardNodes(row, plain, costs, paramShare) {
   return [title,
     h("div", { class: "readouts" },
       readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速（${spread.n} 次重复逐次配对：${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×）`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), slowerThanPlain(row) ? "warn" : "good"),
-      readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `Theorem 3.8：α = ${fixed(row.alpha, 3)}，γ = ${row.gamma}，c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
-    h("h4", {}, t({ zh: "从定理走到钟表", en: "From the theorem to the clock" })),
-    h("table", { class: "steps" }, h("tbody", {}, cardSteps(row, plain, costs, st).map((step) => h("tr", {},
-      h("td", {}, h("strong", {}, t(step.label)), h("div", { class: "why" }, t(step.why))),
-      h("td", {}, step.change ? h("span", { class: "sub" }, step.change) : null, `${fixed(step.value, 2)}×`))))),
-    h("p", { class: "why" }, note ? t({ zh: note.zh + drafting.zh, en: `${note.en} ${drafting.en}` }) : t(drafting)),
+      readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `定理 3.8：α = ${fixed(row.alpha, 3)}，γ = ${row.gamma}，c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
+    h("details", { class: "numbers-box", open: fold.open, ontoggle: (e) => { fold.open = e.currentTarget.open; } },
+      h("summary", {}, t({ zh: "从定理走到钟表：一步一步", en: "From the theorem to the clock, step by step" })),
+      h("table", { class: "steps" }, h("tbody", {}, cardSteps(row, plain, costs, st).map((step) => h("tr", {},
+        h("td", {}, h("strong", {}, t(step.label)), h("div", { class: "why" }, t(step.why))),
+        h("td", {}, step.change ? h("span", { class: "sub" }, step.change) : null, `${fixed(step.value, 2)}×`))))),
+      h("p", { class: "why" }, note ? t({ zh: note.zh + drafting.zh, en: `${note.en} ${drafting.en}` }) : t(drafting))),
     timeBarsNode(timeBars(row, plain, st)),
     h("p", { class: "verdict" }, t(ledgerVerdict(row, plain, st)))];
 }
@@ -306,6 +307,7 @@ export function initLedger(ledger, models) {
   const seed = models.meta.seeds[0];
   const paramShare = models.runs[`draft_s${seed}`].params / models.runs[`main_s${seed}`].params;
   const state = {};
+  const stepsFold = { open: false }; // the card's steps stay as the reader left them from row to row
 
   function fromHash(hash) {
     const mode = modes.includes(hash.lmode) ? hash.lmode : modes.includes("kvcache") ? "kvcache" : modes[0];
@@ -340,7 +342,7 @@ export function initLedger(ledger, models) {
     renderBody();
     el("ledger-readouts").replaceChildren(...ledgerSummary(rows, state.mode).map((r) => readoutBox(r.value, t(r.key))));
     const row = rows[state.row];
-    el("ledger-card").replaceChildren(...cardNodes(row, plainOf(laneOf(row)), costsOf(laneOf(row)), paramShare));
+    el("ledger-card").replaceChildren(...cardNodes(row, plainOf(laneOf(row)), costsOf(laneOf(row)), paramShare, stepsFold));
   }
 
   function select(i, focus) {

@@ -19,6 +19,7 @@ import { initRecent } from "./recent.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 import { initSweep } from "./sweep.js";
 import { initTheme } from "./theme.js";
+import { initToc } from "./toc.js";
 import { initTokenTree } from "./token_tree.js";
 import { initVerifyCost } from "./verify_cost.js";
 import { initVerifyGrid } from "./verify_grid.js";
@@ -51,6 +52,7 @@ langToggle.addEventListener("click", () => {
 });
 onHashChange((hash) => { if (LANGS.includes(hash.lang) && hash.lang !== lang()) setLang(hash.lang); });
 initTheme(document.getElementById("theme-toggle"));
+initToc(document.querySelector("nav.toc"));
 startWidget("verify-widget", () => initVerifyGrid(data.causal));
 startWidget("roof-widget", () => initVerifyCost(data.costs, data.models));
 startWidget("accept-widget", () => initAcceptance(data.acceptance));

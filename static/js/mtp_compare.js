@@ -61,7 +61,7 @@ export function compareRows(pair, ledger, mtpParams, draftParams) {
     line({ zh: "c：草稿员一次 forward 的耗时 ÷ 主模型一次", en: "c: one drafter forward ÷ one main forward" }, [(r) => fixed(r.c_used, 3), (r) => fixed(r.c_used, 3), null]),
     line({ zh: `墙钟秒数：中位数，下面是 ${pair.mtp.repeats} 次中的最小–最大`, en: `wall-clock seconds: median, with min–max of ${pair.mtp.repeats} runs below` },
       [(r) => ({ main: fixed(r.wall_s.median, 3), note: `${fixed(r.wall_s.min, 3)}–${fixed(r.wall_s.max, 3)}` })]),
-    line({ zh: "相对普通解码的加速（Theorem 3.8 的预测）", en: "speedup over plain decoding (Theorem 3.8's prediction)" },
+    line({ zh: "相对普通解码的加速（定理 3.8 的预测）", en: "speedup over plain decoding (Theorem 3.8's prediction)" },
       [(r) => ({ main: `${fixed(r.speedup, 2)}×`, note: r.speedup_theory ? theory(`${fixed(r.speedup_theory, 2)}×`) : null })]),
   ];
 }

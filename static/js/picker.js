@@ -90,13 +90,23 @@ function startUpReason(conditions) {
     en: `measured here: a fresh process takes ${fixed(plainStart.start_up_s, 1)} s to start and ${n} characters take ${fixed(1000 * short.wall_s.median, 0)} ms to write; what speculation could save is negligible, and a drafter must first be loaded, built or compiled` };
 }
 
-function cpuRanking(situation, families, conditions) {
-  const { engine, temperature, rows } = measuredRows(families, situation);
+// What every figure in the list is, said once above it: measured here (and where), or published.
+export function scopeNote(situation, families) {
+  if (situation.regime !== "cpu") {
+    return { zh: "GPU 上的数字取自论文，不是本章测的；没有数字的方法按需要的条件排在后面。",
+      en: "On a GPU the figures are the papers', not measured here; methods without a published figure come last." };
+  }
+  const { engine, temperature } = measuredRows(families, situation);
   const engineName = engine === "compiled" ? { zh: "编译引擎", en: "compiled engine" } : { zh: "eager 引擎", en: "eager engine" };
+  return { zh: `本章实测，相对同一引擎的普通解码：${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
+    en: `Measured here, over plain decoding on the same engine: ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
+}
+
+function cpuRanking(situation, families, conditions) {
+  const { rows } = measuredRows(families, situation);
   const ranked = rows.filter((r) => allowed(r.family, situation)).sort((a, b) => b.speedup - a.speedup).map((r) => ({
     method: r.family, source: "measured", speedup: r.speedup,
-    label: { zh: `${fixed(r.speedup, 2)}×（本章实测：${configText(r).zh}，${engineName.zh}，T = ${temperature}，主模型自己写的文本）`,
-      en: `${fixed(r.speedup, 2)}× (measured here: ${configText(r).en}, ${engineName.en}, T = ${temperature}, the main model's own text)` },
+    label: { zh: `${fixed(r.speedup, 2)}×（${configText(r).zh}）`, en: `${fixed(r.speedup, 2)}× (${configText(r).en})` },
     reasons: [{ zh: `每次 forward ${fixed(r.tokens_per_main, 2)} 个字，起草每轮 ${fixed(r.drafter_per_round, 2)} 次 forward 的价钱`,
       en: `${fixed(r.tokens_per_main, 2)} characters per forward, drafting at ${fixed(r.drafter_per_round, 2)} forwards' worth per round` },
     ...alphaNote(r.family, situation, conditions)],
@@ -187,6 +197,7 @@ export function initPicker(families, conditions, published) {
   const box = document.getElementById("picker-widget");
   const selects = Object.fromEntries(Object.keys(INPUTS).map((key) => [key, box.querySelector(`select[data-input="${key}"]`)]));
   const list = document.getElementById("picker-result");
+  const scope = document.getElementById("picker-scope");
   // the temperatures conditions.json measured (the select lists the same ones)
   const inputs = { ...INPUTS, temperature: conditions.temperatures.map(String) };
   let situation = situationFromHash(hashGet, inputs, { ...PRESETS.chapter });
@@ -203,6 +214,7 @@ export function initPicker(families, conditions, published) {
       button.setAttribute("aria-pressed", String(encodeSituation(PRESETS[button.dataset.preset]) === encodeSituation(situation)));
     }
     const ranked = recommend(situation, families, conditions, published);
+    if (scope) scope.textContent = t(scopeNote(situation, families));
     list.dataset.top = ranked[0].method;
     list.dataset.dont = String(Boolean(ranked[0].dont));
     list.replaceChildren(...ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },

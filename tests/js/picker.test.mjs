@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import {
-  citation, decodeSituation, encodeSituation, initPicker, INPUTS, PRESETS, recommend, situationFromHash,
+  citation, decodeSituation, encodeSituation, initPicker, INPUTS, PRESETS, recommend, scopeNote, situationFromHash,
 } from "../../static/js/picker.js";
 import { editHash, fakeSelect, FakeElement, installDom } from "./fake_dom.mjs";
 
@@ -35,7 +35,11 @@ test("CPU: the measured rows, fastest first, plain decoding placed at 1×", () =
     ["ngram", "eagle", "draft", "medusa", "plain", "mtp", "lookup", "lookahead"]);
   const top = ranking(CPU, fakeFamilies(ALL))[0];
   assert.equal(top.source, "measured");
-  assert.match(top.label.en, /^1\.80× \(measured here: chain γ = 4, compiled engine, T = 1, the main model's own text\)/);
+  assert.equal(top.label.en, "1.80× (chain γ = 4)");
+  // where the figures come from is said once, above the list
+  assert.match(scopeNote(CPU, fakeFamilies(ALL)).en, /^Measured here, over plain decoding on the same engine: compiled engine, T = 1, the main model's own text/);
+  assert.match(scopeNote({ ...CPU, temperature: "0" }, fakeFamilies(ALL)).en, /compiled engine, T = 0,/);
+  assert.match(scopeNote(PRESETS.gpuChat, fakeFamilies(ALL)).en, /the papers', not measured here/);
 });
 
 test("CPU: greedy reads the T = 0 rows", () => {

@@ -375,8 +375,28 @@ def render(data):
         lab_json=json_for_html(data[LAB]))
 
 
+# a figure tagged by macros.fig: its quantity (a glossary id without "g-"), its condition, its text
+FIGURE = re.compile(r'<span class="fig" data-q="([^"]+)" data-c="([^"]*)">([^<]*)</span>')
+
+
+def check_figures(html):
+    """One quantity, one definition, one value per condition: every tagged figure names a
+    quantity the glossary defines (an element id="g-<quantity>"), and no quantity is printed with
+    two values under one condition. Returns {(quantity, condition): text}."""
+    seen = {}
+    for quantity, condition, text in FIGURE.findall(html):
+        if f'id="g-{quantity}"' not in html:
+            raise BuildError(f"a figure is tagged with the quantity {quantity!r}, which the glossary does not define")
+        seen.setdefault((quantity, condition), set()).add(text)
+    clashes = [f"{q} [{c}]: {' and '.join(sorted(texts))}" for (q, c), texts in sorted(seen.items()) if len(texts) > 1]
+    if clashes:
+        raise BuildError("one quantity printed with two values under one condition: " + "; ".join(clashes))
+    return {key: texts.pop() for key, texts in seen.items()}
+
+
 def build(results_dir=RESULTS, out=OUT):
     html = render(load_results(results_dir))
+    check_figures(html)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")

@@ -280,3 +280,14 @@ def test_a_broken_listing_marker_is_a_clear_error():
     with pytest.raises(ListingError, match="f.py: expected one '# page listing: x' line, found 0"):
         region("code\n", "x", "f.py")
     assert region("  # page listing: x (why)\n    a = 1\n      b\n  # end page listing\n", "x", "f.py") == "a = 1\n  b"
+
+
+def test_one_quantity_and_condition_is_printed_with_one_value():
+    fig = '<span class="fig" data-q="{}" data-c="{}">{}</span>'
+    glossary = '<dt id="g-alpha-tf">α</dt>'
+    page = glossary + fig.format("alpha-tf", "ngram|T1|own", "0.770") * 2 + fig.format("alpha-tf", "ngram|T0|own", "0.812")
+    assert site_build.check_figures(page) == {("alpha-tf", "ngram|T1|own"): "0.770", ("alpha-tf", "ngram|T0|own"): "0.812"}
+    with pytest.raises(site_build.BuildError, match=r"alpha-tf \[ngram\|T1\|own\]: 0.769 and 0.770"):
+        site_build.check_figures(page + fig.format("alpha-tf", "ngram|T1|own", "0.769"))
+    with pytest.raises(site_build.BuildError, match="'speedup', which the glossary does not define"):
+        site_build.check_figures(page + fig.format("speedup", "x", "1.2×"))

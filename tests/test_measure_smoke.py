@@ -31,7 +31,7 @@ TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_
 SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1,
-              condition_seeds=2, condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
+              condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
               exercise_draws=500, exercise_steps=3, ladder_choose_repeats=1, ladder_repeats=3)
 
 
@@ -323,6 +323,25 @@ def test_conditions_cover_every_temperature_length_and_family(measured):
     assert {r["engine"] for r in cond["start_up"]} == {"eager"}  # the smoke sizes time eager only
     assert sorted(r["family"] for r in cond["start_up"]) == sorted(["plain", *families])
     assert all(r["compile_s"] == 0 for r in cond["start_up"])  # the eager engine compiles nothing
+
+
+def test_one_alpha_per_condition_across_families_and_conditions(measured):
+    """⑤'s family map and ⑦'s tables print the teacher-forced α of the same drafter, at the same
+    temperature, on the main model's own texts: measured on the same texts and pooled the same way,
+    it is one value, bit for bit (T = 0 is one greedy text in both)."""
+    fam, cond = read_json(measured / "families.json"), read_json(measured / "conditions.json")
+    assert cond["text_seeds"] == fam["alpha_seeds"]
+    by_t = {row["temperature"]: row for row in cond["by_temperature"]}
+    checked = 0
+    for key, t in (("T1", 1.0), ("T0", 0.0)):
+        for name, a in fam["alpha"][key].items():
+            assert by_t[t]["alpha"][name]["mean"] == a["alpha"], (key, name)
+            assert cond["by_text"]["own"][key]["drafters"][name]["alpha"] == a["alpha"], (key, name)
+            single = by_t[t]["alpha"][name]["values"]
+            if single:  # pooled over the texts: between the lowest and the highest single text
+                assert min(single) - 1e-12 <= a["alpha"] <= max(single) + 1e-12
+            checked += 1
+    assert checked >= 8
 
 
 def test_the_repetitive_text_repeats_itself():

@@ -33,12 +33,11 @@ class Sizes:
     forward_warmup: int = 10
     cost_repeats: int = 7           # interleaved repeats of every forward price (costs.py)
     cost_positions: tuple = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)  # new positions per main forward
-    alpha_runs: int = 5             # sampling seeds per model seed for the MTP-vs-draft acceptance
+    alpha_runs: int = 5             # texts the main model writes (one per sampling seed) for every teacher-forced α (families, conditions)
     sample_chars: int = 240         # the traced MTP sample
     family_gammas: tuple = tuple(range(1, 9))  # chain lengths every drafter family is swept over (families.py)
     family_trees: tuple = (4, 8, 16, 32)       # token-tree sizes, in nodes
     family_sweep_repeats: int = 1   # timed runs per configuration of the families' sweep (it only chooses)
-    condition_seeds: int = 3        # sampling seeds per temperature and texts per kind (conditions.py)
     condition_lengths: tuple = (8, 32, 128, 600)  # output lengths timed for every family
     condition_repeats: int = 5      # interleaved timed runs per family and length
     start_up_engines: tuple = ("eager", "compiled")  # engines whose fresh-process start-up is timed

@@ -41,12 +41,20 @@ CONFIGS = {"draft": ("chain", 4), "mtp": ("chain", 1), "ngram": ("chain", 4), "l
 TEXT_KINDS = ("val", "own", "repetitive")
 
 
-def spread(values):
-    """Mean, min and max over texts (None where no text gave a value: prompt lookup never drafted)."""
+def spread(values, mean=None):
+    """Mean, min and max over texts (None where no text gave a value: prompt lookup never drafted);
+    `mean`, where given, stands for the mean (the value pooled over every position of the texts)."""
     values = [v for v in values if v is not None]
     if not values:
         return {"mean": None, "min": None, "max": None, "values": []}
-    return {"mean": statistics.mean(values), "min": min(values), "max": max(values), "values": values}
+    return {"mean": statistics.mean(values) if mean is None else mean, "min": min(values), "max": max(values),
+            "values": values}
+
+
+def over_texts(measured, name, key):
+    """One drafter's α (or coverage) over several texts (alpha_along's results, one per text), as
+    ⑤ measures it: pooled over every position of the texts, with each single text's beside it."""
+    return spread([pooled([one])[name][key] for one in measured], pooled(measured)[name][key])
 
 
 def first_draft_start(prompt):
@@ -58,21 +66,16 @@ def by_temperature(models, prompt, n_chars, seeds, device):
     greedy one, whatever the seed)."""
     out = []
     for temperature in TEMPERATURES:
-        alpha, coverage = {name: [] for name in DRAFTERS}, {name: [] for name in ONE_HOT}
-        tokens = {family: [] for family in CONFIGS}
+        measured, tokens = [], {family: [] for family in CONFIGS}
         for seed in seeds if temperature else seeds[:1]:
             text = written_text(models.main, prompt, n_chars, temperature, seed, device)
-            measured = pooled([alpha_along(models, text, first_draft_start(prompt), temperature, device)])
-            for name in DRAFTERS:
-                alpha[name].append(measured[name]["alpha"])
-            for name in ONE_HOT:
-                coverage[name].append(measured[name]["coverage"])
+            measured.append(alpha_along(models, text, first_draft_start(prompt), temperature, device))
             for family, (shape, size) in CONFIGS.items():
                 decode = config_decoder(models, family, shape, size, prompt, n_chars, temperature, "eager", device)
                 tokens[family].append(decode(seed).tokens_per_main)
-        out.append({"temperature": temperature, "texts": len(coverage["lookup"]),
-                    "alpha": {name: spread(values) for name, values in alpha.items()},
-                    "coverage": {name: spread(values) for name, values in coverage.items()},
+        out.append({"temperature": temperature, "texts": len(measured),
+                    "alpha": {name: over_texts(measured, name, "alpha") for name in DRAFTERS},
+                    "coverage": {name: over_texts(measured, name, "coverage") for name in ONE_HOT},
                     "tokens_per_main": {family: spread(values) for family, values in tokens.items()}})
         print(f"  T={temperature:g}: " + ", ".join(f"{n} α {a['mean']}" for n, a in out[-1]["alpha"].items()),
               flush=True)
@@ -231,7 +234,7 @@ def measure(args, data, seeds, sizes):
     models = load_models(args.checkpoints, seed, args.device, data.train.tolist(), data.vocab_size)
     engines = available_engines(models.main, engines_of(args, LEDGER_ENGINES))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
-    text_seeds = list(range(sizes.condition_seeds))
+    text_seeds = list(range(sizes.alpha_runs))  # the texts ⑤'s α is measured on: T = 1 gives its α exactly
     with torch.inference_mode():
         temperature = by_temperature(models, prompt, n_chars, text_seeds, args.device)
         texts = by_text(models, data, prompt, n_chars, text_seeds, args.device)

@@ -34,6 +34,11 @@ def test_picker_presets_and_dont(open_page):
     # the default situation is this chapter's: its fastest measured family, unless even that one loses
     assert result.get_attribute("data-top") == (best["family"] if best["speedup"] >= 1 else "plain")
     assert f"{best['speedup']:.2f}×" in result.locator("li").first.inner_text()
+    # five answers show; the rest of the ranking folds under them, numbered on
+    shown, rest = result.locator("li").count(), page.locator("#picker-rest li").count()
+    assert shown == 5 and rest >= 1 and page.locator("#picker-rest").get_attribute("start") == "6"
+    assert page.locator("#picker-more-label").inner_text() == f"The other {rest}"
+    assert not page.locator("#picker-rest").is_visible()
     for preset, dont in [("serving", True), ("shortReply", True), ("gpuChat", False), ("gpuEditing", False)]:
         page.click(f"#picker-widget [data-preset={preset}]")
         assert result.get_attribute("data-dont") == str(dont).lower(), preset

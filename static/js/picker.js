@@ -193,11 +193,15 @@ export function situationFromHash(get, inputs, current) {
   return decodeSituation(get("pick"), inputs) ?? current;
 }
 
+const SHOWN = 5; // rows of the ranking shown before "the other N"
+
 export function initPicker(families, conditions, published) {
   const box = document.getElementById("picker-widget");
   const selects = Object.fromEntries(Object.keys(INPUTS).map((key) => [key, box.querySelector(`select[data-input="${key}"]`)]));
   const list = document.getElementById("picker-result");
   const scope = document.getElementById("picker-scope");
+  const more = document.getElementById("picker-more"), rest = document.getElementById("picker-rest");
+  const moreLabel = document.getElementById("picker-more-label");
   // the temperatures conditions.json measured (the select lists the same ones)
   const inputs = { ...INPUTS, temperature: conditions.temperatures.map(String) };
   let situation = situationFromHash(hashGet, inputs, { ...PRESETS.chapter });
@@ -217,10 +221,19 @@ export function initPicker(families, conditions, published) {
     if (scope) scope.textContent = t(scopeNote(situation, families));
     list.dataset.top = ranked[0].method;
     list.dataset.dont = String(Boolean(ranked[0].dont));
-    list.replaceChildren(...ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },
+    const items = ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },
       h("strong", {}, t(item.dont ? item.label : FAMILY_LABEL[item.method])),
       item.dont ? null : h("span", { class: `pick-speedup ${item.source}` }, t(item.label)),
-      item.reasons.length ? h("span", { class: "pick-reason" }, item.reasons.map(t).join(t({ zh: "；", en: "; " }))) : null)));
+      item.reasons.length ? h("span", { class: "pick-reason" }, item.reasons.map(t).join(t({ zh: "；", en: "; " }))) : null));
+    // the first SHOWN answer the question; the rest of the ranking folds away under them
+    const shown = more ? SHOWN : items.length;
+    list.replaceChildren(...items.slice(0, shown));
+    if (more) {
+      more.hidden = items.length <= shown;
+      rest.start = shown + 1;
+      rest.replaceChildren(...items.slice(shown));
+      moreLabel.textContent = t({ zh: `其余 ${items.length - shown} 种`, en: `The other ${items.length - shown}` });
+    }
   }
 
   for (const [key, select] of Object.entries(selects)) {

@@ -11,6 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "build"))
 import build as site_build  # noqa: E402
+from listings import ListingError, listings, region  # noqa: E402
+from markupsafe import escape  # noqa: E402
 
 
 def test_committed_site_matches_its_sources(tmp_path):
@@ -263,8 +265,6 @@ def test_bundler_leaves_import_and_export_lines_inside_literals_alone_or_refuses
 def test_the_page_shows_the_decoder_as_the_source_has_it():
     """①'s listing is read from the marked regions of the decoder and the rule when the page is
     built: the page holds each region exactly, and the regions hold the steps the prose names."""
-    from markupsafe import escape
-    from listings import listings
     html = (ROOT / "site" / "16_speculative_decoding_viz.html").read_text(encoding="utf-8")
     shown = listings()
     for item in shown.values():
@@ -274,7 +274,6 @@ def test_the_page_shows_the_decoder_as_the_source_has_it():
 
 
 def test_a_broken_listing_marker_is_a_clear_error():
-    from listings import ListingError, region
     with pytest.raises(ListingError, match="f.py: the listing 'x' has no '# end page listing' line"):
         region("# page listing: x\ncode\n", "x", "f.py")
     with pytest.raises(ListingError, match="f.py: expected one '# page listing: x' line, found 0"):

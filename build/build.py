@@ -383,9 +383,9 @@ def check_figures(html):
     """One quantity, one definition, one value per condition: every tagged figure names a
     quantity the glossary defines (an element id="g-<quantity>"), and no quantity is printed with
     two values under one condition. Returns {(quantity, condition): text}."""
-    seen = {}
+    seen, glossary = {}, set(re.findall(r'id="g-([\w-]+)"', html))
     for quantity, condition, text in FIGURE.findall(html):
-        if f'id="g-{quantity}"' not in html:
+        if quantity not in glossary:
             raise BuildError(f"a figure is tagged with the quantity {quantity!r}, which the glossary does not define")
         seen.setdefault((quantity, condition), set()).add(text)
     clashes = [f"{q} [{c}]: {' and '.join(sorted(texts))}" for (q, c), texts in sorted(seen.items()) if len(texts) > 1]

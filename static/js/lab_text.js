@@ -6,7 +6,7 @@ import { TIMING } from "./lab_decode.js";
 import { FAMILY_LABEL } from "./labels.js";
 import { DRAFT_SIZES, MAIN_PRESETS } from "./lab_clock.js";
 import { intInRange } from "./state.js";
-import { DEVICES } from "./roofline.js";
+import { BYTES_PER_PARAM, DEVICES } from "./roofline.js";
 
 export const LAB_METHODS = ["plain", "draft", "mtp", "ngram"];
 export const LAB_DEFAULTS = { method: "draft", gamma: 4, temperature: 1, seed: 0, prompt: "ROMEO:\n", chars: 200 };
@@ -375,9 +375,10 @@ export function gpuVerdict(m, measured, clock, gamma) {
 }
 
 export function gpuDoesNotFit(clock) {
-  const need = paramsLabel(clock.main.params + clock.drafter);
+  const params = clock.main.params + clock.drafter;
+  const need = paramsLabel(params), gb = fixed((params * BYTES_PER_PARAM) / 1e9, 0);
   return {
-    zh: `${clock.main.name} 加上草稿员共 ${need} 个 16 位参数，装不进一块 ${clock.device.name} 的 ${fixed(clock.device.memory / 1e9, 0)} GB 显存：换一块更大的卡或更小的模型。`,
-    en: `${clock.main.name} and its drafter hold ${need} 16-bit parameters, more than the ${fixed(clock.device.memory / 1e9, 0)} GB of one ${clock.device.name}: pick a larger device or a smaller model.`,
+    zh: `${clock.main.name} 加上草稿员共 ${need} 个 16 位参数，也就是 ${gb} GB，装不进一块 ${clock.device.name} 的 ${fixed(clock.device.memory / 1e9, 0)} GB 显存：换一块更大的卡或更小的模型。`,
+    en: `${clock.main.name} and its drafter hold ${need} 16-bit parameters, ${gb} GB, more than the ${fixed(clock.device.memory / 1e9, 0)} GB of one ${clock.device.name}: pick a larger device or a smaller model.`,
   };
 }

@@ -1,6 +1,6 @@
 // Deep dives (<details class="deep">) stay closed until the reader opens one, or follows a link to
 // it or to anything inside it: #h-ladder, or a key of the state hash, #lang=en&h-ladder.
-import { parseHash } from "./state.js";
+import { onHashChange, parseHash } from "./state.js";
 
 export function openTarget(id) {
   const target = id && document.getElementById(id);
@@ -9,13 +9,13 @@ export function openTarget(id) {
   return true;
 }
 
-function follow() {
-  const keys = Object.keys(parseHash(location.hash));
+function follow(hash) {
+  const keys = Object.keys(hash);
   const id = keys.find((key) => openTarget(key));
   if (id) document.getElementById(id).scrollIntoView();
 }
 
 export function initDeepDives() {
-  window.addEventListener("hashchange", follow);
-  follow();
+  onHashChange(follow);
+  follow(parseHash(location.hash));
 }

@@ -31,6 +31,13 @@ export const VISUALLY_HIDDEN = {
   overflow: "hidden", clip: "rect(0 0 0 0)", clipPath: "inset(50%)", whiteSpace: "nowrap",
 };
 
+// A widget's own table or steps, folded under a summary. `fold` ({open}) keeps the reader's choice
+// across the widget's re-renders, which rebuild the box.
+export function foldBox(fold, summary, ...children) {
+  return h("details", { class: "numbers-box", open: fold.open, ontoggle: (e) => { fold.open = e.currentTarget.open; } },
+    h("summary", {}, summary), ...children);
+}
+
 // A chart's numbers as a table: caption, column heads, one row per bar group.
 // rows: [{label, cells: [string]}]
 export function dataTable({ caption, head, rows }, attrs = {}) {

@@ -1,7 +1,7 @@
 // Section ⑥: the ledger. Every method in one table (sortable, by mouse or keyboard), a mode switch,
 // and a card that walks from the row's Theorem-3.8 prediction to its measured speedup, one
 // measured cost at a time. The card's sentences are built by pure functions below.
-import { h, readoutBox } from "./dom.js";
+import { foldBox, h, readoutBox } from "./dom.js";
 import { fixed, grouped, percent } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
 import { FAMILY_LABEL, joinZh, labelled, MODE_LABEL, modePhrase } from "./labels.js";
@@ -286,8 +286,7 @@ function cardNodes(row, plain, costs, paramShare, fold) {
     h("div", { class: "readouts" },
       readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速（${spread.n} 次重复逐次配对：${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×）`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), slowerThanPlain(row) ? "warn" : "good"),
       readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `定理 3.8：α = ${fixed(row.alpha, 3)}，γ = ${row.gamma}，c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
-    h("details", { class: "numbers-box", open: fold.open, ontoggle: (e) => { fold.open = e.currentTarget.open; } },
-      h("summary", {}, t({ zh: "从定理走到钟表：一步一步", en: "From the theorem to the clock, step by step" })),
+    foldBox(fold, t({ zh: "从定理走到钟表：一步一步", en: "From the theorem to the clock, step by step" }),
       h("table", { class: "steps" }, h("tbody", {}, cardSteps(row, plain, costs, st).map((step) => h("tr", {},
         h("td", {}, h("strong", {}, t(step.label)), h("div", { class: "why" }, t(step.why))),
         h("td", {}, step.change ? h("span", { class: "sub" }, step.change) : null, `${fixed(step.value, 2)}×`))))),

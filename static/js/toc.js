@@ -26,5 +26,5 @@ export function initToc(nav) {
   const schedule = () => { if (!pending) { pending = true; requestAnimationFrame(update); } };
   addEventListener("scroll", schedule, { passive: true });
   addEventListener("resize", schedule);
-  update();
+  schedule(); // the first mark waits for a frame: reading the layout now would lay out the whole page before it is ready
 }

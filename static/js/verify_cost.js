@@ -1,7 +1,7 @@
 // Section ①, second part: why checking γ drafts costs about as much as making one. First the
 // accelerator argument as arithmetic from vendors' datasheets (a roofline at batch 1, labelled as
 // such), then this chapter's own measured price of a forward against its number of new positions.
-import { dataTable, h, s } from "./dom.js";
+import { dataTable, foldBox, h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { ENGINE_LABEL, labelled } from "./labels.js";
@@ -161,7 +161,7 @@ export function initVerifyCost(costs, models) {
     el("roof-out").replaceChildren(...rooflineNodes(state, sizes));
   }
 
-  let numbersOpen = false; // the table under the curve, closed until the reader opens it
+  const numbersFold = { open: false }; // the table under the curve, closed until the reader opens it
   function renderCurve() {
     const shown = browser.points?.length ? [...curves, { engine: "browser", label: browserLabel, points: browser.points }] : curves;
     // one column per engine: the ratio to one position, and under it the milliseconds
@@ -179,8 +179,7 @@ export function initVerifyCost(costs, models) {
       h("div", { class: "controls" }, h("button", { type: "button", id: "cost-browser-go", disabled: browser.busy ? "" : null, onclick: measureBrowser },
         t({ zh: "在这个浏览器里测 JavaScript 的 forward", en: "Time the JavaScript forward in this browser" })),
       h("span", { class: "caption", id: "cost-browser-note", "aria-live": "polite" }, note)),
-      h("details", { class: "numbers-box", open: numbersOpen, ontoggle: (e) => { numbersOpen = e.currentTarget.open; } },
-        h("summary", {}, t({ zh: "曲线背后的数字", en: "The numbers behind the curve" })),
+      foldBox(numbersFold, t({ zh: "曲线背后的数字", en: "The numbers behind the curve" }),
         h("div", { class: "readouts" }, curves.map((c) => h("div", { class: "readout" },
           h("div", { class: "v" }, `${costs.summary[c.engine].flat_until}`),
           h("div", { class: "k" }, t(flatKey(c.engine, costs.summary[c.engine].flat_slack)))))),

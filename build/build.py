@@ -3,7 +3,7 @@
     python build/build.py      # what `make site` runs; needs jinja2, orjson, latex2mathml, not torch
 
 Every results file is checked against build/schema.py first. CSS is inlined; the JS modules in
-static/js/ are bundled into one module script, each module wrapped in its own function scope;
+static/js/ are bundled into one classic script, each module wrapped in its own function scope;
 the data goes in as <script type="application/json"> with every '<' escaped; LaTeX becomes
 MathML here, at build time.
 """
@@ -266,7 +266,7 @@ def read_module(js_dir, name, importer):
 
 
 def bundle_js(js_dir=STATIC / "js", entry=ENTRY):
-    """The ES modules reachable from `entry` as one module script. Each module becomes a function
+    """The ES modules reachable from `entry` as one script. Each module becomes a function
     that reads its imports from a registry and returns its exports, so every module keeps its own
     scope; dependencies run first, in the order their imports are written."""
     modules, order = {}, []
@@ -345,6 +345,15 @@ def lab_meta(lab):
             "ngram": {k: v for k, v in lab["ngram"].items() if k != "blob"}}
 
 
+def script_data(page_data):
+    """The chapter data as the page's script gets it. The families' sweep (368 rows, over half the
+    data) is cut to the n-gram chains at T = 1 that the token tree reads: the rest is only printed by
+    the templates, and the HTML parser reads every byte of it before the page's script can run."""
+    families = page_data["families"]
+    tree_rows = [r for r in families["sweep"] if r["family"] == "ngram" and r["temperature"] == 1]
+    return {**page_data, "families": {**families, "sweep": tree_rows}}
+
+
 def inline_css(css_dir=STATIC / "css"):
     """Every stylesheet in static/css/, in name order, checked to be safe inside <style>."""
     sources = []
@@ -371,7 +380,8 @@ def render(data):
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart
     return env.get_template("page.html.j2").render(
-        data=page_data, css=css, js=bundle_js(), data_json=json_for_html(page_data),
+        data=page_data, css=css, js=bundle_js(),
+        data_parts=[(key, json_for_html(part)) for key, part in sorted(script_data(page_data).items())],
         lab_json=json_for_html(data[LAB]))
 
 

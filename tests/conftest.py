@@ -8,7 +8,7 @@ import torch
 
 from experiments import aot
 from experiments.jsonio import RESULTS, read_json
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, PAGE  # noqa: F401 (PAGE: the tests import it from here)
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # noqa: F401 (PAGE: the tests import it from here)
 
 # One thread: as fast as two for these batch-1 models, and two processes that each spin two
 # OpenMP threads on a 2-core machine slow each other down many times over.
@@ -74,6 +74,11 @@ def open_deep(page, *names):
             box.locator("> summary").click()
 
 
+def lay_out_all(page):
+    """Lay out every section, for a check of the whole page's layout (see tools/browser.py)."""
+    page.add_style_tag(content=LAY_OUT_ALL)
+
+
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
@@ -87,7 +92,9 @@ def browser():
 def open_page(browser):
     opened = []
 
-    def _open(width=1280, scheme="light", hash_="#lang=en"):
+    def _open(width=1280, scheme="light", hash_="#lang=en", lazy_layout=False):
+        """The page, loaded, every widget started; with every section laid out (text and boxes
+        measurable off screen) unless lazy_layout keeps the page's own content-visibility."""
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
         page = context.new_page()
         page.errors, page.requests = [], []
@@ -96,6 +103,9 @@ def open_page(browser):
         page.on("request", lambda req: req.url.startswith("file://") or page.requests.append(req.url))
         page.goto(PAGE.as_uri() + hash_)
         page.wait_for_load_state("load")
+        page.wait_for_function("document.documentElement.dataset.widgets === 'ready'")  # main.js: all started
+        if not lazy_layout:
+            lay_out_all(page)
         opened.append(page)
         return page
 

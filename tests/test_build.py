@@ -24,18 +24,20 @@ def test_committed_site_matches_its_sources(tmp_path):
 
 def test_page_is_self_contained():
     html = (ROOT / "site" / "16_speculative_decoding_viz.html").read_text(encoding="utf-8")
-    # nothing loads from elsewhere: no external src, no <link>, no CSS import or url();
+    # nothing loads from elsewhere: no external src, no <link> but the one that holds the first frame
+    # for the page's own script, no CSS import or url();
     # plain <a href> links to papers are fine, they are only followed when clicked
     assert not re.search(r'src\s*=\s*["\']?(https?:)?//', html), "external resource in the page"
-    assert "<link" not in html and "@import" not in html
+    assert re.findall(r"<link[^>]*>", html) == ['<link rel="expect" href="#chapter-script" blocking="render">']
+    assert "@import" not in html
     assert not re.search(r"url\(\s*['\"]?(?!#)", html), "url() that is not a same-page #fragment"
     lab = re.search(r'<script type="application/json" id="lab-data">(.*?)</script>', html, re.S)
     assert lab and "<" not in lab.group(1)
     assert len(html.encode()) <= 4 * 1024 * 1024  # SPEC §8: with the lab's weights
     assert len(html.encode()) - len(lab.group(1).encode()) <= 1.5 * 1024 * 1024  # ... and without them
-    embedded = re.search(r'<script type="application/json" id="chapter-data">(.*?)</script>', html, re.S)
-    assert embedded and "<" not in embedded.group(1)
-    assert orjson.loads(embedded.group(1))["models"]["meta"]["torch"]
+    parts = dict(re.findall(r'<script type="application/json" data-chapter="(\w+)">(.*?)</script>', html, re.S))
+    assert parts and not any("<" in part for part in parts.values())
+    assert orjson.loads(parts["models"])["meta"]["torch"]
 
 
 def test_missing_file_is_named(tmp_path):

@@ -86,6 +86,31 @@ def test_layout_screenshot_and_axe(open_page, width, scheme, lang):
     assert not bad, "axe violations:\n" + axe_report(bad)
 
 
+# what sticks out of its section's box, outside any box that scrolls or clips on its own: a section
+# clips what overflows it (content-visibility: auto implies paint containment)
+STICKING_OUT = """() => [...document.querySelectorAll("main > section[id^='s-']")].flatMap((section) => {
+    const edge = section.getBoundingClientRect();
+    const clippedInside = (e) => {
+      for (let a = e.parentElement; a && a !== section; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return true;
+      return false;
+    };
+    return [...section.querySelectorAll('*')].filter((e) => e.checkVisibility()).filter((e) => {
+      const box = e.getBoundingClientRect();
+      return box.width > 0 && (box.right > edge.right + 0.5 || box.left < edge.left - 0.5) && !clippedInside(e);
+    }).map((e) => `${section.id}: ${e.tagName.toLowerCase()}#${e.id}.${e.className.baseVal ?? e.className}`);
+  })"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_sections_clip_nothing(open_page, width):
+    """Every section's box holds what it shows, deep dives open: the wide tables step out into room the
+    section keeps for them, and nothing is cut off at a section's edge."""
+    page = open_page(width, "light", "#lang=en", lazy_layout=True)
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    page.wait_for_selector("#bursts-chart .col")
+    assert page.evaluate(STICKING_OUT) == []
+
+
 def test_language_and_theme_toggles(open_page):
     page = open_page(hash_="#lang=zh")
     page.keyboard.press("Tab")   # theme switch
@@ -162,9 +187,16 @@ def test_acceptance_controls(open_page):
 
 
 def test_page_marks_itself_ready(open_page):
-    """main.js marks "chapter-ready" once every widget has started (make bench times it)."""
-    page = open_page()
-    assert page.evaluate("performance.getEntriesByName('chapter-ready').length") == 1
+    """main.js marks "chapter-ready" once the widgets in the window have started (make bench times
+    it), and "widgets-ready" once all have: the lab, far down the page, starts after the mark, unless
+    the address opens the page at the lab."""
+    marks = "(name) => performance.getEntriesByName(name).map((m) => m.startTime)"
+    for hash_, lab_first in (("#lang=en", False), ("#lang=en&s-lab", True)):
+        page = open_page(hash_=hash_, lazy_layout=True)
+        [ready], [all_ready] = page.evaluate(marks, "chapter-ready"), page.evaluate(marks, "widgets-ready")
+        [lab] = page.evaluate(marks, "widget:lab-widget")
+        assert ready <= all_ready
+        assert (lab <= ready) == lab_first, (hash_, lab, ready)
 
 
 def test_narrowest_supported_width(open_page):

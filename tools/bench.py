@@ -2,8 +2,10 @@
 
     python tools/bench.py [--loads 5] [--updates 16] [--out bench/bench.json] [--page PATH]
 
-Opens site/16_speculative_decoding_viz.html from disk `loads` times and reads the performance mark
-"chapter-ready" (time to interactive, from navigation start); moves every range slider on the page
+Opens site/16_speculative_decoding_viz.html from disk `loads` times (cold: a new browser context
+each) and reads the performance mark "chapter-ready" (time to interactive, from navigation start:
+the page's script has run and the widgets in the window have started), with the first paint and the
+moment every widget has started beside it; moves every range slider on the page
 through `updates` values spread over its range and times each update inside the page; weighs the
 file, with and without the lab's weights. Then the lab (section ⑧): how long it takes to unpack
 the models once it scrolls into view, and how long one round of the draft model at γ = 4 takes
@@ -25,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, PAGE  # noqa: E402  the browser test's Chromium, launched the same way
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # noqa: E402  the browser test's Chromium, launched the same way
 from experiments.cli import ArgumentParser  # noqa: E402  one-line errors, like every CLI here
 from experiments.jsonio import device_name, git_state, write_json  # noqa: E402
 
@@ -56,6 +58,7 @@ TIME_UPDATES = """([id, values]) => values.map((v) => {
     el.dispatchEvent(new Event("input"));
     return performance.now() - t0;
 })"""
+MARK = "(name) => performance.getEntriesByName(name)[0].startTime"
 SLIDERS = """() => [...document.querySelectorAll('input[type=range]')].map((s) =>
     ({ id: s.id, min: +s.min, max: +s.max, step: +s.step || 1 }))"""
 
@@ -70,7 +73,7 @@ def spread(slider, n):
 
 def measure(page_path, loads, updates):
     from playwright.sync_api import sync_playwright
-    ready, sliders = [], {}
+    ready, paint, all_ready, sliders = [], [], [], {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         version = browser.version
@@ -78,14 +81,17 @@ def measure(page_path, loads, updates):
             page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
             page.goto(page_path.resolve().as_uri() + "#lang=en")
             page.wait_for_load_state("load")
-            ready.append(page.evaluate("performance.getEntriesByName('chapter-ready')[0].startTime"))
+            page.wait_for_function("document.documentElement.dataset.widgets === 'ready'")
+            ready.append(page.evaluate(MARK, "chapter-ready"))
+            paint.append(page.evaluate(MARK, "first-contentful-paint"))
+            all_ready.append(page.evaluate(MARK, "widgets-ready"))
             if i == 0:  # sliders once, on a page that has settled
                 for slider in page.evaluate(SLIDERS):
                     sliders[slider["id"]] = page.evaluate(TIME_UPDATES, [slider["id"], spread(slider, updates)])
             page.context.close()
         lab = measure_lab(browser, page_path)
         browser.close()
-    return version, ready, sliders, lab
+    return version, {"ready": ready, "paint": paint, "all_ready": all_ready}, sliders, lab
 
 
 def measure_lab(browser, page_path):
@@ -112,6 +118,7 @@ def main_path(browser, page_path):
         page.locator("#lab-widget").scroll_into_view_if_needed()
         page.wait_for_selector("#lab-widget[data-state=ready]", timeout=60_000)
         page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = false; })")
+        page.add_style_tag(content=LAY_OUT_ALL)
         heights[lang] = page.evaluate("document.documentElement.scrollHeight")
         page.context.close()
     return heights
@@ -149,7 +156,7 @@ def speed_targets(ladder_path=ROOT / "experiments" / "results" / "ladder.json"):
 
 def main(argv=None):
     parser = ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--loads", type=int, default=5, help="page loads for time to interactive")
+    parser.add_argument("--loads", type=int, default=7, help="page loads for time to interactive")
     parser.add_argument("--updates", type=int, default=16, help="timed updates per slider")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "bench.json")
     parser.add_argument("--page", type=Path, default=PAGE, help="the built page to open")
@@ -159,7 +166,7 @@ def main(argv=None):
         return 2
     git = git_state()
     site_build_s = time_site_build()
-    version, ready, sliders, lab = measure(args.page, args.loads, args.updates)
+    version, loads, sliders, lab = measure(args.page, args.loads, args.updates)
     html = args.page.read_text(encoding="utf-8")
     lab_data = re.search(r'<script type="application/json" id="lab-data">(.*?)</script>', html, re.S)
     lab_bytes = len(lab_data.group(1).encode()) if lab_data else 0
@@ -171,7 +178,9 @@ def main(argv=None):
         "budgets": BUDGETS,
         "page": str(args.page), "page_bytes": args.page.stat().st_size, "lab_data_bytes": lab_bytes,
         "site_build_s": site_build_s,
-        "interactive_ms": summary(ready),
+        "interactive_ms": summary(loads["ready"]),
+        "first_paint_ms": summary(loads["paint"]),  # reported beside it: the first frame waits for the script
+        "all_widgets_ms": summary(loads["all_ready"]),  # the widgets out of view start after chapter-ready
         "slider_update_ms": {sid: summary(times) for sid, times in sliders.items()},
         "main_path_px": lab["main_path_px"],
         "lab": {"unpack_ms": lab["unpack_ms"], "round_ms": summary(lab["round_ms"]),
@@ -204,6 +213,9 @@ def main(argv=None):
     r = result["interactive_ms"]
     print(f"interactive     {r['median']:7.1f} ms    median of {r['n']} loads, {r['min']:.1f}–{r['max']:.1f} "
           f"(budget {BUDGETS['interactive_ms']:.0f} ms)")
+    for key, what in (("first_paint_ms", "first paint"), ("all_widgets_ms", "all widgets")):
+        r = result[key]
+        print(f"{what:<15} {r['median']:7.1f} ms    median of {r['n']} loads, {r['min']:.1f}–{r['max']:.1f}")
     for sid, s in result["slider_update_ms"].items():
         print(f"#{sid:<14} {s['median']:7.2f} ms    median of {s['n']} updates, max {s['max']:.2f} "
               f"(budget {BUDGETS['slider_update_ms']:.0f} ms)")

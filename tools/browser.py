@@ -8,3 +8,6 @@ PAGE = Path(os.environ.get("CHAPTER_PAGE", ROOT / "site" / "16_speculative_decod
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+# Sections far from the window are not laid out (content-visibility: auto), and what overflows a
+# section is clipped: a check of the whole page's layout (or its height) lays them all out first.
+LAY_OUT_ALL = "main > section[id^='s-'] { content-visibility: visible !important; }"

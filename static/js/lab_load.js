@@ -4,7 +4,13 @@ import { loadLab } from "./lab_model.js";
 
 let loading = null;
 
+// The page's script runs before the parser reaches the weights, so wait for the end of parsing.
+const parsed = () => new Promise((resolve) => {
+  if (document.readyState !== "loading") resolve();
+  else document.addEventListener("DOMContentLoaded", () => resolve(), { once: true });
+});
+
 export function pageLab() {
-  if (!loading) loading = Promise.resolve().then(() => loadLab(JSON.parse(document.getElementById("lab-data").textContent)));
+  if (!loading) loading = parsed().then(() => loadLab(JSON.parse(document.getElementById("lab-data").textContent)));
   return loading;
 }

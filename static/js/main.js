@@ -37,7 +37,58 @@ function startWidget(id, start) {
   }
 }
 
-const data = JSON.parse(document.getElementById("chapter-data").textContent);
+// The widgets in the window start now, and then the page is ready ("chapter-ready", timed by make
+// bench); the others start one per task after it, or as soon as the reader scrolls to one. When all
+// have started, <html data-widgets="ready">.
+function startWidgets(widgets) {
+  const pending = new Map(widgets);
+  const start = (id) => {
+    const init = pending.get(id);
+    if (!init) return;
+    pending.delete(id);
+    startWidget(id, init);
+    performance.mark(`widget:${id}`);
+    if (!pending.size) {
+      document.documentElement.dataset.widgets = "ready";
+      performance.mark("widgets-ready");
+    }
+  };
+  const inWindow = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.height > 0 && box.bottom > -innerHeight / 2 && box.top < 1.5 * innerHeight;
+  };
+  // a section's own box costs no layout of what is inside it (content-visibility: auto)
+  const near = (id) => {
+    const box = document.getElementById(id), section = box?.closest("main > section");
+    return !box || ((!section || inWindow(section)) && inWindow(box));
+  };
+  [...pending.keys()].filter(near).forEach(start);
+  performance.mark("chapter-ready");
+  const seen = "IntersectionObserver" in window && new IntersectionObserver((entries) => {
+    entries.forEach((entry) => { if (entry.isIntersecting) start(entry.target.id); });
+  }, { rootMargin: "50% 0px" });
+  if (seen) pending.forEach((_, id) => seen.observe(document.getElementById(id)));
+  const next = () => {
+    const id = pending.keys().next().value;
+    if (id === undefined) return seen && seen.disconnect();
+    start(id);
+    setTimeout(next, 0);
+  };
+  setTimeout(next, 0);
+}
+
+// The chapter data, one <script data-chapter="KEY"> per part, each parsed the first time it is read:
+// the widgets that start later parse theirs later.
+function chapterData() {
+  const data = {};
+  for (const script of document.querySelectorAll("script[data-chapter]")) {
+    let part;
+    Object.defineProperty(data, script.dataset.chapter, { enumerable: true, get: () => (part ??= JSON.parse(script.textContent)) });
+  }
+  return data;
+}
+
+const data = chapterData();
 const langToggle = document.getElementById("lang-toggle");
 onLangChange((current) => {
   const next = LANG_TOGGLE[current];
@@ -53,23 +104,24 @@ langToggle.addEventListener("click", () => {
 onHashChange((hash) => { if (LANGS.includes(hash.lang) && hash.lang !== lang()) setLang(hash.lang); });
 initTheme(document.getElementById("theme-toggle"));
 initToc(document.querySelector("nav.toc"));
-startWidget("verify-widget", () => initVerifyGrid(data.causal));
-startWidget("roof-widget", () => initVerifyCost(data.costs, data.models));
-startWidget("accept-widget", () => initAcceptance(data.acceptance));
-startWidget("sweep-widget", () => initSweep(data.divergence_sweep));
-startWidget("gamma-widget", () => initGamma(data.gamma_sweep, data.ledger));
-startWidget("gamma-steps", () => initGammaSteps(data.gamma_sweep));
-startWidget("bursts-widget", () => initBursts(data.gamma_sweep));
-startWidget("mtp-arch-widget", () => initMtpDiagram(data.mtp, data.models));
-startWidget("mtp-trace-widget", () => initMtpTrace(data.mtp));
-startWidget("mtp-vs-widget", () => initMtpCompare(data.mtp, data.ledger, data.models));
-startWidget("tree-widget", () => initTokenTree(data.families));
-startWidget("recent-widget", () => initRecent(data.families));
-startWidget("picker-widget", () => initPicker(data.families, data.conditions, data.published));
-startWidget("ledger-widget", () => initLedger(data.ledger, data.models));
-startWidget("family-ledger-widget", () => initFamilyLedger(data.families));
-startWidget("ladder-widget", () => initLadder(data.ladder));
-startWidget("closing-quiz", () => initClosing());
-startWidget("lab-widget", () => initLab(data)); // cheap: the lab's weights are parsed when it first comes into view
 initDeepDives();
-performance.mark("chapter-ready"); // read by the browser test: interactive within 300 ms
+startWidgets([
+  ["verify-widget", () => initVerifyGrid(data.causal)],
+  ["roof-widget", () => initVerifyCost(data.costs, data.models)],
+  ["accept-widget", () => initAcceptance(data.acceptance)],
+  ["sweep-widget", () => initSweep(data.divergence_sweep)],
+  ["gamma-widget", () => initGamma(data.gamma_sweep, data.ledger)],
+  ["gamma-steps", () => initGammaSteps(data.gamma_sweep)],
+  ["bursts-widget", () => initBursts(data.gamma_sweep)],
+  ["mtp-arch-widget", () => initMtpDiagram(data.mtp, data.models)],
+  ["mtp-trace-widget", () => initMtpTrace(data.mtp)],
+  ["mtp-vs-widget", () => initMtpCompare(data.mtp, data.ledger, data.models)],
+  ["tree-widget", () => initTokenTree(data.families)],
+  ["recent-widget", () => initRecent(data.families)],
+  ["picker-widget", () => initPicker(data.families, data.conditions, data.published)],
+  ["ledger-widget", () => initLedger(data.ledger, data.models)],
+  ["family-ledger-widget", () => initFamilyLedger(data.families)],
+  ["ladder-widget", () => initLadder(data.ladder)],
+  ["closing-quiz", () => initClosing()],
+  ["lab-widget", () => initLab(data)], // cheap: the lab's weights are parsed when it first comes into view
+]);

@@ -1,6 +1,6 @@
 // Section ①: the causal-mask grid over the real 8-char context and the draft's real proposals.
 import { h, readoutBox } from "./dom.js";
-import { charLabel, escapeHTML, fixed, sci, textLabel } from "./format.js";
+import { charLabel, escapeHTML, fixed, textLabel } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 
@@ -94,12 +94,9 @@ export function initVerifyGrid(causal) {
 
   function renderReadouts() {
     const cost = verifyCost(n, state.gamma, state.mode);
-    const pc = causal.prefix_check, kv = causal.kvcache_check;
     el("verify-readouts").replaceChildren(
       readoutBox(`${cost.forwards} · ${cost.positions}`, t({ zh: "forward 次数 · 计算的位置数", en: "forwards · positions computed" })),
-      readoutBox(`${Math.min(ex.n_accepted, state.gamma)} / ${state.gamma}`, t({ zh: "被接受的草稿（主模型真实验收）", en: "drafts accepted (the main model's real verdict)" })),
-      readoutBox(`${sci(pc.max_abs_diff)} · ${sci(pc.max_abs_diff_float64)}`, t({ zh: `只喂前 ${pc.n_short} 字 vs 喂满 ${pc.n_full} 字：前 ${pc.n_short} 个位置 logits 最大差（float32 · float64）`, en: `first ${pc.n_short} vs all ${pc.n_full} chars fed: max |Δlogit| over the first ${pc.n_short} positions (float32 · float64)` })),
-      readoutBox(`${sci(kv.max_abs_diff)} · ${sci(kv.max_abs_diff_float64)}`, t({ zh: `KV cache 逐字喂 vs 一次完整 forward（${kv.n_tokens} 字）：logits 最大差（float32 · float64）`, en: `kv-cache one char at a time vs one full forward (${kv.n_tokens} chars): max |Δlogit| (float32 · float64)` })));
+      readoutBox(`${Math.min(ex.n_accepted, state.gamma)} / ${state.gamma}`, t({ zh: "被接受的草稿（主模型真实验收）", en: "drafts accepted (the main model's real verdict)" })));
   }
 
   function render() {

@@ -271,7 +271,7 @@ function timeBarsNode({ bars, legend }) {
 // How the bars were measured (experiments/measure/ledger.py time_parts), in the page's words.
 const TIME_BARS_HOW = {
   zh: "每条都取墙钟居中的那次运行：主模型和草稿员的 forward 在运行中每调用一次就计一次时，各自累加；其余开销是这次运行的墙钟减去这两项，所以不会是负数。",
-  en: "Each bar is the run with the median wall time: every forward call of the main model and of the drafter is timed during that run and summed per kind; everything else is that run's wall time minus both, so it is never negative.",
+  en: "Each bar is the median-wall run: its main-model and drafter forward calls are timed as they run and summed per kind; everything else is the run's wall time minus both, never negative.",
 };
 
 // The card under the table for one row, as nodes; fold.open: whether its steps are unfolded.

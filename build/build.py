@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schema import SCHEMA  # noqa: E402
 from code_trail import CODE_TRAIL  # noqa: E402
 from listings import ListingError, listings  # noqa: E402
-from views import deepseek_scale, lab_compare, published  # noqa: E402
+from views import deepseek_scale, lab_compare, published, tag_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -376,6 +376,7 @@ def render(data):
     css = inline_css()
     page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])
+    tag_rows(page_data)  # build/views.py: the condition each timed row's figures are printed under
     page_data["lab_compare"] = lab_compare(page_data)  # build/views.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart
@@ -389,19 +390,42 @@ def render(data):
 FIGURE = re.compile(r'<span class="fig" data-q="([^"]+)" data-c="([^"]*)">([^<]*)</span>')
 
 
-def check_figures(html):
-    """One quantity, one definition, one value per condition: every tagged figure names a
-    quantity the glossary defines (an element id="g-<quantity>"), and no quantity is printed with
-    two values under one condition. Returns {(quantity, condition): text}."""
-    seen, glossary = {}, set(re.findall(r'id="g-([\w-]+)"', html))
-    for quantity, condition, text in FIGURE.findall(html):
+def decimals(text):
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def same_value(a, b):
+    """Two printings of one figure agree when the finer one rounds to the coarser ("0.77", "0.770")."""
+    try:
+        x, y = float(a.replace(",", "")), float(b.replace(",", ""))
+    except ValueError:
+        return a == b
+    digits = min(decimals(a), decimals(b))
+    return f"{x:.{digits}f}" == f"{y:.{digits}f}"
+
+
+def figure_clashes(figures, glossary):
+    """One quantity, one definition, one value per condition: every figure, a (quantity, condition,
+    text) triple, names a quantity the glossary defines, and no quantity is printed with two values
+    under one condition. Raises BuildError; returns {(quantity, condition): the finest text}. The
+    build checks the page as rendered (check_figures); the browser test, what the widgets drew."""
+    seen = {}
+    for quantity, condition, text in figures:
         if quantity not in glossary:
             raise BuildError(f"a figure is tagged with the quantity {quantity!r}, which the glossary does not define")
-        seen.setdefault((quantity, condition), set()).add(text)
-    clashes = [f"{q} [{c}]: {' and '.join(sorted(texts))}" for (q, c), texts in sorted(seen.items()) if len(texts) > 1]
+        seen.setdefault((quantity, condition), []).append(text)
+    clashes = [f"{q} [{c}]: {' and '.join(sorted(set(texts)))}" for (q, c), texts in sorted(seen.items())
+               if not all(same_value(texts[0], text) for text in texts)]
     if clashes:
         raise BuildError("one quantity printed with two values under one condition: " + "; ".join(clashes))
-    return {key: texts.pop() for key, texts in seen.items()}
+    return {key: max(texts, key=decimals) for key, texts in seen.items()}
+
+
+def check_figures(html):
+    """figure_clashes over the figures tagged in the rendered page (outside its scripts: the
+    widgets' figures are checked in the browser), against its glossary's ids."""
+    text = re.sub(r"<script\b.*?</script>", "", html, flags=re.S)
+    return figure_clashes(FIGURE.findall(text), set(re.findall(r'id="g-([\w-]+)"', text)))
 
 
 def build(results_dir=RESULTS, out=OUT):

@@ -40,6 +40,31 @@ def lab_compare(data):
     return rows
 
 
+def figure_condition(method, config, engine, mode, temperature, run):
+    """The condition a measured row's figures are printed under (macros.fig, format.js figHTML): what
+    ran, on which engine and in which mode, at which temperature, and in which measurement. One row
+    copied into another table (⑤'s draft model is ⑥'s fastest row) keeps its condition."""
+    return f"{method}|{config}|{engine}|{mode}|T{temperature:g}|{run}"
+
+
+def tag_rows(data):
+    """Every timed row of the ledger and the families gets its figure condition, as `fig`."""
+    ledger, families = data["ledger"], data["families"]
+    for row in ledger["rows"] + ledger.get("compiled", {}).get("rows", []):
+        config = "-" if row["method"] == "plain" else f"chain{row['gamma']}"
+        row["fig"] = figure_condition(row["method"], config, row.get("engine", "eager"), row["mode"], ledger["temperature"], "ledger")
+    for run, rows in (("families", families["rows"]), ("sweep", families["sweep"]), ("families", ledger.get("family_rows", []))):
+        for row in rows:
+            config = "-" if row["family"] == "plain" else f"{row['shape']}{row['size']}"
+            row["fig"] = figure_condition(row["family"], config, row["engine"], "kvcache", row["temperature"], row.get("run", run))
+    recent = families["summary"].get("recent")  # ⑤'s 2025–26 paragraph: timed rows, cut down
+    if recent:
+        for row in [*recent["each_new"].values(), recent.get("best_new"), recent.get("best_old")]:
+            if row:
+                row["fig"] = figure_condition(row["family"], f"{row['shape']}{row['size']}", recent["engine"], "kvcache",
+                                              recent["temperature"], "families")
+
+
 def deepseek_scale(data, papers):
     """④'s FAQ: this chapter's main model beside DeepSeek-V3 (published.json): how many times
     fewer parameters (total and activated) and training characters it has, and where the MTP

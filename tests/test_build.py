@@ -292,3 +292,7 @@ def test_one_quantity_and_condition_is_printed_with_one_value():
         site_build.check_figures(page + fig.format("alpha-tf", "ngram|T1|own", "0.769"))
     with pytest.raises(site_build.BuildError, match="'speedup', which the glossary does not define"):
         site_build.check_figures(page + fig.format("speedup", "x", "1.2×"))
+    # the same value at another precision is one value; a rounding that disagrees is not
+    assert site_build.check_figures(page + fig.format("alpha-tf", "ngram|T1|own", "0.77"))[("alpha-tf", "ngram|T1|own")] == "0.770"
+    with pytest.raises(site_build.BuildError, match=r"0.76 and 0.770"):
+        site_build.check_figures(page + fig.format("alpha-tf", "ngram|T1|own", "0.76"))

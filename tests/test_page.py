@@ -5,12 +5,13 @@ in both languages and themes at 1280 and 390 px: the layout, a full-page screens
 prose as the build renders it (no browser): Chinese typesetting and the statements issue 8 fixed.
 Time budgets are not tested here: `make bench` measures them."""
 import re
+import sys
 from html.parser import HTMLParser
 
 import orjson
 import pytest
 
-from conftest import ARTIFACTS, ROOT, results
+from conftest import ARTIFACTS, PAGE, ROOT, results
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("causal", "acceptance")}
@@ -109,6 +110,35 @@ def test_sections_clip_nothing(open_page, width):
     page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
     page.wait_for_selector("#bursts-chart .col")
     assert page.evaluate(STICKING_OUT) == []
+
+
+LIVE_FIGURES = """() => [...document.querySelectorAll('span.fig')].map((f) => [f.dataset.q, f.dataset.c, f.textContent])"""
+WIDGET_CONDITIONS = """() => [...document.querySelectorAll('#ledger-widget span.fig, #family-ledger-widget span.fig')].map((f) => f.dataset.c)"""
+
+
+def test_widgets_print_one_value_per_quantity_and_condition(open_page):
+    """What the widgets draw (the ledger's lanes, the families' ledger at every engine and temperature)
+    goes through the same check as the rendered page: one value per quantity and condition, across
+    the templates' figures and the widgets'."""
+    sys.path.insert(0, str(ROOT / "build"))
+    import build as site_build
+    page = open_page()
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    figures = []
+    for mode in ("kvcache", "recompute", "compiled"):
+        page.click(f"#ledger-mode-{mode}")
+        for engine in page.locator("#family-ledger-widget [data-feng]").all():
+            engine.click()
+            for temperature in page.locator("#family-ledger-widget [data-ftemp]").all():
+                temperature.click()
+                figures += page.evaluate(LIVE_FIGURES)
+    glossary = set(page.evaluate("[...document.querySelectorAll('[id^=g-]')].map((e) => e.id.slice(2))"))
+    checked = site_build.figure_clashes(figures, glossary)
+    assert {q for q, _ in checked} >= {"alpha-tf", "alpha-dec", "speedup"}, checked.keys()
+    # the check spans both: rows the family map prints are drawn again by the families' ledger
+    widget_conditions = set(page.evaluate(WIDGET_CONDITIONS))
+    drawn = {(q, c) for q, c, _ in figures if c in widget_conditions}
+    assert drawn & set(site_build.check_figures(PAGE.read_text(encoding="utf-8")))
 
 
 def test_language_and_theme_toggles(open_page):

@@ -1,7 +1,7 @@
 // Section ⑥, every family: the best configuration of each drafter family (families.json rows) per
 // engine and temperature, fastest first, with where its time went.
 import { h } from "./dom.js";
-import { fixed } from "./format.js";
+import { figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
@@ -34,10 +34,10 @@ const COLUMNS = [
   { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) + (r.run === "ledger" ? ` ${LEDGER_MARK}` : "") },
   { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
   { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
-    cell: (r) => `${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
+    cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
   { label: { zh: "定理 3.8", en: "Theorem 3.8" }, cell: (r) => (r.speedup_theory ? `${fixed(r.speedup_theory, 2)}×` : "—") },
   { label: { zh: "字 / forward", en: "Chars / forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
-  { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : fixed(r.alpha, 3)) },
+  { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
   { label: { zh: "被接受 / 提出", en: "Accepted / proposed" }, cell: (r) => (r.accepted_per_proposed === null ? "—" : fixed(r.accepted_per_proposed, 3)) },
   { label: { zh: "验收", en: "Verify" }, cell: (r) => fixed(r.verify_over_main, 2) },
   { label: { zh: "起草", en: "Drafting" }, cell: (r) => fixed(r.drafter_per_round, 3) },
@@ -73,7 +73,7 @@ export function initFamilyLedger(families) {
         en: `${state.engine} engine · T = ${state.temperature} · ${families.repeats} repeats each` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: r.speedup < 1 && r.family !== "plain" ? "warn" : "" },
-        COLUMNS.map((c, k) => (k === 0 ? h("th", { scope: "row" }, c.cell(r)) : h("td", {}, c.cell(r))))))));
+        COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) }))))));
     const note = ledgerRunNote(rows);
     document.getElementById("family-ledger-note").replaceChildren(...(note ? [t(note)] : []));
   }

@@ -36,3 +36,9 @@ export function textLabel(s) {
 export function escapeHTML(text) {
   return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
+
+// A figure tagged with its quantity (a glossary id without "g-") and the condition it was measured
+// under, as macros.fig tags the templates' figures: the browser test holds one value per pair.
+export function figHTML(text, quantity, condition) {
+  return `<span class="fig" data-q="${quantity}" data-c="${escapeHTML(condition)}">${text}</span>`;
+}

@@ -2,7 +2,7 @@
 // and a card that walks from the row's Theorem-3.8 prediction to its measured speedup, one
 // measured cost at a time. The card's sentences are built by pure functions below.
 import { foldBox, h, readoutBox } from "./dom.js";
-import { fixed, grouped, percent } from "./format.js";
+import { figHTML, fixed, grouped, percent } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
 import { FAMILY_LABEL, joinZh, labelled, MODE_LABEL, modePhrase } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
@@ -226,9 +226,9 @@ export function ledgerRowHTML(r, i, selected, lang) {
     main_forwards: () => fixed(r.main_forwards, 1),
     draft_forwards: () => fixed(r.draft_forwards, 1),
     tokens_per_main: () => fixed(r.tokens_per_main, 3),
-    alpha: () => (r.alpha === null ? "–" : fixed(r.alpha, 3)),
+    alpha: () => (r.alpha === null ? "–" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)),
     wall: () => `${fixed(r.wall_s.median, 3)}${small(`${fixed(r.wall_s.min, 3)}–${fixed(r.wall_s.max, 3)}`)}`,
-    speedup: () => `${fixed(r.speedup, 2)}×${r.method === "plain" ? "" : small(`${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}`)}`,
+    speedup: () => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}×${r.method === "plain" ? "" : small(`${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}`)}`,
     speedup_theory: () => (r.speedup_theory == null ? "–" : `${fixed(r.speedup_theory, 2)}×`),
   };
   return `<tr data-row="${i}" class="${selected ? "sel" : ""}${slowerThanPlain(r) ? " slower" : ""}">` +

@@ -53,6 +53,7 @@ export function raceResult({ settings, n, plainLane, specLane, c, verify, resolu
 // their second forward on (the prompt's forward is the same in both), and the clock itself.
 export function gpuResult(r, gpu) {
   const clock = makeClock({ deviceId: gpu.device, mainId: gpu.main, method: r.method, draftSize: gpu.draft });
+  // the prompt's forward is the same on both sides: the modelled clock prices the decoding after it
   const lane = (calls) => ({ main: calls.main.slice(1), drafter: calls.drafter });
   return { clock, modelled: modelledRace(lane(r.calls.plain), lane(r.calls.spec), clock, r.alpha, r.gamma) };
 }
@@ -134,7 +135,7 @@ export function drawRace(ui, st) {
   ui.identical.className = `lab-identical ${r.identical ? "good" : r.temperature === 0 ? "warn" : ""}`;
   ui.identical.textContent = t(identicalText(r));
   ui.raceReadouts.replaceChildren(...raceReadouts(r, verifyPyTorch(st.ledger, r.gamma))
-    .map(({ value, key, cls }) => readoutBox(value, t(key), cls)));
+    .map(({ value, key, cls }) => readoutBox(typeof value === "string" ? value : t(value), t(key), cls)));
   ui.raceVerdict.textContent = t(raceVerdict(r));
   drawGpu(ui, st);
 }

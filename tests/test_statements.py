@@ -86,7 +86,7 @@ def test_c_is_printed_with_the_two_times_that_reproduce_it():
     step the cache sped up more (the old text said 'only 2.4 times' of a gain above 2.3)."""
     results = build.load_results()
     text = page_text(results)
-    draft, main, c = map(float, re.search(r"so c = ([\d.]+) / ([\d.]+) = ([\d.]+)", text).groups())
+    draft, main, c = map(float, re.search(r"so c = ([\d.]+) / ([\d.]+) =\s+([\d.]+)", text).groups())
     assert round(draft / main, 3) == c  # the printed times divide to the printed c
     gain = results["gamma_sweep"]["summary"]["kvcache_forward_gain"]
     larger = results["gamma_sweep"]["c"]["kvcache"] > results["gamma_sweep"]["c"]["recompute"]

@@ -13,6 +13,9 @@ import pytest
 
 from conftest import ARTIFACTS, PAGE, ROOT, results
 
+sys.path.insert(0, str(ROOT / "build"))
+import build as site_build  # noqa: E402  the one figure check, the build's
+
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("causal", "acceptance")}
 
@@ -120,8 +123,6 @@ def test_widgets_print_one_value_per_quantity_and_condition(open_page):
     """What the widgets draw (the ledger's lanes, the families' ledger at every engine and temperature)
     goes through the same check as the rendered page: one value per quantity and condition, across
     the templates' figures and the widgets'."""
-    sys.path.insert(0, str(ROOT / "build"))
-    import build as site_build
     page = open_page()
     page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
     figures = []

@@ -135,7 +135,7 @@ export function drawRace(ui, st) {
   ui.identical.className = `lab-identical ${r.identical ? "good" : r.temperature === 0 ? "warn" : ""}`;
   ui.identical.textContent = t(identicalText(r));
   ui.raceReadouts.replaceChildren(...raceReadouts(r, verifyPyTorch(st.ledger, r.gamma))
-    .map(({ value, key, cls }) => readoutBox(typeof value === "string" ? value : t(value), t(key), cls)));
+    .map(({ value, key, cls }) => readoutBox(value, t(key), cls)));
   ui.raceVerdict.textContent = t(raceVerdict(r));
   drawGpu(ui, st);
 }
@@ -148,7 +148,7 @@ export function drawGpu(ui, st) {
   const { clock, modelled } = gpuResult(r, st.gpu);
   ui.gpuResult.dataset.fits = String(clock.fits);
   ui.gpuReadouts.replaceChildren(...(clock.fits ? gpuReadouts(modelled, clock, r.gamma) : [])
-    .map(({ value, key, cls }) => readoutBox(value, t(key), cls)));
+    .map(({ value, key, cls }) => readoutBox(typeof value === "string" ? value : t(value), t(key), cls)));
   ui.gpuVerdict.textContent = t(clock.fits ? gpuVerdict(modelled, r.speedup, clock, r.gamma) : gpuDoesNotFit(clock));
 }
 

@@ -350,7 +350,7 @@ export function gpuReadouts(m, clock, gamma) {
     : { zh: "c：查一次表，在 GPU 上不算时间", en: "c: a table lookup, priced at nothing on the GPU" };
   return [
     { value: x(m.speedup), key: { zh: `按模型算的加速（普通 ${ms(m.plainMs)} 毫秒 ÷ 投机 ${ms(m.specMs)} 毫秒；读提示的那次 forward 两边一样，不计）`, en: `modelled speedup (plain ${ms(m.plainMs)} ms ÷ speculative ${ms(m.specMs)} ms; the prompt's forward, the same on both sides, is left out)` }, cls: m.speedup >= 1 ? "good" : "warn" },
-    { value: { zh: `${fixed(m.forwardMs, 2)}\u00a0毫秒`, en: `${fixed(m.forwardMs, 2)}\u00a0ms` }, key: { zh: `一次主模型 forward：把 ${paramsLabel(clock.main.params)} 个 16 位参数从显存读一遍`, en: `one main forward: reading ${paramsLabel(clock.main.params)} 16-bit parameters from memory once` } },
+    { value: { zh: `${fixed(m.forwardMs, 2)} 毫秒`, en: `${fixed(m.forwardMs, 2)} ms` }, key: { zh: `一次主模型 forward：把 ${paramsLabel(clock.main.params)} 个 16 位参数从显存读一遍`, en: `one main forward: reading ${paramsLabel(clock.main.params)} 16-bit parameters from memory once` } },
     { value: fixed(m.c, 3), key: drafterKey },
     { value: fixed(m.r, 2), key: { zh: `r：验收 ${gamma + 1} 个位置 ÷ 1 个位置（读权重的时间不变）`, en: `r: verifying ${gamma + 1} positions ÷ one (reading the weights takes as long)` } },
     { value: x(m.theory), key: { zh: "定理 3.8 在这只钟的 c 和 r 下的预测", en: "Theorem 3.8 at this clock's c and r" } },

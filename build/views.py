@@ -50,19 +50,22 @@ def figure_condition(method, config, engine, mode, temperature, run):
 def tag_rows(data):
     """Every timed row of the ledger and the families gets its figure condition, as `fig`."""
     ledger, families = data["ledger"], data["families"]
+
+    def family_row(row, engine, temperature, run):
+        config = "-" if row["family"] == "plain" else f"{row['shape']}{row['size']}"
+        row["fig"] = figure_condition(row["family"], config, engine, "kvcache", temperature, row.get("run", run))
+
     for row in ledger["rows"] + ledger.get("compiled", {}).get("rows", []):
         config = "-" if row["method"] == "plain" else f"chain{row['gamma']}"
         row["fig"] = figure_condition(row["method"], config, row.get("engine", "eager"), row["mode"], ledger["temperature"], "ledger")
     for run, rows in (("families", families["rows"]), ("sweep", families["sweep"]), ("families", ledger.get("family_rows", []))):
         for row in rows:
-            config = "-" if row["family"] == "plain" else f"{row['shape']}{row['size']}"
-            row["fig"] = figure_condition(row["family"], config, row["engine"], "kvcache", row["temperature"], row.get("run", run))
+            family_row(row, row["engine"], row["temperature"], run)
     recent = families["summary"].get("recent")  # ⑤'s 2025–26 paragraph: timed rows, cut down
     if recent:
         for row in [*recent["each_new"].values(), recent.get("best_new"), recent.get("best_old")]:
             if row:
-                row["fig"] = figure_condition(row["family"], f"{row['shape']}{row['size']}", recent["engine"], "kvcache",
-                                              recent["temperature"], "families")
+                family_row(row, recent["engine"], recent["temperature"], "families")
 
 
 def deepseek_scale(data, papers):

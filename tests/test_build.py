@@ -28,7 +28,9 @@ def test_page_is_self_contained():
     # for the page's own script, no CSS import or url();
     # plain <a href> links to papers are fine, they are only followed when clicked
     assert not re.search(r'src\s*=\s*["\']?(https?:)?//', html), "external resource in the page"
-    assert re.findall(r"<link[^>]*>", html) == ['<link rel="expect" href="#chapter-script" blocking="render">']
+    assert re.findall(r"<link[^>]*>", html) == ['<link rel="expect" href="#chapter-script-done" blocking="render">']
+    # ... and that first frame waits for the script to have run: its target comes right after it
+    assert re.search(r'<script id="chapter-script">.*?</script>\s*<span id="chapter-script-done" hidden>', html, re.S)
     assert "@import" not in html
     assert not re.search(r"url\(\s*['\"]?(?!#)", html), "url() that is not a same-page #fragment"
     lab = re.search(r'<script type="application/json" id="lab-data">(.*?)</script>', html, re.S)

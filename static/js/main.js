@@ -55,7 +55,7 @@ function startWidgets(widgets) {
   };
   const inWindow = (el) => {
     const box = el.getBoundingClientRect();
-    return box.height > 0 && box.bottom > -innerHeight / 2 && box.top < 1.5 * innerHeight;
+    return box.height > 0 && box.bottom > 0 && box.top < innerHeight;
   };
   // a section's own box costs no layout of what is inside it (content-visibility: auto)
   const near = (id) => {

@@ -60,7 +60,7 @@ export function gridHTML(ex, view, lang) {
     const k = i - (n - 1);
     // In separate mode pass m (m = 1..γ+1) reruns rows 1..n+m-1, so early rows are redone often.
     const passes = view.mode === "verify" ? 1 : view.gamma + 1 - Math.max(0, k);
-    const fw = (k >= 0 ? `→ p${sub(k + 1)}` : "") + (passes > 1 ? ` ×${passes}` : "");
+    const fw = (k >= 0 ? `→ p${sub(k + 1)}` : "") + (view.mode === "verify" ? "" : ` ×${passes}`);
     const label = { zh: `第 ${i + 1} 行 “${charLabel(chars[i])}”`, en: `row ${i + 1} “${charLabel(chars[i])}”` }[lang];
     const sel = i === view.row;
     const cls = `rowhead ${i < n ? "ctx" : "draft"}${st === "rejected" ? " rejected" : ""}${st === "discarded" ? " discarded" : ""}`;

@@ -79,6 +79,12 @@ test("verify grid: no empty header cell, one row per position, row meanings per 
     assert.match(html, /aria-label="row 1 /);
   }
   assert.match(gridHTML(ex, { gamma: 2, mode: "verify", row: 0 }, "zh"), /aria-label="第 1 行 /);
+  // separate forwards: every row says how often it is computed, γ + 1 times for each context row
+  // down to once for the last; one verify forward computes each row once and says nothing
+  const counts = (html) => [...html.matchAll(/<td class="fw">[^<]*?×(\d+)<\/td>/g)].map((m) => Number(m[1]));
+  const sep = counts(gridHTML(ex, { gamma: 3, mode: "separate", row: 0 }, "en"));
+  assert.deepEqual(sep, Array.from({ length: n + 3 }, (_, i) => 3 + 1 - Math.max(0, i - (n - 1))));
+  assert.deepEqual(counts(gridHTML(ex, { gamma: 3, mode: "verify", row: 0 }, "en")), []);
   assert.match(rowMeaning(ex, ex.gamma, 0).en, /predicts the next context character/);
   assert.match(rowMeaning(ex, ex.gamma, n - 1 + ex.gamma).en, /bonus character/);
   const first = rowMeaning(ex, ex.gamma, n - 1);

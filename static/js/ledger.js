@@ -163,7 +163,7 @@ export function ledgerVerdict(row, plain, st) {
     const short = percent(1 - row.speedup / row.speedup_theory, 0);
     return {
       zh: `实测比理论低 ${short}，${joinZh("损失最大的一步是", worst.name.zh)}（×${fixed(worst.f, 3)}）。${theoryInSpread ? "不过理论值仍落在各次重复的范围之内，单看这一行，差别和计时噪声分不开。" : `各次重复的加速在 ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}× 之间，理论值在这个范围之外，差别不是噪声。`}`,
-      en: `The measurement falls ${short} short of the theorem; the biggest loss is ${worst.name.en} (×${fixed(worst.f, 3)}). ${theoryInSpread ? "Still, the theorem lies inside the range of the repeats, so for this row alone the gap cannot be told apart from timer noise." : `The repeats range over ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×, and the theorem lies outside that range: the gap is not noise.`}`,
+      en: `The measurement falls ${short} short of the theorem; the biggest loss is ${worst.name.en} (×${fixed(worst.f, 3)}). ${theoryInSpread ? "Still, the theorem lies inside the range of the repeats, so for this row alone the gap cannot be told apart from timer noise." : `The theorem lies outside the repeats' range, ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×: the gap is not noise.`}`,
     };
   }
   // say which of the three steps came out better than the theorem assumed, with their numbers
@@ -270,8 +270,8 @@ function timeBarsNode({ bars, legend }) {
 
 // How the bars were measured (experiments/measure/ledger.py time_parts), in the page's words.
 const TIME_BARS_HOW = {
-  zh: "每条都取墙钟居中的那次运行：主模型和草稿员的 forward 在运行中每调用一次就计一次时，各自累加；其余开销是这次运行的墙钟减去这两项，所以不会是负数。",
-  en: "Each bar is the median-wall run: its main-model and drafter forward calls are timed as they run and summed per kind; everything else is the run's wall time minus both, never negative.",
+  zh: "每条都取墙钟居中的那次运行：主模型和草稿员的 forward 在运行中每调用一次就计一次时，各自累加；其余开销是这次运行的墙钟减去这两项。",
+  en: "Each bar is the median-wall run: its main-model and drafter forward calls are timed as they run and summed per kind; the rest is the run's wall time minus both.",
 };
 
 // The card under the table for one row, as nodes; fold.open: whether its steps are unfolded.

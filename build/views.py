@@ -48,7 +48,7 @@ def figure_condition(method, config, engine, mode, temperature, run):
 
 
 def tag_rows(data):
-    """Every timed row of the ledger and the families gets its figure condition, as `fig`."""
+    """Every timed row of the ledger, the γ sweep and the families gets its figure condition, as `fig`."""
     ledger, families = data["ledger"], data["families"]
 
     def family_row(row, engine, temperature, run):
@@ -61,6 +61,11 @@ def tag_rows(data):
     for run, rows in (("families", families["rows"]), ("sweep", families["sweep"]), ("families", ledger.get("family_rows", []))):
         for row in rows:
             family_row(row, row["engine"], row["temperature"], run)
+    sweep = data["gamma_sweep"]  # ③'s rows are the ledger's eager draft-model rows, so they share its conditions
+    for row in sweep["rows"]:
+        row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", row["mode"], sweep["temperature"], "ledger")
+    for mode, row in sweep["summary"]["fastest"].items():
+        row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", mode, sweep["temperature"], "ledger")
     recent = families["summary"].get("recent")  # ⑤'s 2025–26 paragraph: timed rows, cut down
     if recent:
         for row in [*recent["each_new"].values(), recent.get("best_new"), recent.get("best_old")]:

@@ -120,12 +120,15 @@ WIDGET_CONDITIONS = """() => [...document.querySelectorAll('#ledger-widget span.
 
 
 def test_widgets_print_one_value_per_quantity_and_condition(open_page):
-    """What the widgets draw (the ledger's lanes, the families' ledger at every engine and temperature)
-    goes through the same check as the rendered page: one value per quantity and condition, across
-    the templates' figures and the widgets'."""
+    """What the widgets draw (the ledger's lanes, the families' ledger at every engine and temperature,
+    ④'s comparison in both modes) goes through the same check as the rendered page: one value per
+    quantity and condition, across the templates' figures and the widgets'."""
     page = open_page()
     page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
     figures = []
+    for mode in ("recompute", "kvcache"):
+        page.click(f"#mtp-mode-{mode}")
+        figures += page.evaluate("[...document.querySelectorAll('#mtp-vs-widget span.fig')].map((f) => [f.dataset.q, f.dataset.c, f.textContent])")
     for mode in ("kvcache", "recompute", "compiled"):
         page.click(f"#ledger-mode-{mode}")
         for engine in page.locator("#family-ledger-widget [data-feng]").all():

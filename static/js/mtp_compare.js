@@ -42,7 +42,8 @@ export function compareSentence(mtp, draft) {
 }
 
 // The comparison table: columns MTP head, small draft, plain; rows [{label, cells}], where a
-// cell is null (not applicable), a string, or {main, note} (note: a range or a theory value).
+// cell is null (not applicable), a string, or {main, unit, note, fig} (note: a range or a theory
+// value; fig: [quantity, condition] when main is a figure the page checks, format.js figHTML).
 // Labels and notes are {zh, en} pairs.
 export function compareRows(pair, ledger, mtpParams, draftParams) {
   const cols = [pair.mtp, pair.draft, pair.plain];
@@ -54,7 +55,7 @@ export function compareRows(pair, ledger, mtpParams, draftParams) {
   }) });
   return [
     line({ zh: "草稿员的参数", en: "drafter parameters" }, [() => grouped(mtpParams.mtp_head_total), () => grouped(draftParams), null]),
-    line({ zh: "草稿接受率 α", en: "draft acceptance α" }, [(r) => fixed(r.alpha, 3), (r) => fixed(r.alpha, 3), null]),
+    line({ zh: "草稿接受率 α", en: "draft acceptance α" }, [(r) => ({ main: fixed(r.alpha, 3), fig: ["alpha-dec", r.fig] }), (r) => ({ main: fixed(r.alpha, 3), fig: ["alpha-dec", r.fig] }), null]),
     line({ zh: "每次主模型 forward 吐出的字数（理论 1 + α）", en: "characters per main forward (theory: 1 + α)" },
       [(r) => ({ main: fixed(r.tokens_per_main, 3), note: r.tokens_per_main_expected ? theory(fixed(r.tokens_per_main_expected, 3)) : null })]),
     line({ zh: `生成 ${ledger.n_chars} 字的主模型 forward 次数`, en: `main forwards for ${ledger.n_chars} characters` }, [(r) => fixed(r.main_forwards, 1)]),
@@ -62,7 +63,7 @@ export function compareRows(pair, ledger, mtpParams, draftParams) {
     line({ zh: `墙钟秒数：中位数，下面是 ${pair.mtp.repeats} 次中的最小–最大`, en: `wall-clock seconds: median, with min–max of ${pair.mtp.repeats} runs below` },
       [(r) => ({ main: fixed(r.wall_s.median, 3), note: `${fixed(r.wall_s.min, 3)}–${fixed(r.wall_s.max, 3)}` })]),
     line({ zh: "相对普通解码的加速（定理 3.8 的预测）", en: "speedup over plain decoding (Theorem 3.8's prediction)" },
-      [(r) => ({ main: `${fixed(r.speedup, 2)}×`, note: r.speedup_theory ? theory(`${fixed(r.speedup_theory, 2)}×`) : null })]),
+      [(r) => ({ main: fixed(r.speedup, 2), unit: "×", fig: ["speedup", r.fig], note: r.speedup_theory ? theory(`${fixed(r.speedup_theory, 2)}×`) : null })]),
   ];
 }
 
@@ -76,8 +77,9 @@ export function initMtpCompare(mtp, ledger, models) {
   function render() {
     const pair = ledgerPair(ledger, state.mode);
     for (const mode of MODES) el(`mtp-mode-${mode}`).setAttribute("aria-pressed", String(state.mode === mode));
+    const figure = (c) => (c.fig ? h("span", { class: "fig", "data-q": c.fig[0], "data-c": c.fig[1] }, c.main) : c.main);
     const cell = (c) => h("td", {}, c === null ? "—" : typeof c === "string" ? c
-      : [c.main, c.note ? h("span", { class: "mtp-note" }, text(c.note)) : null]);
+      : [figure(c), c.unit ?? null, c.note ? h("span", { class: "mtp-note" }, text(c.note)) : null]);
     el("mtp-vs-table").replaceChildren(h("table", { class: "mtp-vs" },
       h("thead", {}, h("tr", {}, h("td", {}),
         h("th", { scope: "col" }, t(FAMILY_LABEL.mtp)),

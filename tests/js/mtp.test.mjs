@@ -149,7 +149,8 @@ test("MTP vs draft table: one cell per drafter, theory notes only where they app
   for (const row of rows) assert.equal(row.cells.length, 3);
   assert.deepEqual(rows[0].cells, [mtp.params.mtp_head_total.toLocaleString("en-US"), "1,234", null]);
   assert.equal(rows[1].cells[2], null); // plain decoding has no α
-  assert.equal(rows[6].cells[0].main, `${pair.mtp.speedup.toFixed(2)}×`);
+  assert.equal(`${rows[6].cells[0].main}${rows[6].cells[0].unit}`, `${pair.mtp.speedup.toFixed(2)}×`);
+  assert.deepEqual(rows[1].cells[0].fig, ["alpha-dec", pair.mtp.fig]); // tagged like the ledger's own cells
   assert.equal(rows[6].cells[2].note, null); // plain: no theory value
 });
 

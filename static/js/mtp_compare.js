@@ -1,7 +1,7 @@
 // Section ④: the MTP head against the small draft model at γ = 1, both from the ledger's rows,
 // in either execution mode, with a sentence worded from the numbers.
 import { h } from "./dom.js";
-import { fixed, grouped } from "./format.js";
+import { figHTML, fixed, grouped } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
@@ -77,7 +77,12 @@ export function initMtpCompare(mtp, ledger, models) {
   function render() {
     const pair = ledgerPair(ledger, state.mode);
     for (const mode of MODES) el(`mtp-mode-${mode}`).setAttribute("aria-pressed", String(state.mode === mode));
-    const figure = (c) => (c.fig ? h("span", { class: "fig", "data-q": c.fig[0], "data-c": c.fig[1] }, c.main) : c.main);
+    const figure = (c) => {
+      if (!c.fig) return c.main;
+      const holder = h("span");
+      holder.innerHTML = figHTML(c.main, ...c.fig); // the one tag format.js gives every checked figure
+      return holder.firstChild;
+    };
     const cell = (c) => h("td", {}, c === null ? "—" : typeof c === "string" ? c
       : [figure(c), c.unit ?? null, c.note ? h("span", { class: "mtp-note" }, text(c.note)) : null]);
     el("mtp-vs-table").replaceChildren(h("table", { class: "mtp-vs" },

@@ -86,13 +86,15 @@ LEDGER_ROW = [  # ledger.py ledger_row: one method in one mode and engine
     "parts_share.main_forwards:num", "parts_share.draft_forwards:num",
     "parts_share.other:num",       # each part / that run's wall time
     "parts_repeat:int",            # which repeat (index into wall_s_runs)
+    "parts_main_forwards?:int",    # that repeat's own main forwards (absent in files measured before it was kept)
     "parts_how:str",               # how the parts were measured, in one sentence
     "forward_time_s:num",          # parts_s.main_forwards + parts_s.draft_forwards
     "overhead_s:num",              # parts_s.other
     "overhead_per_main_forward_s:num",  # parts_s.other / that run's main forwards
     "tokens_per_main_expected?:num",  # (1 - α^{γ+1}) / (1 - α); not for plain
     "speedup_theory?:num",         # Theorem 3.8 at the row's α and c; not for plain
-    "c_used?:num", "verify_over_main?:num",
+    "c_used?:num",
+    "verify_over_main?:num",       # rₖ at k = γ + 1, timed back to back before the runs (forward_costs), not in the loop
     "run_lengths?:list",           # rounds with 0..γ drafts accepted
     "burst?.expected:list", "burst?.chi2:num", "burst?.dof:int",
     "burst?.p?:num",               # null at γ = 1 (no degrees of freedom)

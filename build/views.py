@@ -58,6 +58,8 @@ def tag_rows(data):
     for row in ledger["rows"] + ledger.get("compiled", {}).get("rows", []):
         config = "-" if row["method"] == "plain" else f"chain{row['gamma']}"
         row["fig"] = figure_condition(row["method"], config, row.get("engine", "eager"), row["mode"], ledger["temperature"], "ledger")
+        if "verify_over_main" in row:  # a ledger row's verify price is rₖ timed back to back before the runs, k = γ + 1
+            row["fig_r"] = f"ledger|{row.get('engine', 'eager')}|{row['mode']}|k{row['gamma'] + 1}"
     for run, rows in (("families", families["rows"]), ("sweep", families["sweep"]), ("families", ledger.get("family_rows", []))):
         for row in rows:
             family_row(row, row["engine"], row["temperature"], run)
@@ -66,7 +68,20 @@ def tag_rows(data):
         row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", row["mode"], sweep["temperature"], "ledger")
     for mode, row in sweep["summary"]["fastest"].items():
         row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", mode, sweep["temperature"], "ledger")
-    recent = families["summary"].get("recent")  # ⑤'s 2025–26 paragraph: timed rows, cut down
+    summary, engine = families["summary"], families["summary"]["primary_engine"]  # rows the sentences quote, cut down
+    for key, temperature in (("T1", 1.0), ("T0", 0.0)):
+        if key in summary.get("fastest", {}):
+            family_row(summary["fastest"][key], engine, temperature, "families")
+    if "slower_than_plain" in summary:
+        family_row(summary["slower_than_plain"]["slowest"], engine, summary["slower_than_plain"]["temperature"], "families")
+    if "fastest_verify" in summary:
+        family_row(summary["fastest_verify"], engine, summary["slower_than_plain"]["temperature"], "families")
+    shapes = summary.get("sweep_shapes")
+    for shape in ("chain", "tree") if shapes else ():
+        for row in (shapes[shape]["fastest"], shapes[shape]["most_tokens"], summary.get("tree_verify", {}).get(shape)):
+            if row:
+                family_row(row, engine, shapes["temperature"], "sweep")
+    recent = summary.get("recent")  # ⑤'s 2025–26 paragraph: timed rows, cut down
     if recent:
         for row in [*recent["each_new"].values(), recent.get("best_new"), recent.get("best_old")]:
             if row:

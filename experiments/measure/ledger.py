@@ -76,7 +76,7 @@ def ledger_row(name, mode, run, plain_wall, costs, n_chars, engine="eager"):
            "wall_s": summary(wall), "wall_s_runs": wall,
            "speedup": statistics.median(plain_wall) / statistics.median(wall),
            "speedup_runs": summary([p / w for p, w in zip(plain_wall, wall)]),
-           "parts_s": parts, "parts_repeat": k, "parts_how": PARTS_HOW,
+           "parts_s": parts, "parts_repeat": k, "parts_main_forwards": results[k].main_forwards, "parts_how": PARTS_HOW,
            "parts_share": {key: s / wall[k] for key, s in parts.items()},
            "forward_time_s": parts["main_forwards"] + parts["draft_forwards"],
            "overhead_s": parts["other"],
@@ -126,9 +126,12 @@ RECOMPUTE_FLAT = 1.15  # a verify within 15% of a one-position forward adds "lit
 
 
 def per_forward(row):
-    """Seconds per main forward inside the row's median run, and the rest per main forward."""
-    return {"forward_s": row["parts_s"]["main_forwards"] / row["main_forwards"],
-            "other_s": row["parts_s"]["other"] / row["main_forwards"]}
+    """Seconds per main forward inside the row's median run, and the rest per main forward: that
+    run's seconds over that run's own count of forwards (rows.timed_row divides the same way; the
+    mean count over all repeats would price a speculative row's forwards a few percent off). A
+    ledger.json written before rows recorded that count falls back to the mean."""
+    forwards = row.get("parts_main_forwards", row["main_forwards"])
+    return {"forward_s": row["parts_s"]["main_forwards"] / forwards, "other_s": row["parts_s"]["other"] / forwards}
 
 
 def ledger_summary(payload):
@@ -273,7 +276,7 @@ def peer_row(method, run, runs, n_chars):
             "wall_s": summary(wall), "wall_s_runs": wall,
             "speedup_own": over("peer:plain"), "over_ours_eager": over("eager:plain"),
             "over_ours_compiled": over("compiled:plain"),
-            "parts_s": time_parts(results[k], wall[k]), "parts_repeat": k}
+            "parts_s": time_parts(results[k], wall[k]), "parts_repeat": k, "parts_main_forwards": results[k].main_forwards}
 
 
 def family_rows(kv_runs, kv_rows, engines, n_chars):

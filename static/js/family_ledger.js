@@ -39,7 +39,7 @@ const COLUMNS = [
   { label: { zh: "字 / forward", en: "Chars / forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
   { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
   { label: { zh: "被接受 / 提出", en: "Accepted / proposed" }, cell: (r) => (r.accepted_per_proposed === null ? "—" : fixed(r.accepted_per_proposed, 3)) },
-  { label: { zh: "验收", en: "Verify" }, cell: (r) => fixed(r.verify_over_main, 2) },
+  { label: { zh: "验收", en: "Verify" }, cell: (r) => figHTML(fixed(r.verify_over_main, 2), "verify-loop", r.fig) },
   { label: { zh: "起草", en: "Drafting" }, cell: (r) => fixed(r.drafter_per_round, 3) },
   { label: { zh: "其余", en: "Rest" },
     cell: (r) => (r.other_per_round === undefined || r.other_per_round === null ? "—" : fixed(r.other_per_round, 2)) },

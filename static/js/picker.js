@@ -4,7 +4,7 @@
 // figures (static/data/published.json, in the chapter data as `published`), each labelled with
 // its paper and setting and never mixed with ours.
 import { h } from "./dom.js";
-import { fixed } from "./format.js";
+import { escapeHTML, figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
@@ -107,6 +107,7 @@ function cpuRanking(situation, families, conditions) {
   const ranked = rows.filter((r) => allowed(r.family, situation)).sort((a, b) => b.speedup - a.speedup).map((r) => ({
     method: r.family, source: "measured", speedup: r.speedup,
     label: { zh: `${fixed(r.speedup, 2)}×（${configText(r).zh}）`, en: `${fixed(r.speedup, 2)}× (${configText(r).en})` },
+    figure: { text: fixed(r.speedup, 2), quantity: "speedup", condition: r.fig }, // the label's number, tagged when drawn
     reasons: [{ zh: `每次 forward ${fixed(r.tokens_per_main, 2)} 个字，起草每轮 ${fixed(r.drafter_per_round, 2)} 次 forward 的价钱`,
       en: `${fixed(r.tokens_per_main, 2)} characters per forward, drafting at ${fixed(r.drafter_per_round, 2)} forwards' worth per round` },
     ...alphaNote(r.family, situation, conditions)],
@@ -206,6 +207,19 @@ export function initPicker(families, conditions, published) {
   const inputs = { ...INPUTS, temperature: conditions.temperatures.map(String) };
   let situation = situationFromHash(hashGet, inputs, { ...PRESETS.chapter });
 
+  // a measured speedup's number goes through format.js figHTML, the one tag every checked figure gets
+  function speedupLabel(item) {
+    const span = h("span", { class: `pick-speedup ${item.source}` });
+    const label = t(item.label);
+    if (item.figure && label.startsWith(item.figure.text)) {
+      const { text, quantity, condition } = item.figure;
+      span.innerHTML = figHTML(text, quantity, condition) + escapeHTML(label.slice(text.length));
+    } else {
+      span.textContent = label;
+    }
+    return span;
+  }
+
   function draw() {
     for (const [key, select] of Object.entries(selects)) {
       select.value = situation[key];
@@ -223,7 +237,7 @@ export function initPicker(families, conditions, published) {
     list.dataset.dont = String(Boolean(ranked[0].dont));
     const items = ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },
       h("strong", {}, t(item.dont ? item.label : FAMILY_LABEL[item.method])),
-      item.dont ? null : h("span", { class: `pick-speedup ${item.source}` }, t(item.label)),
+      item.dont ? null : speedupLabel(item),
       item.reasons.length ? h("span", { class: "pick-reason" }, item.reasons.map(t).join(t({ zh: "；", en: "; " }))) : null));
     // the first SHOWN answer the question; the rest of the ranking folds away under them
     const shown = more ? SHOWN : items.length;

@@ -128,9 +128,10 @@ export function sizeNote(row, paramShare, c = row.c_used) {
 export function cardSteps(row, plain, costs, st) {
   const drafter = FAMILY_LABEL[row.method];
   const ratio = (a, b) => `×${fixed(b / a, 3)}`;
-  // per-forward averages of the median run's timed parts (counts: means over the repeats)
-  const perMain = row.parts_s.main_forwards / row.main_forwards;
-  const plainPerMain = plain.parts_s.main_forwards / plain.main_forwards;
+  // per-forward averages of the median run's timed parts, over that run's own count of forwards
+  // (ledger.json measured before rows kept it: the mean count over the repeats)
+  const perMain = row.parts_s.main_forwards / (row.parts_main_forwards ?? row.main_forwards);
+  const plainPerMain = plain.parts_s.main_forwards / (plain.parts_main_forwards ?? plain.main_forwards);
   const perDraft = row.draft_forwards ? row.parts_s.draft_forwards / row.draft_forwards : 0;
   return [
     { label: { zh: "定理 3.8", en: "Theorem 3.8" }, value: st.theory, change: null, why: {

@@ -41,6 +41,9 @@ COSTS = [  # ledger.forward_costs: seconds per forward, per mode (*: recompute |
     "forward_costs.*.c_mtp_pair.mtp_head:num",
     "forward_costs.*.c_mtp_pair.main:num",
     "forward_costs.*.verify_over_main.*:num",
+    "forward_costs.*.verify_over_main_spread.*.median:num",  # the same ratio's median, min and max over the repeats
+    "forward_costs.*.verify_over_main_spread.*.min:num", "forward_costs.*.verify_over_main_spread.*.max:num",
+    "forward_costs.*.verify_over_main_spread.*.n:int",
 ]
 
 FAMILY_ROW = [  # families.py timed_row: one family in one configuration, engine and temperature
@@ -220,6 +223,11 @@ SCHEMA = {
         "summary.compiled?.verify_s:num",      # its main forwards' seconds in the median run / their count
         "summary.compiled?.plain_s:num",       # the same for compiled plain decoding
         "summary.compiled?.verify_over_plain:num",  # verify_s / plain_s
+        # rₖ (k = γ + 1) of its verify timed back to back (compiled.forward_costs), over the repeats
+        "summary.compiled?.back_to_back.median:num", "summary.compiled?.back_to_back.min:num",
+        "summary.compiled?.back_to_back.max:num", "summary.compiled?.back_to_back.n:int",
+        "summary.compiled?.loop_extra_clear:bool",  # verify_over_plain > back_to_back.max
+        "summary.compiled?.loop_verify_flat:bool",  # verify_over_plain < 1.15 (RECOMPUTE_FLAT)
         "summary.compiled?.greedy_equal:int", "summary.compiled?.greedy_checks:int",
         # transformers (absent without the [peer] extra): its plain decoding per character against our eager one
         "summary.peer?.greedy_identical:int",  # its methods whose greedy text is our plain greedy text

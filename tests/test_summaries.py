@@ -305,6 +305,8 @@ def ledger_payload():
     return {"rows": rows, "greedy_check": greedy, "gamma_max": 8,
             "forward_costs": {"recompute": {"verify_over_main": {8: 1.1}}},  # measure's int keys
             "compiled": {"rows": compiled, "fastest": {"method": "draft", "gamma": 3, "speedup": 1.2},
+                         "forward_costs": {"verify_over_main_spread": {
+                             3: {"median": 1.3, "min": 1.2, "max": 1.4, "n": 7}}},  # rₖ at k = γ + 1 = 4
                          "greedy_check": [{"equal": True}, {"equal": False}]},
             "peer": {"check": {"greedy_first_mismatch": {"plain": None, "assisted": None, "lookup": 12}},
                      "rows": peer_rows}}
@@ -343,6 +345,11 @@ def test_ledger_compiled():
     assert c["verify_s"] == pytest.approx(0.075 / 240) and c["plain_s"] == pytest.approx(0.12 / 600)
     assert c["verify_over_plain"] == pytest.approx(0.075 / 240 / (0.12 / 600))
     assert (c["greedy_equal"], c["greedy_checks"]) == (1, 2)
+    # the loop's 1.5625 against the back-to-back repeats of the γ = 3 verify: above all of them ...
+    assert c["back_to_back"] == {"median": 1.3, "min": 1.2, "max": 1.4, "n": 7} and c["loop_extra_clear"]
+    assert not c["loop_verify_flat"]  # 1.56 one-character forwards: not the one forward Theorem 3.8 assumes
+    payload["compiled"]["forward_costs"]["verify_over_main_spread"] = {"3": {"median": 1.5, "min": 1.3, "max": 1.7, "n": 7}}
+    assert not ledger.ledger_summary(payload)["compiled"]["loop_extra_clear"]  # ... or within their spread
     payload["compiled"]["fastest"]["speedup"] = 0.9
     payload["compiled"]["rows"][1].update(speedup=0.9, speedup_theory=0.8)
     payload["rows"][2]["speedup"], payload["rows"][3]["speedup"] = 0.8, 0.85  # eager speculation lost too

@@ -395,13 +395,15 @@ def decimals(text):
 
 
 def same_value(a, b):
-    """Two printings of one figure agree when the finer one rounds to the coarser ("0.77", "0.770")."""
+    """Two printings of one figure agree when one value rounds to both: the intervals each text
+    stands for overlap ("0.77" and "0.770"; "5.55" and "5.6", both from 5.5531, though 5.55 itself
+    would round to 5.5). At one precision that means the same text."""
     try:
         x, y = float(a.replace(",", "")), float(b.replace(",", ""))
     except ValueError:
         return a == b
-    digits = min(decimals(a), decimals(b))
-    return f"{x:.{digits}f}" == f"{y:.{digits}f}"
+    half = lambda text: 0.5 * 10.0 ** -decimals(text)
+    return abs(x - y) < half(a) + half(b) - 1e-12
 
 
 def figure_clashes(figures, glossary):

@@ -298,3 +298,6 @@ def test_one_quantity_and_condition_is_printed_with_one_value():
     assert site_build.check_figures(page + fig.format("alpha-tf", "ngram|T1|own", "0.77"))[("alpha-tf", "ngram|T1|own")] == "0.770"
     with pytest.raises(site_build.BuildError, match=r"0.76 and 0.770"):
         site_build.check_figures(page + fig.format("alpha-tf", "ngram|T1|own", "0.76"))
+    # 5.5531 prints as 5.55 and as 5.6: one value, though 5.55 rounded again would be 5.5
+    assert site_build.same_value("5.55", "5.6") and site_build.same_value("5.6", "5.55")
+    assert not site_build.same_value("5.54", "5.6") and not site_build.same_value("0.78", "0.77")

@@ -227,7 +227,7 @@ SCHEMA = {
         "summary.compiled?.back_to_back.median:num", "summary.compiled?.back_to_back.min:num",
         "summary.compiled?.back_to_back.max:num", "summary.compiled?.back_to_back.n:int",
         "summary.compiled?.loop_extra_clear:bool",  # verify_over_plain > back_to_back.max
-        "summary.compiled?.loop_verify_flat:bool",  # verify_over_plain < 1.15 (RECOMPUTE_FLAT)
+        "summary.compiled?.loop_verify_flat:bool",  # verify_over_plain < 1 + FLAT_SLACK (1.15)
         "summary.compiled?.greedy_equal:int", "summary.compiled?.greedy_checks:int",
         # transformers (absent without the [peer] extra): its plain decoding per character against our eager one
         "summary.peer?.greedy_identical:int",  # its methods whose greedy text is our plain greedy text

@@ -6,11 +6,11 @@ writes what the page concludes from the curve.
 
 Fills build/schema.py SCHEMA["costs.json"]."""
 from experiments.engine import available_engines, compile_seconds
-from experiments.measure.common import engines_of, main_and_draft
+from experiments.measure.common import FLAT_SLACK, engines_of, main_and_draft
 from experiments.prices import forward_prices
 from experiments.timing import set_threads
 
-def flat_until(over_main, slack=0.15):
+def flat_until(over_main, slack=FLAT_SLACK):
     """The most new positions whose forward costs at most `slack` more than a one-position one,
     counting up from 1 and stopping at the first that costs more."""
     last = 1
@@ -21,7 +21,7 @@ def flat_until(over_main, slack=0.15):
     return last
 
 
-def summarize(payload, slack=0.15):
+def summarize(payload, slack=FLAT_SLACK):
     """What the page concludes from the curves of the payload `measure` writes: per engine, how
     far the curve stays flat (flat_until) and whether it is flat past one position at all, and
     the last position's price; the engine the sentences are about (compiled where it ran), and

@@ -8,7 +8,7 @@ import statistics
 
 import torch
 
-from experiments.measure.common import GAMMA, LEDGER_ENGINES, LEDGER_GAMMAS, LEDGER_PROMPT, engines_of, main_and_draft
+from experiments.measure.common import FLAT_SLACK, GAMMA, LEDGER_ENGINES, LEDGER_GAMMAS, LEDGER_PROMPT, engines_of, main_and_draft
 from experiments import peer
 from experiments.measure.rows import median_repeat, method_of, run_name_of, time_parts, timed_row
 from experiments.prices import forward_prices
@@ -124,7 +124,6 @@ def pick(row):
     return {"method": row["method"], "gamma": row["gamma"]}
 
 
-RECOMPUTE_FLAT = 1.15  # a verify within 15% of a one-position forward adds "little" (costs.py's flat_slack)
 
 
 def per_forward(row):
@@ -168,8 +167,8 @@ def ledger_summary(payload):
             "diverged": [{"first_mismatch": k, "checks": [pick(c) for c in recompute
                                                          if c["first_mismatch_past_window"] == k]}
                          for k in diverged]},
-        # recompute mode reruns the window anyway: is verifying γmax drafts within RECOMPUTE_FLAT of one position?
-        "recompute_verify_flat": recompute_verify[str(payload["gamma_max"])] < RECOMPUTE_FLAT,
+        # recompute mode reruns the window anyway: is verifying γmax drafts within FLAT_SLACK of one position?
+        "recompute_verify_flat": recompute_verify[str(payload["gamma_max"])] < 1 + FLAT_SLACK,
     }
     compiled = payload.get("compiled")
     if compiled:
@@ -185,10 +184,10 @@ def ledger_summary(payload):
             "below_theory": row["speedup"] < row["speedup_theory"],  # the fastest row against Theorem 3.8
             # its main forwards in the run against compiled plain decoding's one-character forward
             "verify_s": verify, "plain_s": plain_c, "verify_over_plain": verify / plain_c,
-            "back_to_back": {"median": back["median"], "min": back["min"], "max": back["max"], "n": back["n"]},
+            "back_to_back": back,  # timing.summary: median, min, max, n
             # does the loop pay more than every back-to-back repeat did (an extra the loop alone adds)?
             "loop_extra_clear": verify / plain_c > back["max"],
-            "loop_verify_flat": verify / plain_c < RECOMPUTE_FLAT,  # within 15% of the one forward Theorem 3.8 assumes
+            "loop_verify_flat": verify / plain_c < 1 + FLAT_SLACK,  # within 15% of the one forward Theorem 3.8 assumes
             "greedy_equal": sum(c["equal"] for c in compiled["greedy_check"]),
             "greedy_checks": len(compiled["greedy_check"])}
     peer = payload.get("peer")

@@ -12,6 +12,7 @@ import os
 import random
 import re
 import sys
+import traceback
 from pathlib import Path
 
 import jinja2
@@ -36,6 +37,11 @@ TYPES = {"num": (int, float), "int": int, "str": str, "list": list, "obj": dict,
 
 class BuildError(Exception):
     pass
+
+
+class UsageError(Exception):
+    """A bad command line: one line, `error: ...`, exit code 2 (as experiments/cli.py's, which
+    this build cannot import: it needs torch)."""
 
 
 def check_field(obj, parts, kind, filename, where=""):
@@ -430,21 +436,51 @@ def check_figures(html):
     return figure_clashes(FIGURE.findall(text), set(re.findall(r'id="g-([\w-]+)"', text)))
 
 
+def template_error(err):
+    """A jinja2 error with the template and line it arose at: jinja2 puts each template line it
+    ran into the traceback as a frame of its own, the deepest last."""
+    frames = [frame for frame in traceback.extract_tb(err.__traceback__)
+              if Path(frame.filename).is_relative_to(TEMPLATES)]
+    if not frames:
+        return str(err)
+    path = Path(frames[-1].filename)
+    return f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{frames[-1].lineno}: {err.message or err}"
+
+
+def write_page(html, out):
+    """Write the page via a temp file and a rename; a path that cannot take it is a UsageError
+    and leaves nothing behind."""
+    tmp = out.with_name(out.name + ".tmp")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, out)
+    except OSError as err:
+        if tmp.is_file():
+            tmp.unlink()
+        raise UsageError(f"cannot write --out {out}: {err.strerror or err}") from None
+
+
 def build(results_dir=RESULTS, out=OUT):
+    out = Path(out)
+    if out.is_dir():  # before the build: the rename onto it would fail only at the end
+        raise UsageError(f"--out {out} is a folder: give the page's file name, e.g. {out / OUT.name}")
     html = render(load_results(results_dir))
     check_figures(html)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, out)
+    write_page(html, out)
     return out
 
 
 def main(results_dir=RESULTS, out=OUT):
     try:
         out = build(results_dir, out)
-    except (BuildError, ListingError, jinja2.TemplateError) as err:
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except jinja2.TemplateError as err:
+        print(f"build error: {template_error(err)}", file=sys.stderr)
+        return 1
+    except (BuildError, ListingError) as err:
         print(f"build error: {err}", file=sys.stderr)
         return 1
     shown = out.relative_to(ROOT) if out.resolve().is_relative_to(ROOT) else out

@@ -176,7 +176,7 @@ SCHEMA = {
         *each("rows.*", LEDGER_ROW),
         "greedy_check.*.method:str", "greedy_check.*.mode:str", "greedy_check.*.gamma:int",
         "greedy_check.*.chars_compared:int", "greedy_check.*.equal:bool",
-        "greedy_check.*.first_mismatch_past_window?:int",  # recompute only; null: all identical
+        "greedy_check.*.first_mismatch?:int",  # the first char that differs; null: all identical
         "engines:list",                       # the engines measured: eager, and compiled where it compiled
         # the draft model's fastest γ and the MTP head per engine as families.json rows (ledger.py
         # family_rows; their Theorem 3.8 and c are the ledger rows'): families.json takes them as its own
@@ -187,6 +187,7 @@ SCHEMA = {
         "compiled?.forward_costs.c_round.*:num",  # a compiled draft round / γ / main forward, keys γ
         "compiled?.greedy_check.*.method:str", "compiled?.greedy_check.*.gamma:int",
         "compiled?.greedy_check.*.chars_compared:int", "compiled?.greedy_check.*.equal:bool",
+        "compiled?.greedy_check.*.first_mismatch?:int",
         "compiled?.plain_greedy_first_mismatch?:int",  # compiled vs eager plain greedy; null: identical
         "compiled?.fastest.method:str", "compiled?.fastest.gamma:int", "compiled?.fastest.speedup:num",
         "compiled?.compile_s.main:obj", "compiled?.compile_s.draft:obj",  # seconds per graph, "kind/size"
@@ -213,8 +214,6 @@ SCHEMA = {
         "summary.fastest.*.method:str", "summary.fastest.*.gamma:int", "summary.fastest.*.speedup:num",
         "summary.greedy_equal:int", "summary.greedy_checks:int",
         "summary.greedy_all_equal:bool",       # every greedy check identical
-        "summary.past_window.identical:list",  # [{method, gamma}] identical past the window too
-        "summary.past_window.diverged:list",   # [{first_mismatch, checks: [{method, gamma}]}]
         "summary.recompute_verify_flat:bool",  # recompute: verifying γmax drafts < 1.15 one-position forwards
         # the compiled engine (absent without it): its fastest row against compiled plain and eager
         "summary.compiled?.beats_plain:bool",  # compiled.fastest.speedup ≥ 1

@@ -12,13 +12,14 @@ batch-1 step of these models costs under torch.compile.
   by everything that changes the compiled code (`package_key`): torch, the machine, the thread
   count they were compiled for, the compiler, the config, the weights, the kind and shape, the
   inductor options and the source of graphs.py, model.py and this file. A later process loads a
-  package (a fraction of a second) instead of compiling it (about 10-20 s); each package is
-  loaded once per process (LOADED).
+  package (a fraction of a second) instead of compiling it (about 10-20 s), and compiles again
+  one that fails to load (a file cut short); each package is loaded once per process (LOADED).
 - A package holds a copy of the weights: a model changed in place after its runner was built
   still runs the old weights in that runner (a new runner hashes the weights again and rebuilds).
 """
 import hashlib
 import json
+import logging
 import os
 import platform
 import subprocess
@@ -174,10 +175,12 @@ def compile_package(model, kind, size, head, path):
 
 @contextmanager
 def quiet():
-    """No autotuning tables on stderr and none of torch's own deprecation warnings (none of this
-    changes the compiled code, so none of it is part of the key)."""
+    """No autotuning tables on stderr, none of torch's own deprecation warnings and not its "Loading
+    outdated pt2 file" for a damaged package, which load_or_compile rebuilds (none of this changes
+    the compiled code, so none of it is part of the key)."""
     with warnings.catch_warnings(), torch._inductor.config.patch(max_autotune_report_choices_stats=False), \
-            patch("torch._inductor.select_algorithm.PRINT_AUTOTUNE", False):  # imported only now
+            patch("torch._inductor.select_algorithm.PRINT_AUTOTUNE", False), \
+            patch.object(logging.getLogger("torch._inductor.package.package"), "disabled", True):
         warnings.simplefilter("ignore", FutureWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.filterwarnings("ignore", "TypedStorage is deprecated")  # from inductor's autotuner
@@ -192,6 +195,23 @@ def load_package(path):
         with quiet():
             LOADED[path] = torch._inductor.aoti_load_package(str(path)).loader.boxed_run
     return LOADED[path]
+
+
+def load_or_compile(model, kind, size, head, path):
+    """The runner of the package at path, compiled first where there is none. A package on disk
+    that fails to load (cut short by a killed process, say) is deleted and compiled again: kept,
+    it would fail every later run too."""
+    if path in LOADED or path.exists():
+        try:
+            return load_package(path)
+        except (RuntimeError, OSError) as err:
+            try:
+                path.unlink()
+            except OSError:
+                raise CompileUnavailable(f"the AOT package {path} fails to load ({one_line(err)}) and cannot "
+                                         f"be removed: delete it") from err
+    compile_package(model, kind, size, head, path)
+    return load_package(path)
 
 
 def one_line(err):
@@ -214,9 +234,7 @@ def ensure_packages(model, kind, sizes, head=None):
         for size in sizes:
             t1 = time.perf_counter()
             path = package_path(model, kind, size, weights)
-            if path not in LOADED and not path.exists():
-                compile_package(model, kind, size, head, path)
-            runners[size] = load_package(path)
+            runners[size] = load_or_compile(model, kind, size, head, path)
             built.setdefault((kind, size), time.perf_counter() - t1)
     except CompileUnavailable:
         raise

@@ -1,15 +1,14 @@
 """One error style for the command-line tools (generate, train, measure, exercises): bad input or a
 missing file prints one line, `error: ...`, on stderr and exits with code 2; no traceback."""
 import argparse
-import pickle
 import os
 import sys
-from pathlib import Path
 
 import torch
 
 from experiments.data import DataError
-from experiments.model import load_checkpoint
+from experiments.jsonio import UnreadableJSON
+from experiments.model import CheckpointError, load_checkpoint
 
 MAX_SEED = 2 ** 63 - 1  # torch generators take 64-bit seeds; keep them non-negative and signed-safe
 
@@ -35,10 +34,11 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def run_cli(run, args):
-    """run(args) -> exit code; UsageError and DataError become one line and exit code 2."""
+    """run(args) -> exit code; input the user can fix (UsageError, DataError, a checkpoint or a
+    results file that is missing, cut short or corrupt) becomes one line and exit code 2."""
     try:
         return run(args)
-    except (UsageError, DataError) as err:
+    except (UsageError, DataError, CheckpointError, UnreadableJSON) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 
@@ -56,6 +56,8 @@ def check_device(name):
             raise UsageError(f"--device {name}: this machine has {torch.cuda.device_count()} CUDA device(s)")
     elif device.type != "cpu":
         raise UsageError(f"--device {name}: only cpu and cuda are supported")
+    elif device.index not in (None, 0):
+        raise UsageError(f"--device {name}: torch sees the CPU as one device, cpu (its cores are --threads)")
     return str(device)
 
 
@@ -76,12 +78,7 @@ def check_seed(seed, flag="--seed"):
 def open_checkpoint(path, device, flag="--checkpoint"):
     """load_checkpoint (model, payload) for a path the user gave; a missing file or one that
     experiments.train did not write is a UsageError. Check the device first."""
-    path = Path(path)
-    if not path.is_file():
-        raise UsageError(f"{flag} {path} not found: run `make data` (or python -m "
-                         f"experiments.train) to train it")
     try:
         return load_checkpoint(path, device)
-    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, RuntimeError, OSError) as err:
-        raise UsageError(f"{flag} {path} is not a checkpoint written by experiments.train "
-                         f"({type(err).__name__})") from None
+    except CheckpointError as err:
+        raise UsageError(f"{flag} {err}") from None

@@ -107,7 +107,7 @@ def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, roun
     main runner's h is every layer's output (for EAGLE-3's drafter)."""
     check_engine(engine, mode)
     if engine == "eager" or engine == "native" and mtp:
-        return MTPDrafter(model, mode, head) if mtp else Runner(model, mode, lookahead, layers)
+        return MTPDrafter(model, mode, head, lookahead) if mtp else Runner(model, mode, lookahead, layers)
     if engine == "native":
         try:
             return NativeRunner(model, lookahead, layers=layers)

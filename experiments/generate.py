@@ -27,7 +27,9 @@ from experiments.data import CharData
 from experiments.engine import ENGINES
 from experiments.graphs import ROPE_POSITIONS, CompileUnavailable
 from experiments.heads import load_drafter
-from experiments.methods import HEAD_METHODS, METHODS, ORDERS, TREE_METHODS, Models, Spec, check, decode
+from experiments.methods import HEAD_METHODS, METHODS, ORDERS, TREE_METHODS, Models, Spec, check, check_options, decode
+from experiments.model import CheckpointError
+from experiments.native import kernel_choice
 from experiments.ngram import DEFAULT_ORDER
 from experiments.rule import check_temperature
 from experiments.runners import MODES
@@ -63,9 +65,26 @@ def models_from_flags(args, device, data):
                              f"experiments.train --model {args.method}) to train it")
         try:
             models.heads[args.method] = load_drafter(path, device, main=main)[0]
+        except CheckpointError as err:
+            raise UsageError(f"--heads-checkpoint {err}") from None
         except ValueError as err:
             raise UsageError(f"the drafter (--heads-checkpoint) does not fit the main model (--checkpoint): {err}") from None
     return models
+
+
+def checked_options(check_spec, *args):
+    """check_spec(*args) (methods.check or check_options), its ValueError a UsageError: every
+    message of theirs starts with the option it is about."""
+    try:
+        return check_spec(*args)
+    except ValueError as err:
+        raise UsageError(f"--{err}") from None
+
+
+def check_kernel(engine):
+    """$NATIVE_KERNEL, which the native engine reads, before any model is loaded."""
+    if engine == "native":
+        kernel_choice()
 
 
 def run(args):
@@ -80,6 +99,8 @@ def run(args):
     except ValueError as err:
         raise UsageError(f"--{err}") from None  # the message starts with the parameter's name
     spec = Spec(args.method, args.gamma, args.tree, args.order)
+    checked_options(check_options, spec, args.mode, args.engine)  # before the data and models load (seconds)
+    check_kernel(args.engine)
     device = check_device(args.device)
     check_threads(args.threads)
     check_seed(args.seed)
@@ -93,10 +114,7 @@ def run(args):
         raise UsageError(f"--prompt: {err}") from err
     torch.set_num_threads(args.threads)
     models = models_from_flags(args, device, data)
-    try:
-        spec = check(spec, models, args.mode, args.engine)
-    except ValueError as err:
-        raise UsageError(f"--{err}") from None  # every message of methods.check starts with its option
+    spec = checked_options(check, spec, models, args.mode, args.engine)
     needed = compiled_positions(len(prompt), args.n, spec)
     if args.engine in ("compiled", "aot") and needed > ROPE_POSITIONS:
         raise UsageError(f"--engine {args.engine} holds {ROPE_POSITIONS} positions; the prompt ({len(prompt)} chars) "

@@ -300,5 +300,5 @@ class StaticMTPDrafter(MTPDrafter):
     def truncate(self, n):
         self.length = min(n, self.length)  # the mask hides what lies past it (see StaticCache)
 
-    def new_cache(self):
+    def new_cache(self, margin):
         return static_cache(self.model, mtp=True)

@@ -30,14 +30,15 @@ is frozen. `python -m experiments.train --model medusa|eagle|eagle3|block` train
 """
 import pickle
 import time
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from experiments.model import Block, MTPHead, RMSNorm, fingerprint, load_checkpoint
+from experiments.model import Block, MTPHead, RMSNorm, SwiGLU, check_weights, fingerprint, heavy_twin, load_checkpoint
 from experiments.engine import make_runner
 from experiments.rule import probs_from_logits, sample
 from experiments.runners import Drafter
@@ -66,10 +67,21 @@ class MedusaHeads(nn.Module):
         self.res = nn.ModuleList(nn.Linear(n_embd, n_embd, bias=False) for _ in range(n_heads))
         for linear in self.res:  # zero: every head starts as the main model's own next-token head
             nn.init.zeros_(linear.weight)
+        self.ballast = nn.ModuleList()  # a heavy twin's zero-output SwiGLU units, one per head (add_ballast)
 
     def forward(self, z):
         """z [..., C], the main model's normed last hidden state -> [..., K, C]."""
-        return torch.stack([z + F.silu(linear(z)) for linear in self.res], dim=-2)
+        heads = [z + F.silu(linear(z)) for linear in self.res]
+        heads = [x + ballast(z) for x, ballast in zip(heads, self.ballast)] or heads
+        return torch.stack(heads, dim=-2)
+
+    def add_ballast(self, cfg):
+        """One SwiGLU of no units per head, for heavy_twin to widen: the heads have no block of their own."""
+        self.ballast = nn.ModuleList(SwiGLU(replace(cfg, mlp_hidden=1)) for _ in self.res)
+        with warnings.catch_warnings():  # a Linear of no units has nothing to initialize: torch warns
+            warnings.simplefilter("ignore", UserWarning)
+            for mlp in self.ballast:
+                mlp.w13, mlp.w2 = nn.Linear(cfg.n_embd, 0, bias=False), nn.Linear(0, cfg.n_embd, bias=False)
 
 
 class FusedLayer(MTPHead):
@@ -138,6 +150,13 @@ class FeatureDrafter(nn.Module):
         # device) that train() seeds and keeps in the resume state: a resumed run draws what
         # an uninterrupted one would.
         self.noise_gen = torch.Generator()
+
+    def heavy_twin(self, scale, seed=0):
+        """model.heavy_twin of the drafter's net (Medusa's heads get zero-output SwiGLUs to widen first)."""
+        if scale > 1 and self.cfg.kind == "medusa" and not len(self.net.ballast):
+            self.net.add_ballast(self.main.cfg)
+        heavy_twin(self.net, scale, seed)
+        return self
 
     def trained_on(self):
         """What the checkpoint records about the main model: its file and its weights' hash."""
@@ -251,7 +270,7 @@ class FeatureDrafter(nn.Module):
         holds Medusa and the block to max_drafts)."""
         if self.cfg.kind in PARALLEL:
             return ParallelDrafter(self)
-        return make_runner(self.main, mode, engine, sizes=(1, gamma + 1), mtp=True, head=self.net)
+        return make_runner(self.main, mode, engine, sizes=(1, gamma + 1), lookahead=gamma, mtp=True, head=self.net)
 
     def tree_drafter(self):
         """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: Medusa and
@@ -318,6 +337,7 @@ def load_drafter(path, device="cpu", main=None, checkpoints=None):
     try:
         payload = torch.load(path, map_location=device, weights_only=True)
         cfg = HeadsConfig(**payload["config"])
+        check_weights(payload, path)
     except (pickle.UnpicklingError, EOFError, OSError, KeyError, TypeError, RuntimeError) as err:
         raise ValueError(f"{path} is not a drafter checkpoint written by experiments.train "
                          f"--model {'|'.join(KINDS)} ({type(err).__name__})") from None

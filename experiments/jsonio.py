@@ -94,5 +94,15 @@ def write_json(path, obj):
     os.replace(tmp, path)
 
 
+class UnreadableJSON(ValueError):
+    """A JSON file that is missing or not valid JSON (cut short, edited by hand): the message names it."""
+
+
 def read_json(path):
-    return orjson.loads(Path(path).read_bytes())
+    try:
+        return orjson.loads(Path(path).read_bytes())
+    except FileNotFoundError:
+        raise UnreadableJSON(f"{path} not found: run the command that writes it (make data or make measure)") from None
+    except orjson.JSONDecodeError as err:
+        raise UnreadableJSON(f"{path} is not valid JSON ({err}): cut short? restore it with git checkout, "
+                             f"or rerun the command that writes it (make data or make measure)") from None

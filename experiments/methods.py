@@ -131,11 +131,10 @@ def resolved(spec):
     return replace(spec, gamma=window, tree=spec.tree or 1 + window + candidates * (order - 1))
 
 
-def check(spec, models, mode="kvcache", engine="eager"):
-    """A ValueError whose message starts with the option it is about (generate's flags), for a
-    spec the models or the mode cannot run. Returns the resolved spec. Builds the n-gram table the
-    spec needs, so that no timed decode builds it. (The runners check the mode themselves.)"""
-    method, given = spec.method, spec
+def check_options(spec, mode="kvcache", engine="eager"):
+    """The checks of check() that need no model (generate runs them before it loads any): a
+    ValueError whose message starts with the option it is about. Returns the resolved spec."""
+    method = spec.method
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     check_engine(engine, mode)
@@ -147,19 +146,38 @@ def check(spec, models, mode="kvcache", engine="eager"):
     if spec.tree is not None:
         if method not in TREE_METHODS:
             raise ValueError(f"tree applies to {', '.join(TREE_METHODS)}, not method {method}")
-        check_tree(spec.tree, models.main.cfg.block_size)
+        if spec.tree < 2:
+            raise ValueError(f"tree must be at least 2 nodes (the root and one candidate), got {spec.tree}")
     if (spec.tree is not None or method == "lookahead") and mode != "kvcache":
         raise ValueError(f"mode must be kvcache for {method}'s token tree: a tree is verified against the kv cache")
     if spec.gamma is not None and spec.gamma < 1:
         raise ValueError(f"gamma must be at least 1, got {spec.gamma}")
-    spec = resolved(spec)
-    if method == "mtp":
-        if spec.gamma != 1:
-            raise ValueError("gamma must be 1: the MTP head has depth 1, it drafts one token")
-        if models.main.mtp is None:
-            raise ValueError("checkpoint has no MTP head (it was trained with --mtp 0): use a main checkpoint for mtp")
+    resolved_spec = resolved(spec)
+    if method == "mtp" and resolved_spec.gamma != 1:
+        raise ValueError("gamma must be 1: the MTP head has depth 1, it drafts one token")
+    order = spec.order_or_default()
+    if method in ("ngram", "match") and not 1 <= order <= MAX_ORDER:
+        raise ValueError(f"order must be between 1 and {MAX_ORDER}, got {order}")
+    if method in ("lookup", "lookahead") and not 2 <= order <= MAX_ORDER:
+        raise ValueError(f"order must be between 2 and {MAX_ORDER} for {method}, got {order}")
+    if method == "lookahead" and lookahead_shape(resolved_spec)[2] < 0:
+        raise ValueError(f"tree {resolved_spec.tree} leaves no room for a window of gamma {resolved_spec.gamma}")
+    return resolved_spec
+
+
+def check(spec, models, mode="kvcache", engine="eager"):
+    """A ValueError whose message starts with the option it is about (generate's flags), for a
+    spec the models or the mode cannot run. Returns the resolved spec. Builds the n-gram table the
+    spec needs, so that no timed decode builds it. (The runners check the mode themselves.)"""
+    method, given = spec.method, spec
+    spec = check_options(spec, mode, engine)
+    block_size = models.main.cfg.block_size
+    if given.tree is not None:
+        check_tree(spec.tree, block_size)
+    if method == "mtp" and models.main.mtp is None:
+        raise ValueError("checkpoint has no MTP head (it was trained with --mtp 0): use a main checkpoint for mtp")
     if method in CHAIN_METHODS and spec.tree is None:
-        check_gamma(spec.gamma, models.main.cfg.block_size)
+        check_gamma(spec.gamma, block_size)
     if method == "draft" and models.draft is None:
         raise ValueError("draft-checkpoint: method draft needs the draft model (Models.draft)")
     if method in HEAD_METHODS:
@@ -172,22 +190,14 @@ def check(spec, models, mode="kvcache", engine="eager"):
         if head.max_drafts is not None and spec.tree is None and spec.gamma > head.max_drafts:
             raise ValueError(f"gamma must be at most {head.max_drafts} for {method}: one draft per "
                              f"{'head' if method == 'medusa' else 'mask position'}")
-    order = spec.order_or_default()
     if method in ("ngram", "match"):
-        if not 1 <= order <= MAX_ORDER:
-            raise ValueError(f"order must be between 1 and {MAX_ORDER}, got {order}")
-        models.table(order)
+        models.table(spec.order_or_default())
     if method == "suffix":
         models.suffix_index()
-    if method in ("lookup", "lookahead") and not 2 <= order <= MAX_ORDER:
-        raise ValueError(f"order must be between 2 and {MAX_ORDER} for {method}, got {order}")
-    if method == "lookahead":
-        if lookahead_shape(spec)[2] < 0:
-            raise ValueError(f"tree {spec.tree} leaves no room for a window of gamma {spec.gamma}")
-        if given.tree is None and spec.tree > models.main.cfg.block_size:
-            raise ValueError(f"gamma and order of lookahead make a tree of 1 + gamma + gamma × (order − 1) = "
-                             f"{spec.tree} nodes, more than one {models.main.cfg.block_size}-position verify holds: "
-                             f"lower gamma or order, or give tree")
+    if method == "lookahead" and given.tree is None and spec.tree > block_size:
+        raise ValueError(f"gamma and order of lookahead make a tree of 1 + gamma + gamma × (order − 1) = "
+                         f"{spec.tree} nodes, more than one {block_size}-position verify holds: "
+                         f"lower gamma or order, or give tree")
     return spec
 
 

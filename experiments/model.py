@@ -3,7 +3,8 @@ the depth-1 multi-token-prediction head in DeepSeek-V3's sequential form (arXiv 
 and a preallocated kv-cache with a sliding window and rollback."""
 import hashlib
 import os
-from dataclasses import asdict, dataclass
+import pickle
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
@@ -20,6 +21,15 @@ class GPTConfig:
     mlp_hidden: int = 304
     block_size: int = 64
     mtp: bool = False  # attach the depth-1 MTP head (predicts x_{t+2})
+
+    def __post_init__(self):
+        sizes = {name: getattr(self, name) for name in ("vocab_size", "n_layer", "n_embd", "n_head", "mlp_hidden",
+                                                         "block_size")}
+        small = [f"{name} = {value}" for name, value in sizes.items() if not isinstance(value, int) or value < 1]
+        if small:
+            raise ValueError(f"every size must be a whole number of at least 1, got {', '.join(small)}")
+        if self.n_embd % (2 * self.n_head):  # RoPE rotates each head's dimensions in pairs
+            raise ValueError(f"n_embd {self.n_embd} must be an even multiple of n_head {self.n_head}")
 
     @property
     def head_dim(self):
@@ -41,6 +51,12 @@ def apply_rope(x, cos, sin):
     """x: [..., T, D]; cos/sin: [T, D/2]. Rotates the two halves of each head as pairs."""
     x1, x2 = x.chunk(2, dim=-1)
     return torch.cat((x1 * cos - x2 * sin, x1 * sin + x2 * cos), dim=-1)
+
+
+def sliding_window(T, window, device="cpu"):
+    """mask[i, j]: position i sees position j, for the `window` positions up to and including i."""
+    i = torch.arange(T, device=device)
+    return (i[None, :] <= i[:, None]) & (i[None, :] > i[:, None] - window)
 
 
 class RMSNorm(nn.Module):
@@ -251,9 +267,7 @@ class KVCache:
         self.capacity = 2 * window + margin  # room for keep + one window-sized chunk
         # [layer, k|v, batch, head, slot, head_dim]: one copy writes a step's keys and values
         self.kv = torch.zeros((n_layer, 2, 1, n_head, self.capacity, head_dim), dtype=dtype, device=device)
-        slot = torch.arange(self.capacity, device=device)
-        # band[i, j]: buffer slot i may attend to slot j
-        self.band = (slot[None, :] <= slot[:, None]) & (slot[None, :] > slot[:, None] - window)
+        self.band = sliding_window(self.capacity, window, device)  # buffer slot i may attend to slot j
         self.masks = {}
         self.offset = 0  # absolute position held in buffer slot 0
         self.length = 0
@@ -328,16 +342,101 @@ def save_atomic(payload, path):
     os.replace(tmp, path)
 
 
+class CheckpointError(ValueError):
+    """Weights that cannot be trusted (not finite, or not what was saved); the message names the
+    file and the tensor."""
+
+
+def checksums(state):
+    """sha256 (16 hex digits) of each tensor's bytes: a checkpoint records them, loading checks them."""
+    return {name: hashlib.sha256(t.detach().cpu().contiguous().numpy().tobytes()).hexdigest()[:16]
+            for name, t in state.items()}
+
+
+def check_weights(payload, path):
+    """A CheckpointError for the first tensor of payload["model"] that is not finite or whose bytes
+    differ from the checksum the file records (files saved before checksums are only checked for
+    finiteness)."""
+    recorded = payload.get("sha256", {})
+    for name, now in checksums(payload["model"]).items():
+        tensor = payload["model"][name]
+        bad = (~torch.isfinite(tensor)).sum().item() if tensor.is_floating_point() else 0
+        if bad:
+            raise CheckpointError(f"{path}: tensor {name} holds {bad} NaN or infinite value(s): the file is "
+                                  f"corrupt (retrain it with make data, or restore it with git checkout)")
+        if name in recorded and recorded[name] != now:
+            raise CheckpointError(f"{path}: tensor {name} does not match the checksum the file records: the file "
+                                  f"is corrupt (retrain it with make data, or restore it with git checkout)")
+
+
+def widen(mlp, extra, generator):
+    """Add `extra` SwiGLU units to mlp: input weights random (std 0.02, the init's), output weights
+    zero. They add exactly 0 to the residual stream, so the function is the same, but a forward
+    reads all their weights, as a larger model's does."""
+    C, H = mlp.w2.out_features, mlp.w2.in_features
+    w13, w2 = mlp.w13.weight.detach(), mlp.w2.weight.detach()
+    new = (0.02 * torch.randn(2, extra, C, generator=generator)).to(w13)
+    mlp.w13 = nn.Linear(C, 2 * (H + extra), bias=False).to(w13)
+    mlp.w2 = nn.Linear(H + extra, C, bias=False).to(w2)
+    with torch.no_grad():  # gate rows then up rows, each old then new: w13(x).chunk(2) still splits them
+        mlp.w13.weight.copy_(torch.cat((w13[:H], new[0], w13[H:], new[1])))
+        mlp.w2.weight.copy_(torch.cat((w2, w2.new_zeros(C, extra)), dim=1))
+
+
+def heavy_twin(network, scale, seed=0):
+    """Make `network` about `scale` times heavier in weights, in place, by widening all its SwiGLU
+    blocks alike (widen): the same function, scale× the bytes a forward reads. A GPT's MTP head is
+    a network of its own, scaled by the same factor. Returns the network."""
+    if scale < 1:
+        raise ValueError(f"scale must be at least 1, got {scale}")
+    if scale == 1:
+        return network
+    generator = torch.Generator().manual_seed(seed)
+    head = getattr(network, "mtp", None)
+    in_head = {id(m) for m in head.modules()} if head is not None else set()
+    trunk = [m for m in network.modules() if isinstance(m, SwiGLU) and id(m) not in in_head]
+    head_params = sum(p.numel() for p in head.parameters()) if head is not None else 0
+    groups = [(trunk, sum(p.numel() for p in network.parameters()) - head_params)]
+    if head is not None:
+        groups.append(([m for m in head.modules() if isinstance(m, SwiGLU)], head_params))
+    for mlps, params in groups:
+        if not mlps:
+            raise ValueError(f"{type(network).__name__} has no SwiGLU block to widen")
+        extra = round((scale - 1) * params / (3 * mlps[0].w2.out_features * len(mlps)))
+        for mlp in mlps:
+            widen(mlp, extra, generator)
+    if isinstance(network, GPT):  # every trunk block is as wide: the native engine reads the width here
+        network.cfg = replace(network.cfg, mlp_hidden=network.blocks[0].mlp.w2.in_features)
+    return network
+
+
+def first_line(err):
+    """The first sentence of an error's message (torch's run on for lines)."""
+    return (str(err).strip().splitlines() or [""])[0].split(". ")[0]
+
+
 def save_checkpoint(path, model, extra=None):
-    """Weights + config (+ whatever `extra` records), written atomically."""
-    save_atomic({"config": asdict(model.cfg), "model": model.state_dict(), **(extra or {})}, path)
+    """Weights + config + their checksums (+ whatever `extra` records), written atomically."""
+    state = model.state_dict()
+    save_atomic({"config": asdict(model.cfg), "model": state, "sha256": checksums(state), **(extra or {})}, path)
 
 
 def load_checkpoint(path, device="cpu"):
-    payload = torch.load(path, map_location=device, weights_only=True)
-    model = GPT(GPTConfig(**payload["config"])).to(device)
-    model.load_state_dict(payload["model"])
-    model.eval()
+    """(model, payload) of a checkpoint save_checkpoint wrote; a CheckpointError naming the file
+    for one that is missing, cut short, corrupt or of no model this code builds."""
+    if not Path(path).is_file():
+        raise CheckpointError(f"{path} not found: run `make data` (or python -m experiments.train) to train it")
+    try:
+        payload = torch.load(path, map_location=device, weights_only=True)
+        model = GPT(GPTConfig(**payload["config"]))
+        check_weights(payload, path)
+        model.load_state_dict(payload["model"])
+    except CheckpointError:
+        raise
+    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, RuntimeError, OSError) as err:
+        raise CheckpointError(f"{path} is not a checkpoint written by experiments.train, or it is cut short or "
+                              f"corrupt ({type(err).__name__}: {first_line(err)})") from None
+    model.to(device).eval()
     model.checkpoint_path = Path(path)
     return model, payload
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import torch
 from torch.utils import cpp_extension
 
+from experiments.cli import UsageError
 from experiments.model import rope_tables
 from experiments.rule import check_temperature
 from experiments.runners import Runner
@@ -131,10 +132,15 @@ def packed_weights(model):
     return entry[1]
 
 
-def kernel_choice(kernel):
+def kernel_choice(kernel=None):
+    """The kernel path asked for: `kernel`, else $NATIVE_KERNEL, else auto; a UsageError (one line
+    from every command) for a name it does not know or a path this machine cannot run."""
+    asked_by = "kernel" if kernel else "NATIVE_KERNEL"
     kernel = kernel or os.environ.get("NATIVE_KERNEL") or "auto"
     if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}, got {kernel!r}")
+        raise UsageError(f"{asked_by} must be one of {', '.join(KERNELS)}, got {kernel!r}")
+    if kernel != "auto" and kernel not in available_kernels():
+        raise UsageError(f"{asked_by} {kernel}: this machine runs only {', '.join(available_kernels())}")
     return kernel
 
 

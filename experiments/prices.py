@@ -24,7 +24,7 @@ def price_calls(main, draft, mode, engine, positions, rounds=()):
         runner.extend(tokens[:window])
 
         def call():
-            runner.extend(tokens[:window + n])
+            runner.extend(tokens[:window + n], rows=n)  # as a verify of n positions
             runner.truncate(window)
         return call
 

@@ -51,10 +51,12 @@ class Drafter:
 
 
 class Runner:
-    """One model run over a growing sequence. `extend(seq)` computes the positions of seq that
-    are not processed yet and returns (logits, h, start): rows for absolute positions
-    start, start+1, ... In `kvcache` mode those are just the new positions; in `recompute`
-    mode the whole sequence is cropped to its last block_size tokens and rerun.
+    """One model run over a growing sequence. `extend(seq, rows)` computes the positions of seq
+    that are not processed yet and returns (logits, h, start): rows for absolute positions
+    start, start+1, ... In `kvcache` mode those are just the new positions. In `recompute` mode
+    each of the last `rows` positions gets the context plain recompute decoding gives it, the
+    block_size characters up to itself: one batched forward over every such crop (a sliding mask
+    over one longer sequence would not do: each layer would widen what a position sees).
     `truncate(n)` forgets positions n and later (the kv-cache rollback). `lookahead` = γ sizes the
     cache for speculative decoding; `forward_s` sums the wall seconds spent in the model."""
 
@@ -78,15 +80,24 @@ class Runner:
     def new_cache(self, margin):
         return self.model.new_cache(margin=margin)
 
-    def extend(self, seq):
+    def extend(self, seq, rows=1):
         if self.mode == "kvcache":
-            start, tokens = self.length, seq[self.length:]
+            start = self.length
+            logits, h = self.timed(self.forward, seq[start:], start)
         else:
-            start = max(0, len(seq) - self.window)
-            tokens = seq[start:]
-        logits, h = self.timed(self.forward, tokens, start)
+            start = max(0, len(seq) - rows - self.window + 1)  # the crop of the first of the rows
+            last = max(0, len(seq) - self.window)              # ... and of the last
+            crops = [seq[s:s + self.window] for s in range(start, last + 1)]
+            logits, h = self.timed(self.forward_crops, crops)
         self.length = len(seq)
         return logits, h, start
+
+    def forward_crops(self, crops):
+        """Logits and h [T, ...] of positions start.. of the recompute crops (each block_size
+        long but where the sequence is shorter, one step apart): every row of the first crop,
+        then the last row of each next one."""
+        logits, h = self.model(torch.tensor(crops, device=self.device), layers=self.layers)
+        return torch.cat((logits[0], logits[1:, -1])), torch.cat((h[0], h[1:, -1]))
 
     def timed(self, forward, *args):
         t0 = time.perf_counter()
@@ -139,8 +150,8 @@ class Runner:
         accept_reject on the last len(drafts) + 1 rows; q [g, V] is None without drafts. Returns
         (n_accepted, next_token, h, start), h and start as extend returns them (for drafters that
         observe the main model's features). The native engine does all of it in one C++ call."""
-        logits, h, start = self.extend(seq + drafts)
         g = len(drafts)
+        logits, h, start = self.extend(seq + drafts, rows=g + 1)
         p = probs_from_logits(logits[-(g + 1):], temperature)
         n, token = accept_reject(p, p[:0] if q is None else q, torch.tensor(drafts, dtype=torch.long),
                                  generator, record)
@@ -179,9 +190,10 @@ class MTPDrafter(Drafter):
     """The MTP head over confirmed pairs (h_j, x_{j+1}); its last row drafts the token after
     the pending one. Hidden states come from the main model's latest forward (`observe`).
     `head` is any module shaped like the MTP head (default: the model's own); an EAGLE drafter
-    is one (experiments/heads.py)."""
+    is one (experiments/heads.py). `lookahead` = γ sizes the cache's rollback margin, as Runner's:
+    a chain of γ drafts advances the head's cache γ − 1 positions past the main model's."""
 
-    def __init__(self, model, mode, head=None):
+    def __init__(self, model, mode, head=None, lookahead=None):
         if head is None and model.mtp is None:
             raise ValueError("this checkpoint has no MTP head (it was trained with --mtp 0)")
         super().__init__()
@@ -189,12 +201,13 @@ class MTPDrafter(Drafter):
         self.layers = self.head.reads_layers
         self.window = model.cfg.block_size
         self.device = model.tok_emb.weight.device
-        self.cache = self.new_cache() if mode == "kvcache" else None
+        margin = ROLLBACK_MARGIN if lookahead is None else lookahead
+        self.cache = self.new_cache(margin) if mode == "kvcache" else None
         self.sync = self.device.type == "cuda"
         self.h = None
 
-    def new_cache(self):
-        return self.model.new_cache(mtp=True)
+    def new_cache(self, margin):
+        return self.model.new_cache(mtp=True, margin=margin)
 
     def observe(self, h, start):
         self.h, self.h_start = self.head.read(h), start

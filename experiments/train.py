@@ -21,7 +21,7 @@ from experiments.cli import ArgumentParser, UsageError, check_device, check_seed
 from experiments.data import CharData, find_data
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import RESULTS, git_state, meta, write_json
-from experiments.model import DRAFT, GPT, MAIN, load_checkpoint, save_atomic, save_checkpoint
+from experiments.model import DRAFT, GPT, MAIN, CheckpointError, load_checkpoint, save_atomic, save_checkpoint
 from experiments.runs import CHECKPOINTS, DRAFT_SNAPSHOTS, HEAD_RUNS, RUNS, run_name, snapshot_path
 
 EVAL_SEED = 1234  # the fixed val batches every run is evaluated on
@@ -40,6 +40,41 @@ def read_resume_file(path, device="cpu", weights_only=True):
         return torch.load(path, map_location=device, weights_only=weights_only)
     except UNREADABLE as err:
         raise unreadable(path, err, "rerun with --fresh to train from scratch") from None
+
+
+FLAGS = {"mtp_weight": "--mtp", "steps": "--steps", "batch_size": "--batch", "lr": "--lr"}  # config key -> option
+
+
+def changed_settings(saved, config):
+    """'--steps 300, now 100' for each setting the saved run had otherwise: the model's fields one
+    by one; keys an older run did not record are not compared."""
+    changes = []
+    for key, value in config.items():
+        old = saved.get(key, value)
+        if isinstance(value, dict) and isinstance(old, dict):
+            changes += [f"{key}.{field} {old.get(field)}, now {v}" for field, v in value.items() if old.get(field) != v]
+        elif old != value:
+            changes.append(f"{FLAGS.get(key, key)} {old}, now {value}")
+    return changes
+
+
+def resume(state, state_path, config, model, optimizer, generators):
+    """Load a resume state into the run: refused, in one line, where it was saved by a run with
+    other settings (it would train on with the new ones while its log kept the old) or holds
+    another model."""
+    changes = changed_settings(state["log"]["config"], config)
+    if changes:
+        raise UsageError(f"{state_path} was saved by a run with other settings ({'; '.join(changes)}): rerun "
+                         f"with those, or add --fresh to train from scratch")
+    try:
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        for key, generator in generators.items():
+            generator.set_state(state[key])
+    except (RuntimeError, ValueError, KeyError) as err:
+        raise UsageError(f"{state_path} holds the state of another model ({type(err).__name__}): "
+                         f"add --fresh to train from scratch") from None
+    return state["log"], state["step"]
 
 
 def lr_at(step, steps, lr, warmup):
@@ -119,11 +154,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
                   f"training from scratch", flush=True)
             state = None
     if state is not None:
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        for key, generator in generators.items():
-            generator.set_state(state[key])
-        log, step = state["log"], state["step"]
+        log, step = resume(state, state_path, config, model, optimizer, generators)
         print(f"[{name}] resuming from step {step}", flush=True)
 
     about = {"name": name, "seed": seed, "mtp_weight": mtp_weight,
@@ -215,9 +246,9 @@ def head_builder(kind, seed, device):
                          f"(python -m experiments.train --model main --seed {seed})")
     try:
         main = load_checkpoint(main_path, device)[0]
-    except UNREADABLE as err:
-        raise unreadable(main_path, err, f"retrain it (python -m experiments.train --model main "
-                                         f"--seed {seed} --fresh)") from None
+    except CheckpointError as err:  # it names the file
+        raise UsageError(f"{err}: retrain it (python -m experiments.train --model main --seed {seed} "
+                         f"--fresh)") from None
     return lambda: FeatureDrafter(main, HeadsConfig(kind, main=main_name))
 
 
@@ -248,7 +279,7 @@ def main(argv=None):
 
 
 def arg_parser():
-    parser = ArgumentParser(description=__doc__.split("\n")[0])
+    parser = ArgumentParser(prog="python -m experiments.train", description=__doc__.split("\n")[0])
     parser.add_argument("--model", choices=["main", "draft", *KINDS, "all"], default="main",
                         help="medusa / eagle / block / eagle3: drafters trained on the frozen main + MTP model of "
                              "--seed; all: main + MTP, the control, the draft and those four, for every --seeds")

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from experiments import native
+from experiments.cli import UsageError
 from experiments.model import GPT, GPTConfig, load_checkpoint
 from experiments.native import NativeRunner, NativeUnavailable, native_accept_reject
 from experiments.rule import accept_reject, sample
@@ -419,7 +420,7 @@ def test_the_kernel_path_is_chosen_by_argument_or_environment(models, monkeypatc
     assert NativeRunner(model, kernel="portable").kernel == "portable"
     monkeypatch.setenv("NATIVE_KERNEL", "portable")
     assert NativeRunner(model).kernel == "portable"
-    with pytest.raises(ValueError, match="kernel must be one of"):
+    with pytest.raises(UsageError, match="kernel must be one of"):
         NativeRunner(model, kernel="sse9")
 
 

@@ -233,7 +233,7 @@ def test_greedy_panel_lists_every_check(open_page):
         text = tr.inner_text()
         assert str(c["chars_compared"]) in text
         assert ("✓" if c["equal"] else "✗") in text
-        mismatch = c.get("first_mismatch_past_window")
+        mismatch = c.get("first_mismatch")
         if mismatch is not None:
             assert str(mismatch + 1) in text
     n_equal = sum(c["equal"] for c in checks)

@@ -297,7 +297,7 @@ def ledger_payload():
     rows += [lrow("draft", "kvcache", 8, 170, 1.1, draft_s=0.2), lrow("mtp", "kvcache", 1, 340, 1.3, draft_s=0.1),
              lrow("draft", "recompute", 3, 250, 1.8)]
     greedy = [{"method": "draft", "mode": "kvcache", "gamma": 8, "equal": True},
-              {"method": "draft", "mode": "recompute", "gamma": 3, "equal": True, "first_mismatch_past_window": None}]
+              {"method": "draft", "mode": "recompute", "gamma": 3, "equal": True, "first_mismatch": None}]
     compiled = [lrow("plain", "kvcache", main_s=0.12, engine="compiled"),
                 lrow("draft", "kvcache", 3, 250, 1.2, main_s=0.075, engine="compiled", theory=1.5, median_run_forwards=240)]
     peer_rows = [{"method": "plain", "main_forwards": 600, "parts_main_forwards": 600,

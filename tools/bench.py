@@ -157,11 +157,14 @@ def speed_targets(ladder_path=ROOT / "experiments" / "results" / "ladder.json"):
 
 def main(argv=None):
     parser = ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--loads", type=int, default=7, help="page loads for time to interactive")
-    parser.add_argument("--updates", type=int, default=16, help="timed updates per slider")
+    parser.add_argument("--loads", type=int, default=7, help="page loads for time to interactive (at least 1)")
+    parser.add_argument("--updates", type=int, default=16, help="timed updates per slider (at least 1)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "bench.json")
     parser.add_argument("--page", type=Path, default=PAGE, help="the built page to open")
     args = parser.parse_args(argv)
+    for flag, count in (("--loads", args.loads), ("--updates", args.updates)):
+        if count < 1:  # a median of nothing, found only after a minute of measuring
+            parser.error(f"{flag} must be at least 1, got {count}")
     if not args.page.is_file():
         print(f"bench: {args.page} is missing: run `make site`", file=sys.stderr)
         return 2

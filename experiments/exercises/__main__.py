@@ -10,6 +10,7 @@ from experiments.data import CharData
 from experiments.exercises import chi2, gamma, medusa_head, solutions
 from experiments.exercises import rollback as reader
 from experiments.exercises.check_rollback import check_rollback
+from experiments.jsonio import RESULTS
 from experiments.rule import accept_reject
 from experiments.runs import CHECKPOINTS
 
@@ -32,10 +33,23 @@ def run_chi2(args):
     return 0
 
 
+def measured_gamma(results):
+    """gamma.measured_check on the sweep in `results`; a missing or damaged file is one line."""
+    path = results / "gamma_sweep.json"
+    remedy = "run `python -m experiments.measure --only ledger` (part of `make measure`) to measure it"
+    if not path.is_file():
+        raise UsageError(f"{path} not found: {remedy}")
+    try:
+        return gamma.measured_check(results)
+    except (OSError, ValueError, KeyError, TypeError) as err:  # ValueError: orjson's JSONDecodeError
+        raise UsageError(f"{path} cannot be read (truncated or not a γ sweep: {type(err).__name__}): "
+                         f"{remedy}") from None
+
+
 def run_gamma(args):
     if not 0 < args.c < math.inf:  # NaN fails too
         raise UsageError(f"--c must be a finite cost ratio > 0, got {args.c}")
-    gamma.report(args.c, gamma.optimal_gammas(args.c), gamma.measured_check())
+    gamma.report(args.c, gamma.optimal_gammas(args.c), measured_gamma(args.results))
     return 0
 
 
@@ -81,6 +95,7 @@ def parse_args(argv=None):
     one.set_defaults(run=run_chi2)
     two = sub.add_parser("gamma", help="2. the best γ for α = 0.5, 0.7, 0.85 at a cost c")
     two.add_argument("--c", type=float, default=0.05, help="drafting cost per draft, in main forwards (finite, > 0)")
+    two.add_argument("--results", type=Path, default=RESULTS, help="where the measured gamma_sweep.json is")
     two.set_defaults(run=run_gamma)
     three = sub.add_parser("medusa", help="3. train one Medusa head and measure its α")
     three.add_argument("--steps", type=int, default=300,

@@ -11,6 +11,7 @@ from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.measure import MEASUREMENTS
 from experiments.measure.common import Sizes, trained_seeds
 from experiments.engine import ENGINES
+from experiments.native import kernel_choice
 from experiments.runs import CHECKPOINTS, RUNS, run_name
 
 
@@ -37,6 +38,8 @@ def measure(args, sizes=Sizes()):
     """Run the chosen measurements and write their results files; returns the exit code."""
     git = git_state()  # the commit measured is the one checked out when the run starts
     args.device = check_device(args.device)
+    if "native" in args.engines:
+        kernel_choice()  # $NATIVE_KERNEL, before any measurement starts
     torch.set_num_threads(check_threads(args.threads))
     if args.seeds:
         seeds = [check_seed(s, "--seeds") for s in args.seeds]

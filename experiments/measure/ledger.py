@@ -29,8 +29,8 @@ def forward_costs(main, draft, mode, engines, device, sizes):
     """{engine: seconds per forward} (costs.forward_prices, through the decoders' runners, the
     engines interleaved): main on 1 new token, main verifying 1 + γ tokens, the draft on 1 token,
     the MTP head on 1 pair. kv-cache mode: a warm cache holding a full window; recompute mode:
-    every forward reruns the whole 64-token window (what that mode does for every token, and for
-    every verify)."""
+    every forward reruns the whole 64-token window, a verify of k positions one such crop per
+    position, in one batched forward (what that mode does for every token and every verify)."""
     out = {}
     rounds = LEDGER_GAMMAS if "compiled" in engines else ()
     for engine, prices in forward_prices(main, draft, mode, engines, tuple(range(1, GAMMA + 2)), sizes, device,
@@ -95,24 +95,18 @@ def ledger_row(name, mode, run, plain_wall, costs, n_chars, engine="eager"):
 
 @torch.no_grad()
 def greedy_checks(main, draft, prompt, n_chars, device, modes=MODES, engine="eager"):
-    """T = 0: does every speculative decoder reproduce plain greedy decoding in the same engine?
-    kv-cache mode over all n_chars; recompute mode within the window (prompt + output + γ <=
-    block_size), and, for the record, past it too, where the two cropping rules differ."""
+    """T = 0: does every speculative decoder reproduce plain greedy decoding in the same engine and
+    mode, over all n_chars? (In recompute mode too: a verify gives each of its positions plain
+    recompute decoding's crop, runners.Runner.extend.) first_mismatch: the first char that differs, or None."""
     checks = []
-    window = main.cfg.block_size
     for mode in modes:
         runs = decoder_runs(main, draft, prompt, n_chars, mode, 0.0, device, engine)
         plain = runs.pop("plain")(0).tokens
         for name, run in runs.items():
             method, gamma = method_of(name)
-            tokens = run(0).tokens
-            n = n_chars if mode == "kvcache" else min(n_chars, window - len(prompt) - gamma)
-            mismatch = first_mismatch(tokens, plain)
-            check = {"method": method, "mode": mode, "engine": engine, "gamma": gamma,
-                     "chars_compared": n, "equal": mismatch is None or mismatch >= n}
-            if mode == "recompute":
-                check["first_mismatch_past_window"] = mismatch  # None: identical for all n_chars
-            checks.append(check)
+            mismatch = first_mismatch(run(0).tokens, plain)
+            checks.append({"method": method, "mode": mode, "engine": engine, "gamma": gamma,
+                           "chars_compared": n_chars, "equal": mismatch is None, "first_mismatch": mismatch})
     return checks
 
 
@@ -143,8 +137,6 @@ def ledger_summary(payload):
     plain = {mode: next(r for r in of_mode(mode) if r["method"] == "plain") for mode in MODES}
     spec = {mode: [r for r in of_mode(mode) if r["method"] != "plain"] for mode in MODES}
     fewest = min(spec["kvcache"], key=lambda r: r["main_forwards"])
-    recompute = [c for c in greedy if c["mode"] == "recompute"]
-    diverged = sorted({c["first_mismatch_past_window"] for c in recompute} - {None})
     draft_over_plain = fewest["parts_s"]["draft_forwards"] / plain["kvcache"]["parts_s"]["main_forwards"]
     # verify / one-position forward by γ: int keys here, strings once read back from JSON
     recompute_verify = {str(g): v for g, v in payload["forward_costs"]["recompute"]["verify_over_main"].items()}
@@ -160,14 +152,7 @@ def ledger_summary(payload):
                            "speedup": max(r["speedup"] for r in spec[mode])} for mode in MODES},
         "greedy_equal": sum(c["equal"] for c in greedy), "greedy_checks": len(greedy),
         "greedy_all_equal": all(c["equal"] for c in greedy),
-        # recompute mode past the window: which checks stayed identical for every char, and the
-        # others grouped by the first char (0-based) where they left plain greedy decoding
-        "past_window": {
-            "identical": [pick(c) for c in recompute if c["first_mismatch_past_window"] is None],
-            "diverged": [{"first_mismatch": k, "checks": [pick(c) for c in recompute
-                                                         if c["first_mismatch_past_window"] == k]}
-                         for k in diverged]},
-        # recompute mode reruns the window anyway: is verifying γmax drafts within FLAT_SLACK of one position?
+        # recompute mode: is verifying γmax drafts (γmax + 1 crops in one batch) within FLAT_SLACK of one crop?
         "recompute_verify_flat": recompute_verify[str(payload["gamma_max"])] < 1 + FLAT_SLACK,
     }
     compiled = payload.get("compiled")

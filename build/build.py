@@ -308,6 +308,16 @@ def bundle_js(js_dir=STATIC / "js", entry=ENTRY):
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+")
 
 
+def ms_pair(a, b, places=3):
+    """Two times in seconds as ms strings whose quotient, rounded to `places`, is a / b rounded so:
+    the fewest decimals (at least 4) that let a reader divide the printed times to the printed ratio."""
+    for decimals in range(4, 10):
+        shown = [f"{1000 * x:.{decimals}f}" for x in (a, b)]
+        if round(float(shown[0]) / float(shown[1]), places) == round(a / b, places):
+            return shown
+    return shown
+
+
 def sci(x, digits=2):
     """The page's number style for small measured values, as static/js/format.js sci():
     3.8×10⁻⁶; values from 0.01 to 10,000 are written plainly."""
@@ -376,6 +386,7 @@ def render(data):
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
     env.filters["sci"] = sci
+    env.globals["ms_pair"] = ms_pair
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
     env.globals["listings"] = listings()  # build/listings.py: ①'s code, read from the source it shows

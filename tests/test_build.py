@@ -301,3 +301,12 @@ def test_one_quantity_and_condition_is_printed_with_one_value():
     # 5.5531 prints as 5.55 and as 5.6: one value, though 5.55 rounded again would be 5.5
     assert site_build.same_value("5.55", "5.6") and site_build.same_value("5.6", "5.55")
     assert not site_build.same_value("5.54", "5.6") and not site_build.same_value("0.78", "0.77")
+
+
+def test_ms_pair_prints_times_that_divide_to_the_printed_ratio():
+    """0.1543 / 0.6363 = 0.2425 would not reproduce c = 0.243 (0.15434 / 0.63634): one more decimal does."""
+    for a, b in [(0.00015432, 0.00063634), (0.0008, 0.004), (1.23456e-4, 5.4321e-4)]:
+        shown = site_build.ms_pair(a, b)
+        assert round(float(shown[0]) / float(shown[1]), 3) == round(a / b, 3)
+        assert all(len(s.split(".")[1]) >= 4 for s in shown)
+    assert site_build.ms_pair(0.00015432, 0.00063634) == ["0.15432", "0.63634"]

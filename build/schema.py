@@ -302,6 +302,48 @@ SCHEMA = {
         "fresh_check.tolerance:num",          # the fraction they should agree within
         "fresh_check.agrees:bool",
     ],
+    # regime.json (regime.py): the dial, heavy twins of every network on the native engine.
+    "regime.json": META + [
+        "prompt:str", "n_chars:int", "threads:int", "engine:str", "model_seed:int", "temperatures:list",
+        "candidates:obj",                     # family: [[shape, size], ...] the choosing pass tried
+        "choose_repeats:int", "repeats:int",
+        # the machine, once: one thread's streaming read and matmul, and where its caches stop helping
+        "roofline.bandwidth_bytes_per_s:num", "roofline.flops_per_s:num",
+        "roofline.bandwidth_sweep.*:num",     # MB streamed -> bytes/s
+        "roofline.cache_edge_mb:int",         # the smallest buffer streamed at most `knee`× as fast as the largest
+        "roofline.knee:num", "roofline.sysfs_last_level_cache?:str",  # what sysfs reports (a VM may report the host's)
+        # one point per scale, lightest first
+        "points.*.scale:num", "points.*.main_bytes:int",  # the main model's weights (its MTP head apart)
+        "points.*.drafter_bytes.*:int",       # draft | mtp | medusa | eagle | eagle3 | block
+        "points.*.main_s:num",                # a one-position main forward, seconds (prices.py)
+        "points.*.r.*:num",                   # r_k: k new positions / one, keys "1".."9"
+        *each("points.*.r_spread.*", SPREAD),
+        "points.*.c.draft:num", "points.*.c.mtp:num",  # back to back, as costs.json's c
+        "points.*.roofline.main_s:num", "points.*.roofline.r.*:num",  # what the roofline predicts
+        *each("points.*.plain.*.wall_s", SPREAD), "points.*.plain.*.s_per_char:num",  # keys T1 | T0
+        # every family's fastest configuration, per temperature, fastest first (rows.timed_row)
+        "points.*.best.*.*.family:str", "points.*.best.*.*.shape:str", "points.*.best.*.*.size:int",
+        "points.*.best.*.*.speedup:num", *each("points.*.best.*.*.speedup_runs", SPREAD),
+        "points.*.best.*.*.alpha?:num", "points.*.best.*.*.tokens_per_main:num", "points.*.best.*.*.c?:num",
+        "points.*.best.*.*.verify_over_main:num", "points.*.best.*.*.drafter_per_round:num",
+        "points.*.best.*.*.other_per_round:num",
+        "points.*.best.*.*.theory?.verify_price:num",  # r_{γ+1} at this scale
+        "points.*.best.*.*.theory?.with_verify_price:num",  # Theorem 3.8 at the row's α, c and r_{γ+1}
+        "points.*.best.*.*.theory?.gap:num",  # measured / that − 1
+        "points.*.choose:list",               # the choosing pass: few repeats, to compare configurations only
+        # the heaviest scale's fastest row at T = 1 against fresh `generate --scale` processes
+        "fresh_check?.family:str", "fresh_check?.size:int", "fresh_check?.scale:num",
+        "fresh_check?.harness_speedup:num", "fresh_check?.fresh_speedup:num", "fresh_check?.agrees:bool",
+        # regime.py summarize
+        "summary.heaviest.scale:num", "summary.heaviest.main_bytes:int", "summary.heaviest.r5:num",
+        "summary.cache_edge_bytes:int",
+        *[f"summary.{key}.{field}" for key in ("T1", "T0") for field in (
+            "fastest.family:str", "fastest.shape:str", "fastest.size:int", "fastest.speedup:num",
+            "fastest.verdict:str",            # faster | slower | unclear: every paired repeat on one side of 1×?
+            "verdicts.*:str",                 # family -> verdict at the heaviest scale
+            "pays_from.*?:num",               # family -> the first scale where it is faster in every repeat (absent: none)
+        )],
+    ],
     # families.json (families.py): every drafter family, swept and timed, both engines, T = 1 and 0.
     "families.json": META + [
         "prompt:str", "n_chars:int", "threads:int", "engines:list", "temperatures:list",

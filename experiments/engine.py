@@ -18,7 +18,7 @@ import torch
 from experiments.aot import AOTMTPDrafter, AOTRunner
 from experiments.graphs import (GRAPHS, CompileUnavailable, StaticMTPDrafter, StaticRunner, check_compiler,
                                 prepare_model, scratch_inputs)
-from experiments.native import NativeRunner, NativeUnavailable
+from experiments.native import NativeMTPDrafter, NativeParallelHeads, NativeRunner, NativeUnavailable
 from experiments.runners import MTPDrafter, Runner
 
 
@@ -103,14 +103,14 @@ def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, roun
     for (others are padded up to one), round = (γ, T) builds a whole draft round of γ steps and
     their sampling, and tree_size a verify of a token tree of that many nodes (smaller trees are
     padded up). The native engine needs none of that: its C++ step takes any number of positions.
-    Its MTP head (and EAGLE's) runs eagerly on the native model's features. layers=True: the
+    Its MTP head (and EAGLE's and EAGLE-3's layer) runs in C++ too, on the native model's features. layers=True: the
     main runner's h is every layer's output (for EAGLE-3's drafter)."""
     check_engine(engine, mode)
-    if engine == "eager" or engine == "native" and mtp:
+    if engine == "eager":
         return MTPDrafter(model, mode, head, lookahead) if mtp else Runner(model, mode, lookahead, layers)
     if engine == "native":
         try:
-            return NativeRunner(model, lookahead, layers=layers)
+            return NativeMTPDrafter(model, head) if mtp else NativeRunner(model, lookahead, layers=layers)
         except NativeUnavailable as err:
             raise CompileUnavailable(str(err)) from err
     if engine == "aot":
@@ -118,6 +118,15 @@ def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, roun
     if mtp:
         return CompiledMTPDrafter(model, sizes, head)
     return CompiledRunner(model, sizes, round, tree_size, layers)
+
+
+def native_parallel_heads(model, net):
+    """native.NativeParallelHeads (Medusa's heads or the block drafter in C++), CompileUnavailable
+    where the native engine cannot build, as make_runner."""
+    try:
+        return NativeParallelHeads(model, net)
+    except NativeUnavailable as err:
+        raise CompileUnavailable(str(err)) from err
 
 
 def available_engines(main, requested):

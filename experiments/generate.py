@@ -36,6 +36,9 @@ from experiments.runners import MODES
 from experiments.runs import CHECKPOINTS
 
 
+MAX_SCALE = 1000  # 1000× the trained main model is about 3 GB of weights
+
+
 def load_model(path, device, flag="--checkpoint"):
     return open_checkpoint(path, device, flag)[0]
 
@@ -104,6 +107,8 @@ def run(args):
     device = check_device(args.device)
     check_threads(args.threads)
     check_seed(args.seed)
+    if not 1 <= args.scale <= MAX_SCALE:
+        raise UsageError(f"--scale must be between 1 and {MAX_SCALE}, got {args.scale}")
     prompt_text = args.prompt.replace("\\n", "\n")
     if not prompt_text:
         raise UsageError("--prompt must not be empty")
@@ -113,7 +118,7 @@ def run(args):
     except ValueError as err:
         raise UsageError(f"--prompt: {err}") from err
     torch.set_num_threads(args.threads)
-    models = models_from_flags(args, device, data)
+    models = models_from_flags(args, device, data).heavy_twin(args.scale)
     spec = checked_options(check, spec, models, args.mode, args.engine)
     needed = compiled_positions(len(prompt), args.n, spec)
     if args.engine in ("compiled", "aot") and needed > ROPE_POSITIONS:
@@ -184,6 +189,10 @@ def main(argv=None):
                         help="medusa / eagle / eagle3 / block: the trained drafter (default experiments/checkpoints/<method>_s0.pt); "
                              "its main model is --checkpoint")
     parser.add_argument("--device", default="cpu", help="cpu, or cuda / cuda:N where a GPU is present")
+    parser.add_argument("--scale", type=float, default=1,
+                        help="run the heavy twin of every network: scale× its weights, the same function (extra "
+                             "SwiGLU units whose output weights are zero), as a larger model reads its weights; 1 is "
+                             "the model as trained")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads (1 is as fast as more for batch-1 decoding on a small CPU)")
     args = parser.parse_args(argv)

@@ -39,7 +39,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from experiments.model import Block, MTPHead, RMSNorm, SwiGLU, check_weights, fingerprint, heavy_twin, load_checkpoint
-from experiments.engine import make_runner
+from experiments.engine import make_runner, native_parallel_heads
 from experiments.rule import probs_from_logits, sample
 from experiments.runners import Drafter
 from experiments.trees import best_first, top_choices
@@ -154,7 +154,8 @@ class FeatureDrafter(nn.Module):
     def heavy_twin(self, scale, seed=0):
         """model.heavy_twin of the drafter's net (Medusa's heads get zero-output SwiGLUs to widen first)."""
         if scale > 1 and self.cfg.kind == "medusa" and not len(self.net.ballast):
-            self.net.add_ballast(self.main.cfg)
+            with torch.inference_mode(False):
+                self.net.add_ballast(self.main.cfg)
         heavy_twin(self.net, scale, seed)
         return self
 
@@ -269,12 +270,12 @@ class FeatureDrafter(nn.Module):
         """The Drafter for a chain of gamma drafts (speculative.speculative_decode; methods.check
         holds Medusa and the block to max_drafts)."""
         if self.cfg.kind in PARALLEL:
-            return ParallelDrafter(self)
+            return ParallelDrafter(self, engine)
         return make_runner(self.main, mode, engine, sizes=(1, gamma + 1), lookahead=gamma, mtp=True, head=self.net)
 
     def tree_drafter(self):
-        """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: Medusa and
-        the block run eagerly anyway, and EAGLE grows its tree eagerly (its tree forwards are not compiled)."""
+        """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: every
+        tree is grown eagerly (EAGLE's tree forwards are not compiled)."""
         return self.chain_drafter("kvcache", "eager", 1)
 
     def objective(self, losses, mtp_weight=0.0):
@@ -291,17 +292,22 @@ class ParallelDrafter(Drafter):
     position it has processed (the one that predicted the pending token): Medusa's heads read
     that feature alone, the block also the pending token; no main forward of its own."""
 
-    def __init__(self, drafter):
+    def __init__(self, drafter, engine="eager"):
         super().__init__()
         self.drafter = drafter
         self.h = None
+        # the native engine computes the heads in C++ (native.NativeParallelHeads); the others eagerly
+        self.native = native_parallel_heads(drafter.main, drafter.net) if engine == "native" else None
 
     def observe(self, h, start):
         self.h, self.h_start = h, start
 
     def head_logits(self, seq, main_length, g):
         # the feature at main_length - 1 predicted the pending token seq[main_length]; draft k predicts k + 1 further
-        return self.drafter.parallel_logits(self.h[main_length - 1 - self.h_start], seq[main_length], g)
+        h = self.h[main_length - 1 - self.h_start]
+        if self.native is not None:
+            return self.native.logits(h, seq[main_length], g)
+        return self.drafter.parallel_logits(h, seq[main_length], g)
 
     def propose(self, seq, main_length, g, temperature, generator=None):
         if self.h is None:  # before the main model's first forward: no features, no drafts

@@ -10,6 +10,7 @@ neither. The options are those of `python -m experiments.generate`:
   match's fill); prompt lookup matches the last order − 1 characters; lookahead harvests n-grams
   of `order` characters.
 """
+import copy
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -86,6 +87,21 @@ class Models:
         if order not in self.tables:
             self.tables[order] = NgramTable(self.training_text("the n-gram table"), order, self.vocab_size)
         return self.tables[order]
+
+    def heavy_twin(self, scale, seed=0):
+        """Every network scale× heavier in weights, the same functions (model.heavy_twin): the main
+        model and its MTP head, the draft model and the feature drafters, each by the same factor, so
+        each drafter keeps its weight ratio to the main model. Tables are left as they are."""
+        for i, network in enumerate([self.main, self.draft, *self.heads.values()]):
+            if network is not None:
+                network.heavy_twin(scale, seed + i)
+        return self
+
+    def twin(self, scale, seed=0):
+        """A copy whose networks are heavy twins (heavy_twin); the text, the tables and the suffix
+        index are shared, not copied."""
+        shared = {id(x): x for x in (self.train_tokens, self.tables, self.suffixes, self.payloads)}
+        return copy.deepcopy(self, shared).heavy_twin(scale, seed)
 
     def suffix_index(self):
         if self.suffixes is None:

@@ -164,6 +164,10 @@ class GPT(nn.Module):
     def n_params(self, module=None):
         return sum(p.numel() for p in (module or self).parameters())
 
+    def heavy_twin(self, scale, seed=0):
+        """This model scale× heavier in weights, the same function (the module function heavy_twin)."""
+        return heavy_twin(self, scale, seed)
+
     def n_params_main(self):
         """Parameters of the next-token model alone (the MTP head excluded)."""
         return self.n_params() - (self.n_params(self.mtp) if self.mtp is not None else 0)
@@ -403,8 +407,9 @@ def heavy_twin(network, scale, seed=0):
         if not mlps:
             raise ValueError(f"{type(network).__name__} has no SwiGLU block to widen")
         extra = round((scale - 1) * params / (3 * mlps[0].w2.out_features * len(mlps)))
-        for mlp in mlps:
-            widen(mlp, extra, generator)
+        with torch.inference_mode(False):  # ordinary parameters even when called under inference_mode
+            for mlp in mlps:
+                widen(mlp, extra, generator)
     if isinstance(network, GPT):  # every trunk block is as wide: the native engine reads the width here
         network.cfg = replace(network.cfg, mlp_hidden=network.blocks[0].mlp.w2.in_features)
     return network

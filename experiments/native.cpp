@@ -547,24 +547,32 @@ struct Layer {
     Linear wqkv, wo, w13, w2;
 };
 
-// The weights of one GPT, copied and packed once. `rope_cos` / `rope_sin` [positions, head_dim/2]
-// are model.rope_tables' (float64 cast to float32), set and extended from Python.
+// The weights of one GPT, copied and packed once, or of an MTP-shaped head on one (`fuses`: the
+// MTP head, EAGLE's and EAGLE-3's layer, whose first step fuses a feature with a token's embedding,
+// and whose embedding, final norm and output head are the main model's). `rope_cos` / `rope_sin`
+// [positions, head_dim/2] are model.rope_tables' (float64 cast to float32), set and extended from Python.
 struct Weights {
     int n_layer, c, n_head, head_dim, hidden, vocab;
+    bool fuses;
     std::vector<float> tok_emb;  // [vocab, c], for the embedding lookup
     Linear head;                 // the same matrix packed: the tied output head
+    std::vector<float> hidden_norm, embed_norm;  // a head's: x = proj [RMSNorm(h); RMSNorm(Emb(token))]
+    Linear proj;
     std::vector<Layer> layers;
     std::vector<float> final_norm;
     std::vector<float> rope_cos, rope_sin;
     int64_t rope_positions = 0;
 
-    // `addr`: the float32 parameters in the order tok_emb, then per layer attn_norm, wqkv, wo,
-    // mlp_norm, w13, w2, then the final norm (native.py's parameter_list).
-    Weights(int n_layer_, int c_, int n_head_, int hidden_, int vocab_, const std::vector<uintptr_t>& addr)
-        : n_layer(n_layer_), c(c_), n_head(n_head_), head_dim(c_ / n_head_), hidden(hidden_), vocab(vocab_) {
+    // `addr`: the float32 parameters in the order tok_emb, (a head's hidden_norm, embed_norm, proj,)
+    // then per layer attn_norm, wqkv, wo, mlp_norm, w13, w2, then the final norm (native.py's
+    // parameter_list).
+    Weights(int n_layer_, int c_, int n_head_, int hidden_, int vocab_, const std::vector<uintptr_t>& addr,
+            bool fuses_)
+        : n_layer(n_layer_), c(c_), n_head(n_head_), head_dim(c_ / n_head_), hidden(hidden_), vocab(vocab_),
+          fuses(fuses_) {
         if (n_layer < 1 || n_head < 1 || c % n_head != 0 || head_dim % 2 != 0 || hidden < 1 || vocab < 1)
             throw std::invalid_argument("bad model configuration");
-        if (addr.size() != size_t(2 + 6 * n_layer)) throw std::invalid_argument("wrong number of parameters");
+        if (addr.size() != size_t(2 + 6 * n_layer + (fuses ? 3 : 0))) throw std::invalid_argument("wrong number of parameters");
         size_t next = 0;
         auto take = [&](size_t count) {
             const auto* src = reinterpret_cast<const float*>(addr[next++]);
@@ -573,6 +581,11 @@ struct Weights {
         auto take_linear = [&](int n, int k) { return Linear(reinterpret_cast<const float*>(addr[next++]), n, k); };
         tok_emb = take(size_t(vocab) * c);
         head = Linear(tok_emb.data(), vocab, c);
+        if (fuses) {
+            hidden_norm = take(c);
+            embed_norm = take(c);
+            proj = take_linear(c, 2 * c);
+        }
         for (int l = 0; l < n_layer; ++l) {
             Layer layer;
             layer.attn_norm = take(c);
@@ -612,6 +625,72 @@ void rope(float* row, int n_head, int head_dim, const float* cos, const float* s
 // position each slot holds. A query at position t attends to held positions in (t - window, t];
 // rollback is the caller's length alone (a stale slot is rewritten before it is read, or lies
 // past every query, where the mask hides it). See graphs.StaticCache.
+// Medusa's heads (heads.MedusaHeads) on a main model's final norm and tied output head: head k
+// turns z = RMSNorm(h) into z + silu(res_k z) (+ a heavy twin's SwiGLU units, whose output weights
+// are zero), and the output head makes its logits. One call drafts g <= K rows from one feature.
+struct MedusaHeadsWeights {
+    int c, vocab, hidden;  // hidden: each head's SwiGLU units (0: none)
+    std::vector<Linear> res, w13, w2;
+    std::vector<float> tok_emb, final_norm;
+    Linear head;
+
+    // addr: tok_emb, final_norm, then per head res (and w13, w2 when hidden > 0)
+    MedusaHeadsWeights(int n_heads, int c_, int vocab_, int hidden_, const std::vector<uintptr_t>& addr)
+        : c(c_), vocab(vocab_), hidden(hidden_) {
+        if (n_heads < 1 || c < 1 || vocab < 1 || hidden < 0) throw std::invalid_argument("bad heads configuration");
+        if (addr.size() != size_t(2 + n_heads * (hidden > 0 ? 3 : 1))) throw std::invalid_argument("wrong number of parameters");
+        size_t next = 0;
+        const auto at = [&]() { return reinterpret_cast<const float*>(addr[next++]); };
+        const float* emb = at();
+        tok_emb.assign(emb, emb + size_t(vocab) * c);
+        head = Linear(tok_emb.data(), vocab, c);
+        const float* norm = at();
+        final_norm.assign(norm, norm + c);
+        for (int k = 0; k < n_heads; ++k) {
+            res.emplace_back(at(), c, c);
+            if (hidden > 0) {
+                w13.emplace_back(at(), 2 * hidden, c);
+                w2.emplace_back(at(), c, hidden);
+            }
+        }
+    }
+};
+
+class MedusaSession {
+public:
+    MedusaSession(std::shared_ptr<MedusaHeadsWeights> weights, const std::string& kernel)
+        : w_(std::move(weights)), kern_(kernel_named(kernel)) {
+        const MedusaHeadsWeights& w = *w_;
+        z_.resize(w.c);
+        out_.resize(size_t(w.res.size()) * w.c);
+        gate_up_.resize(2 * size_t(w.hidden));
+        act_.resize(w.hidden);
+    }
+
+    // The logits [g, vocab] of the first g heads from the feature h [c].
+    void logits(uintptr_t h_addr, int g, uintptr_t logits_addr) {
+        const MedusaHeadsWeights& w = *w_;
+        if (g < 1 || g > int(w.res.size())) throw std::invalid_argument("g must be 1 to the number of heads");
+        kern_.rms_norm(reinterpret_cast<const float*>(h_addr), 1, w.c, w.final_norm.data(), z_.data());
+        for (int k = 0; k < g; ++k) {
+            float* y = &out_[size_t(k) * w.c];
+            matmul(kern_, z_.data(), 1, w.res[k], y, false);
+            for (int j = 0; j < w.c; ++j) y[j] = z_[j] + y[j] / (1.0f + exp_approx(-y[j]));  // z + silu(res z)
+            if (w.hidden > 0) {
+                matmul(kern_, z_.data(), 1, w.w13[k], gate_up_.data(), false);
+                kern_.swiglu(gate_up_.data(), 1, w.hidden, act_.data());
+                matmul(kern_, act_.data(), 1, w.w2[k], y, true);
+            }
+        }
+        matmul(kern_, out_.data(), g, w.head, reinterpret_cast<float*>(logits_addr), false);
+    }
+
+private:
+    std::shared_ptr<const MedusaHeadsWeights> w_;
+    const Kernel& kern_;
+    std::vector<float> z_, out_, gate_up_, act_;
+};
+
 class Session {
 public:
     Session(std::shared_ptr<Weights> weights, int window, const std::string& kernel)
@@ -627,6 +706,7 @@ public:
         visible_.resize(size_t(window) * capacity_);
         n_visible_.resize(window);
         x_.resize(size_t(window) * w.c);
+        pair_.resize(w.fuses ? size_t(window) * 2 * w.c : 0);
         xn_.resize(size_t(window) * w.c);
         att_.resize(size_t(window) * w.c);
         qkv_.resize(size_t(window) * 3 * w.c);
@@ -647,6 +727,43 @@ public:
         const int t = check_rows(tokens);
         claim_chain(start, t);
         run(tokens.data(), t, reinterpret_cast<float*>(logits), reinterpret_cast<float*>(h), t);
+    }
+
+    // A head's forward (MTPDrafter.forward): pairs (h_j, tokens[j]) at positions start, start + 1, ...
+    // (h [t, c] float32, the main model's features or the head's own), each fused as
+    // proj [RMSNorm(h); RMSNorm(Emb(token))], through the head's block. Writes the last pair's
+    // logits [vocab] and its output feature [c] (before the final norm).
+    void forward_pairs(uintptr_t h_addr, const std::vector<int64_t>& tokens, int64_t start, uintptr_t logits,
+                       uintptr_t feature) {
+        const Weights& w = *w_;
+        if (!w.fuses) throw std::invalid_argument("forward_pairs runs a head's weights (Weights.head)");
+        const int t = check_rows(tokens);
+        claim_chain(start, t);
+        const auto* h = reinterpret_cast<const float*>(h_addr);
+        for (int i = 0; i < t; ++i) {
+            float* pair = &pair_[size_t(i) * 2 * w.c];
+            kern_.rms_norm(h + size_t(i) * w.c, 1, w.c, w.hidden_norm.data(), pair);
+            kern_.rms_norm(&w.tok_emb[size_t(tokens[i]) * w.c], 1, w.c, w.embed_norm.data(), pair + w.c);
+        }
+        matmul(kern_, pair_.data(), t, w.proj, x_.data(), false);
+        run_rows(t, reinterpret_cast<float*>(logits), nullptr, 1);
+        std::memcpy(reinterpret_cast<float*>(feature), &x_[size_t(t - 1) * w.c], w.c * sizeof(float));
+    }
+
+    // The block drafter's forward (heads.ParallelBlock): the anchor proj [RMSNorm(h); RMSNorm(Emb(token))]
+    // and g mask embeddings (masks [g, c] float32) at positions 0..g, causal, through the head's
+    // block; writes the logits [g, vocab] of the g mask rows. Every call starts again at position 0.
+    void forward_block(uintptr_t h_addr, int64_t token, uintptr_t masks_addr, int g, uintptr_t logits) {
+        const Weights& w = *w_;
+        if (!w.fuses || g < 1 || g + 1 > window_) throw std::invalid_argument("the block drafts 1 to window - 1 masks");
+        const std::vector<int64_t> rows(size_t(g) + 1, token);
+        check_rows(rows);
+        claim_chain(0, g + 1);
+        kern_.rms_norm(reinterpret_cast<const float*>(h_addr), 1, w.c, w.hidden_norm.data(), pair_.data());
+        kern_.rms_norm(&w.tok_emb[size_t(token) * w.c], 1, w.c, w.embed_norm.data(), pair_.data() + w.c);
+        matmul(kern_, pair_.data(), 1, w.proj, x_.data(), false);
+        std::memcpy(&x_[w.c], reinterpret_cast<const float*>(masks_addr), size_t(g) * w.c * sizeof(float));
+        run_rows(g + 1, reinterpret_cast<float*>(logits), nullptr, g);
     }
 
     // The nodes of a token tree (root first, parents[i] < i): node i takes the slot of chain
@@ -799,8 +916,15 @@ private:
     // `logit_rows` rows (all t for a forward, the last alone for a draft step, γ + 1 for a verify).
     void run(const int64_t* tokens, int t, float* logits, float* h, int logit_rows) {
         const Weights& w = *w_;
+        if (w.fuses) throw std::invalid_argument("a head's weights run on pairs (forward_pairs)");
         for (int i = 0; i < t; ++i)
             std::memcpy(&x_[size_t(i) * w.c], &w.tok_emb[size_t(tokens[i]) * w.c], w.c * sizeof(float));
+        run_rows(t, logits, h, logit_rows);
+    }
+
+    // The blocks over the t rows already in x_, then the final norm and the head as run says.
+    void run_rows(int t, float* logits, float* h, int logit_rows) {
+        const Weights& w = *w_;
         for (int l = 0; l < w.n_layer; ++l) {
             block(l, t);
             if (h != nullptr && layers_)  // row i's layer l output goes to h[i, l * c : (l + 1) * c]
@@ -863,6 +987,7 @@ private:
     std::vector<int> n_visible_;
     // scratch, sized for window rows
     std::vector<float> x_, xn_, att_, qkv_, gate_up_, act_, scores_, last_logits_;
+    std::vector<float> pair_;           // a head's fused inputs [row, 2c]
     std::vector<float> step_logits_, step_probs_;  // a step's logits and p rows (grown on demand)
 };
 
@@ -871,8 +996,9 @@ private:
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
     m.doc() = "The native engine's kernel (see experiments/native.py).";
     py::class_<Weights, std::shared_ptr<Weights>>(m, "Weights")
-        .def(py::init<int, int, int, int, int, const std::vector<uintptr_t>&>(), py::arg("n_layer"), py::arg("n_embd"),
-             py::arg("n_head"), py::arg("mlp_hidden"), py::arg("vocab_size"), py::arg("addresses"))
+        .def(py::init<int, int, int, int, int, const std::vector<uintptr_t>&, bool>(), py::arg("n_layer"),
+             py::arg("n_embd"), py::arg("n_head"), py::arg("mlp_hidden"), py::arg("vocab_size"), py::arg("addresses"),
+             py::arg("fuses") = false)
         .def("set_rope", &Weights::set_rope, py::arg("cos"), py::arg("sin"), py::arg("positions"))
         .def_readonly("rope_positions", &Weights::rope_positions);
     py::class_<Session>(m, "Session")
@@ -881,11 +1007,19 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         .def_property_readonly("kernel", &Session::kernel)
         .def("forward", &Session::forward)
         .def("forward_tree", &Session::forward_tree)
+        .def("forward_pairs", &Session::forward_pairs)
+        .def("forward_block", &Session::forward_block)
         .def("keep_path", &Session::keep_path)
         .def("draft_round", &Session::draft_round)
         .def("sample_next", &Session::sample_next)
         .def("verify", &Session::verify)
         .def("set_layers", &Session::set_layers);
+    py::class_<MedusaHeadsWeights, std::shared_ptr<MedusaHeadsWeights>>(m, "MedusaHeadsWeights")
+        .def(py::init<int, int, int, int, const std::vector<uintptr_t>&>(), py::arg("n_heads"), py::arg("n_embd"),
+             py::arg("vocab_size"), py::arg("hidden"), py::arg("addresses"));
+    py::class_<MedusaSession>(m, "MedusaSession")
+        .def(py::init<std::shared_ptr<MedusaHeadsWeights>, const std::string&>(), py::arg("weights"), py::arg("kernel"))
+        .def("logits", &MedusaSession::logits);
     m.def("kernels", &kernel_names, "The kernel paths this machine runs, fastest first.");
     m.def("accept_reject", &accept_reject);
 }

@@ -38,7 +38,7 @@ from torch.utils import cpp_extension
 from experiments.cli import UsageError
 from experiments.model import rope_tables
 from experiments.rule import check_temperature
-from experiments.runners import Runner
+from experiments.runners import MTPDrafter, Runner
 
 SOURCE = Path(__file__).with_name("native.cpp")
 KERNELS = ("auto", "avx512", "avx2", "portable")
@@ -82,31 +82,37 @@ def available_kernels():
     return load_extension().kernels()
 
 
-def parameter_list(model):
-    """The float32 tensors native.cpp's Weights reads, in its order."""
+def parameter_list(model, head=None):
+    """The float32 tensors native.cpp's Weights reads, in its order: the model's, or those of an
+    MTP-shaped `head` on it (its fusion and block between the model's embedding and final norm)."""
     tensors = [model.tok_emb.weight]
-    for block in model.blocks:
+    if head is not None:
+        tensors += [head.hidden_norm.weight, head.embed_norm.weight, head.proj.weight]
+    for block in model.blocks if head is None else [head.block]:
         tensors += [block.attn_norm.weight, block.attn.wqkv.weight, block.attn.wo.weight,
                     block.mlp_norm.weight, block.mlp.w13.weight, block.mlp.w2.weight]
     tensors.append(model.norm.weight)
     return [t.detach().to(torch.float32).contiguous() for t in tensors]
 
 
-def weights_signature(model):
+def weights_signature(model, head=None):
     """Changes when any parameter is replaced or written in place."""
-    return tuple((p.data_ptr(), p._version) for p in model.parameters())
+    params = [*model.parameters(), *(head.parameters() if head is not None else ())]
+    return tuple((p.data_ptr(), p._version) for p in params)
 
 
 class PackedWeights:
-    """One model's weights in native.cpp's layout, and the RoPE tables (grown on demand)."""
+    """One model's weights in native.cpp's layout (or an MTP-shaped head's on it), and the RoPE
+    tables (grown on demand)."""
 
-    def __init__(self, model):
+    def __init__(self, model, head=None):
         cfg = model.cfg
         if model.tok_emb.weight.device.type != "cpu":
             raise ValueError("the native engine runs on the CPU: move the model there first")
-        tensors = parameter_list(model)  # kept alive until Weights has copied them
-        self.native = load_extension().Weights(cfg.n_layer, cfg.n_embd, cfg.n_head, cfg.mlp_hidden,
-                                               cfg.vocab_size, [t.data_ptr() for t in tensors])
+        tensors = parameter_list(model, head)  # kept alive until Weights has copied them
+        n_layer, hidden = (cfg.n_layer, cfg.mlp_hidden) if head is None else (1, head.block.mlp.w2.in_features)
+        self.native = load_extension().Weights(n_layer, cfg.n_embd, cfg.n_head, hidden, cfg.vocab_size,
+                                               [t.data_ptr() for t in tensors], head is not None)
         self.head_dim, self.positions = cfg.head_dim, 0
         self.ensure_rope(16 * cfg.block_size)
 
@@ -122,14 +128,30 @@ class PackedWeights:
 _PACKED = weakref.WeakKeyDictionary()  # model -> (weights_signature, PackedWeights)
 
 
-def packed_weights(model):
-    """The model's packed weights, packed again if any parameter changed since the last packing."""
-    signature = weights_signature(model)
-    entry = _PACKED.get(model)
+def packed_weights(model, head=None, pack=PackedWeights):
+    """pack(model, head): the packed weights of the model (or of `head` on it), packed again if any
+    parameter changed since the last packing."""
+    key = model if head is None else head
+    signature = weights_signature(model, head)
+    entry = _PACKED.get(key)
     if entry is None or entry[0] != signature:
-        entry = (signature, PackedWeights(model))
-        _PACKED[model] = entry
+        entry = (signature, pack(model, head))
+        _PACKED[key] = entry
     return entry[1]
+
+
+def pack_medusa(model, heads):
+    """native.cpp's MedusaHeadsWeights of heads.MedusaHeads on the main model: tok_emb, the final
+    norm, then each head's res (and its heavy-twin SwiGLU, when it has one)."""
+    hidden = heads.ballast[0].w2.in_features if len(heads.ballast) else 0
+    tensors = [model.tok_emb.weight, model.norm.weight]
+    for k, res in enumerate(heads.res):
+        tensors.append(res.weight)
+        if hidden:
+            tensors += [heads.ballast[k].w13.weight, heads.ballast[k].w2.weight]
+    tensors = [t.detach().to(torch.float32).contiguous() for t in tensors]
+    return load_extension().MedusaHeadsWeights(len(heads.res), model.cfg.n_embd, model.cfg.vocab_size, hidden,
+                                               [t.data_ptr() for t in tensors])
 
 
 def kernel_choice(kernel=None):
@@ -278,6 +300,58 @@ class NativeRunner(Runner):
             return q is None or (torch.is_tensor(q) and q.shape[0] == 0)
         return (torch.is_tensor(q) and q.dtype == torch.float32 and q.device.type == "cpu"
                 and tuple(q.shape) == (g, self.vocab_size))
+
+
+class NativeMTPDrafter(MTPDrafter):
+    """runners.MTPDrafter in kv-cache mode with the head's forward in C++ (Session.forward_pairs):
+    the MTP head, or EAGLE's or EAGLE-3's layer (`head`), on its own ring-buffer cache."""
+
+    def __init__(self, model, head=None, kernel=None):
+        self.packed = packed_weights(model, head or model.mtp)
+        self.kernel_request = kernel_choice(kernel)
+        super().__init__(model, "kvcache", head)
+        self.session = self.cache.session
+
+    def new_cache(self, margin):
+        return NativeCache(load_extension().Session(self.packed.native, self.window, self.kernel_request))
+
+    def forward(self, h, next_tokens, start):
+        tokens = next_tokens.tolist() if torch.is_tensor(next_tokens) else list(next_tokens)
+        h = h.detach().to(torch.float32).contiguous()
+        C = h.shape[-1]
+        logits, feature = torch.empty(self.model.cfg.vocab_size), torch.empty(C)
+        self.packed.ensure_rope(start + len(tokens))
+        for i in range(0, len(tokens), self.window):  # a long feed (the prompt's pairs): window-sized chunks
+            chunk = tokens[i:i + self.window]
+            self.session.forward_pairs(h[i].data_ptr(), chunk, start + i, logits.data_ptr(), feature.data_ptr())
+        return logits, feature
+
+
+class NativeParallelHeads:
+    """The calls of heads.ParallelDrafter in C++: `logits(h [C], token, g)` -> [g, V], the drafts'
+    logits from one feature, by Medusa's heads (MedusaSession) or the block drafter's net (a Session
+    on its block, every call from position 0)."""
+
+    def __init__(self, model, net, kernel=None):
+        self.model, self.net = model, net
+        self.medusa = hasattr(net, "res")
+        kernel = kernel_choice(kernel)
+        if self.medusa:
+            self.session = load_extension().MedusaSession(packed_weights(model, net, pack_medusa), kernel)
+        else:
+            self.packed = packed_weights(model, net)
+            self.packed.ensure_rope(model.cfg.block_size)
+            self.session = load_extension().Session(self.packed.native, model.cfg.block_size, kernel)
+
+    def logits(self, h, token, g):
+        h = h.detach().to(torch.float32).contiguous()
+        logits = torch.empty((g, self.model.cfg.vocab_size))
+        if self.medusa:
+            self.session.logits(h.data_ptr(), g, logits.data_ptr())
+        else:
+            masks = self.net.masks[:g].detach().to(torch.float32).contiguous()
+            self.session.forward_block(h.data_ptr(), token, masks.data_ptr(), g, logits.data_ptr())
+        return logits
 
 
 def native_accept_reject(p, q, drafts, u, u_next):

@@ -90,9 +90,11 @@ def expected_tokens(alpha, gamma):
     return (1 - alpha ** (gamma + 1)) / (1 - alpha)
 
 
-def theorem_3_8(alpha, gamma, c):
-    """Expected wall-clock improvement (Leviathan et al. 2023, Theorem 3.8)."""
-    return (1 - alpha ** (gamma + 1)) / ((1 - alpha) * (gamma * c + 1))
+def theorem_3_8(alpha, gamma, c, verify=1.0):
+    """Expected wall-clock improvement (Leviathan et al. 2023, Theorem 3.8): expected_tokens over
+    the round's cost in main forwards, γc + 1; `verify` replaces the 1 by what a verify of γ + 1
+    positions measured (r_{γ+1}), where a verify does not cost one forward."""
+    return expected_tokens(alpha, gamma) / (gamma * c + verify)
 
 
 # Seed statistics.

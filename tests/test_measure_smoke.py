@@ -32,7 +32,8 @@ SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1,
               condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
-              exercise_draws=500, exercise_steps=3, ladder_choose_repeats=1, ladder_repeats=3)
+              exercise_draws=500, exercise_steps=3, ladder_choose_repeats=1, ladder_repeats=3,
+              regime_scales=(1, 3), regime_chars=20, regime_repeats=2, regime_bandwidth_sweep=(1, 4))
 
 
 def tiny_model(seed, mtp, like=None, noise=0.0):
@@ -391,3 +392,26 @@ def test_ladder_pairs_every_rung_with_its_own_plain_and_the_compiled_plain(measu
     row = ladder["rungs"]["T0"][-1]["best"]
     assert (fresh["engine"], fresh["temperature"], fresh["family"], fresh["size"]) == ("native", 0.0, row["family"], row["size"])
     assert fresh["harness_speedup"] == row["speedup"] and len(fresh["fresh_walls"]) == SIZES.fresh_repeats
+
+
+def test_the_dial_scales_every_network_and_prices_it_on_the_native_engine(measured):
+    regime = read_json(measured / "regime.json")
+    points = regime["points"]
+    assert [p["scale"] for p in points] == list(SIZES.regime_scales) and regime["engine"] == "native"
+    light, heavy = points
+    assert heavy["main_bytes"] / light["main_bytes"] == pytest.approx(3, rel=0.02)
+    for kind, size in light["drafter_bytes"].items():  # each drafter keeps its weight ratio to the main model
+        assert heavy["drafter_bytes"][kind] / size == pytest.approx(3, rel=0.03), kind
+    for point in points:
+        assert set(point["r"]) == {str(k) for k in range(1, 10)} and point["r"]["1"] == 1
+        for key in ("T1", "T0"):
+            rows = point["best"][key]
+            assert len({r["family"] for r in rows}) == len(rows) > 5  # one row per family
+            assert [r["speedup"] for r in rows] == sorted((r["speedup"] for r in rows), reverse=True)
+            for r in rows:
+                if "theory" in r:
+                    assert r["theory"]["verify_price"] == point["r"][str(r["size"] + 1)]
+    summary = regime["summary"]
+    assert summary["heaviest"]["scale"] == 3
+    assert summary["T1"]["fastest"]["family"] == heavy["best"]["T1"][0]["family"]
+    assert regime["roofline"]["cache_edge_mb"] in SIZES.regime_bandwidth_sweep

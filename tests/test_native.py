@@ -5,6 +5,7 @@ rule.accept_reject on the same uniforms; the same steps from the one-call sample
 Runner's Python path, with the generator left alike; and the same numbers from every kernel path. (No clock
 here: the engine's speed is measured by hand.)"""
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -459,3 +460,58 @@ def test_no_compiler_or_a_failed_build_is_native_unavailable(monkeypatch):
 def test_the_build_is_named_per_machine_and_torch_version():
     name = native.extension_name()
     assert name.isidentifier() and torch.__version__.split("+")[0].replace(".", "_") in name
+
+
+@pytest.mark.parametrize("kind", ["mtp", "eagle", "eagle3", "random"])
+def test_a_head_s_forward_matches_eager_past_the_window_and_after_rollbacks(models, kind):
+    """NativeMTPDrafter (the MTP head, EAGLE's and EAGLE-3's layer in C++) against runners.MTPDrafter:
+    the same chain drafts of pairs past the window, after rollbacks, and the same q per draft."""
+    from experiments.heads import load_drafter
+    from experiments.native import NativeMTPDrafter
+    from experiments.runners import MTPDrafter
+    main = models["random"] if kind == "random" else models["main"]
+    if kind == "random":
+        torch.manual_seed(1)
+        main = GPT(replace(main.cfg, mtp=True)).eval()
+        with torch.no_grad():
+            for param in main.mtp.parameters():
+                param.mul_(5)
+    head = None if kind in ("mtp", "random") else load_drafter(CHECKPOINTS / f"{kind}_s0.pt", main=main)[0].net
+    plan = feed_plan(main, seed=2)
+    eager, ours = MTPDrafter(main, "kvcache", head), NativeMTPDrafter(main, head)
+    main_runner = Runner(main, "kvcache", layers=(head is not None and head.reads_layers))
+    with torch.inference_mode():
+        for i, (seq, keep) in enumerate(plan):
+            _, h, start = main_runner.extend(seq[:-1])  # the main model is one behind: seq[-1] is pending
+            for drafter in (eager, ours):
+                drafter.observe(h, start)
+            gen = [torch.Generator().manual_seed(i) for _ in range(2)]
+            (q, drafts), (got_q, got_drafts) = (d.propose(seq, len(seq) - 1, 3, 1.0, g) for d, g in zip((eager, ours), gen))
+            assert got_drafts == drafts, f"round {i}"
+            assert_close(got_q, q, f"q of round {i}", tolerance=1e-5)
+            if keep is not None:
+                main_runner.truncate(keep - 1)
+                for drafter in (eager, ours):
+                    drafter.truncate(keep - 1)
+    assert ours.forwards == eager.forwards > len(plan)
+
+
+@pytest.mark.parametrize("kind", ["medusa", "block"])
+@pytest.mark.parametrize("scale", [1, 3])
+def test_medusa_and_the_block_drafter_match_eager(models, kind, scale):
+    """NativeParallelHeads against FeatureDrafter.parallel_logits, as trained and as a heavy twin
+    (whose Medusa heads carry zero-output SwiGLU units)."""
+    import copy
+    from experiments.heads import load_drafter
+    from experiments.native import NativeParallelHeads
+    main = copy.deepcopy(models["main"])
+    drafter = load_drafter(CHECKPOINTS / f"{kind}_s0.pt", main=main)[0]
+    main.heavy_twin(scale)
+    drafter.heavy_twin(scale)
+    heads = NativeParallelHeads(main, drafter.net)
+    gen = torch.Generator().manual_seed(0)
+    with torch.inference_mode():
+        for g in range(1, drafter.max_drafts + 1):
+            h = torch.randn(main.cfg.n_embd, generator=gen) * 3
+            assert_close(heads.logits(h, g % main.cfg.vocab_size, g), drafter.parallel_logits(h, g % main.cfg.vocab_size, g),
+                         f"{kind} logits, g = {g}")

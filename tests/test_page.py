@@ -308,17 +308,19 @@ def block_size():
     return models["runs"][f"main_s{models['meta']['seeds'][0]}"]["config"]["block_size"]
 
 
-def test_recompute_cropping_stated_right_way_round(rendered_page):
-    """Bug 7: the row that checks draft i sees block − γ + i − 1 characters, so the earliest
-    draft sees least; and the window caps γ at block − 1."""
+def test_recompute_verify_is_stated_as_one_window_per_position(rendered_page):
+    """Issue 36: a recompute verify gives each checked position the block characters up to itself
+    (the crop that once left the earliest draft block − γ characters is named as what went wrong),
+    and the window caps γ at block − 1."""
     block = block_size()
     ledger = section_html(rendered_page, "s-ledger")
     en, zh = lang_text(ledger, "en"), lang_text(ledger, "zh")
-    assert "the later a draft sits, the less history" not in en
-    assert "越靠后的草稿，它所在的位置能回看的上文就越少" not in zh
-    assert "the earliest draft sees the least history" in en and "最早的草稿回看得最少" in zh
+    assert f"each is computed over the {block} characters up to itself" in en
+    assert f"每个位置都用“截至它自己的最近 {block} 个字”单独算一遍" in zh
+    assert "exactly</em> that of plain recompute decoding" not in en  # tags stripped: the sentence itself
+    assert "exactly that of plain recompute decoding, at any length" in en and "与普通整窗重算解码精确相同，长度不限" in zh
     for text in (en, zh):
-        assert f"{block} − γ + i − 1" in text
+        assert f"{block} − γ" in text  # the old crop's shortfall, named
         assert f"γ > {block - 1}" in text and f"γ + 1 ≤ {block}" in text
 
 

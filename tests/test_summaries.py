@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from experiments.measure import conditions, costs, exercises, families, ledger
+from experiments.measure import conditions, costs, exercises, families, ledger, regime
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "build"))
@@ -407,8 +407,23 @@ def test_exercises_gamma_theory_agrees():
 @pytest.mark.parametrize("filename, summarize", [
     ("conditions.json", conditions.summarize), ("costs.json", costs.summarize),
     ("families.json", families.summarize), ("exercises.json", exercises.summarize),
-    ("ledger.json", ledger.ledger_summary), ("gamma_sweep.json", ledger.gamma_summary)])
+    ("ledger.json", ledger.ledger_summary), ("gamma_sweep.json", ledger.gamma_summary),
+    ("regime.json", regime.summarize)])
 def test_committed_summaries_are_what_summarize_writes(filename, summarize):
     import orjson
     payload = orjson.loads((ROOT / "experiments/results" / filename).read_bytes())
     assert summarize(payload) == payload["summary"]
+
+
+def test_the_dial_calls_a_row_faster_only_when_every_paired_repeat_is():
+    row = lambda lo, hi: {"speedup_runs": {"median": (lo + hi) / 2, "min": lo, "max": hi, "n": 5}}
+    assert [regime.separated(row(*r)) for r in [(1.02, 1.4), (0.7, 0.98), (0.9, 1.3), (1.0, 1.2)]] == [
+        "faster", "slower", "unclear", "unclear"]
+    point = lambda scale, lo, hi: {"scale": scale, "main_bytes": scale, "r": {"5": 1.0},
+                                   "best": {"T1": [{"family": "ngram", "shape": "chain", "size": 5, "speedup": 1.0,
+                                                    **row(lo, hi)}]}}
+    payload = {"points": [point(1, 0.8, 1.1), point(4, 1.1, 1.5), point(16, 1.5, 2.0)],
+               "roofline": {"cache_edge_mb": 32}}
+    s = regime.summarize(payload)
+    assert s["T1"]["pays_from"] == {"ngram": 4}
+    assert s["heaviest"]["scale"] == 16 and s["cache_edge_bytes"] == 32 * 2 ** 20

@@ -8,7 +8,7 @@ conclusions in a `summary`. One module per results file; they share common.py an
 and experiments/probes.py, stats.py, prices.py and methods.py, but never import each other.
 """
 from experiments.measure import (acceptance, causal, conditions, costs, divergence, exercises, families, lab,
-                                  ladder, ledger, models, mtp)
+                                  ladder, ledger, models, mtp, regime)
 
 # name (for --only): (function(args, data, seeds, sizes) -> {results file stem: payload},
 #                     which trained seeds it measures: "all" or "first")
@@ -22,6 +22,7 @@ MEASUREMENTS = {
     "ledger": (ledger.measure, "first"),  # writes ledger.json and gamma_sweep.json
     "families": (families.measure, "all"),  # α of the learned drafters on every seed; the rest on the first
     "ladder": (ladder.measure, "first"),  # every engine: plain and its fastest speculative row
+    "regime": (regime.measure, "first"),  # the dial: heavy twins on the native engine
     "conditions": (conditions.measure, "first"),
     "exercises": (exercises.measure, "first"),
     "lab": (lab.measure, "first"),  # writes lab.json (the page's models) and tests/fixtures/lab_checks.json

@@ -47,6 +47,11 @@ class Sizes:
     fresh_repeats: int = 5          # fresh generate processes per side of a fresh-process check (families, ladder)
     ladder_choose_repeats: int = 3  # timed runs per candidate while the ladder chooses each rung's fastest row
     ladder_repeats: int = 9         # interleaved timed runs of each rung's plain and fastest row
+    regime_scales: tuple = (1, 4, 16, 40, 140)  # the dial: heavy twins, main model 2.95 MB .. 413 MB
+    regime_chars: int = 200         # chars per timed run on the dial
+    regime_choose_repeats: int = 1  # runs per candidate while the dial chooses each family's fastest row
+    regime_repeats: int = 5         # interleaved timed runs of plain and every family's fastest row, per scale
+    regime_bandwidth_sweep: tuple = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # MB streamed for the roofline
 
 
 def require(path):
@@ -134,7 +139,8 @@ def training_log(args, name):
     return read_json(require(Path(args.results) / f"train_{name}.json"))
 
 
-def generate_command(args, seed, method, engine, n_chars, shape=None, size=None, temperature=None, sampling_seed=None):
+def generate_command(args, seed, method, engine, n_chars, shape=None, size=None, temperature=None, sampling_seed=None,
+                     scale=1):
     """The command line a reader runs for one configuration (experiments/generate.py) on the
     checkpoints of model seed `seed`: a chain of γ = size or a tree of `size` nodes."""
     checkpoint = lambda name: str(Path(args.checkpoints) / f"{name}.pt")
@@ -150,4 +156,6 @@ def generate_command(args, seed, method, engine, n_chars, shape=None, size=None,
         command += ["--temperature", str(temperature)]
     if sampling_seed is not None:
         command += ["--seed", str(sampling_seed)]
+    if scale != 1:
+        command += ["--scale", str(scale)]
     return command

@@ -23,7 +23,7 @@ from experiments.measure.common import GAMMA, LEDGER_PROMPT, engines_of, load_se
 from experiments.measure.rows import fresh_check, timed_row
 from experiments.methods import accepts, config_decoder, config_name, spec_of
 from experiments.prices import forward_prices
-from experiments.stats import expected_tokens
+from experiments.stats import theorem_3_8
 from experiments.timing import interleaved, set_threads, summary
 
 TEMPERATURES = (1.0, 0.0)
@@ -91,7 +91,7 @@ def theory(row, prices):
     alpha, gamma = row["alpha"], row["size"]
     out = {"theorem_3_8": row.get("speedup_theory"), "verify_price": prices["over_main"][gamma + 1]}
     if alpha is not None and alpha < 1 and row["c"] is not None:
-        out["with_verify_price"] = expected_tokens(alpha, gamma) / (gamma * row["c"] + out["verify_price"])
+        out["with_verify_price"] = theorem_3_8(alpha, gamma, row["c"], out["verify_price"])
     return out
 
 

@@ -77,7 +77,7 @@ def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature)
     if temperature == 0:  # greedy: every run must write plain decoding's text, character for character
         row["greedy_equal"] = all(r.tokens == plain_results[0].tokens for r in results)
     alpha = row["alpha"]
-    if shape == "chain" and family != "plain" and alpha is not None and alpha < 1:
+    if shape == "chain" and family != "plain" and alpha is not None and alpha < 1 and row["c"] is not None:
         row["speedup_theory"] = theorem_3_8(alpha, size, row["c"])
     return row
 
@@ -85,7 +85,7 @@ def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature)
 FRESH_AGREEMENT = 0.10  # the harness's speedup and the fresh processes' agree within this fraction
 
 
-def fresh_check(args, seed, row, n_chars, repeats):
+def fresh_check(args, seed, row, n_chars, repeats, scale=1):
     """A timed chain row against the same two decoders run the way a reader runs them: fresh
     `python -m experiments.generate` processes, plain and the row's configuration alternating,
     sampling seeds 0, 1, ...; each process's wall_s (a warm decode: generate runs the same decode
@@ -94,12 +94,12 @@ def fresh_check(args, seed, row, n_chars, repeats):
     engine, temperature = row["engine"], row["temperature"]
 
     def wall(method, shape, size, sampling_seed):
-        command = generate_command(args, seed, method, engine, n_chars, shape, size, temperature, sampling_seed)
+        command = generate_command(args, seed, method, engine, n_chars, shape, size, temperature, sampling_seed, scale)
         return orjson.loads(subprocess.run(command, capture_output=True, check=True, cwd=ROOT).stdout)["wall_s"]
 
     pairs = [(wall("plain", None, None, r), wall(row["family"], "chain", row["size"], r)) for r in range(repeats)]
     fresh = statistics.median(p / w for p, w in pairs)
     return {"family": row["family"], "shape": "chain", "size": row["size"], "engine": engine,
-            "temperature": temperature, "n_chars": n_chars, "harness_speedup": row["speedup"], "fresh_speedup": fresh,
+            "temperature": temperature, "n_chars": n_chars, "scale": scale, "harness_speedup": row["speedup"], "fresh_speedup": fresh,
             "fresh_walls": [{"plain": p, row["family"]: w} for p, w in pairs], "repeats": repeats,
             "tolerance": FRESH_AGREEMENT, "agrees": abs(fresh / row["speedup"] - 1) <= FRESH_AGREEMENT}

@@ -317,7 +317,6 @@ SCHEMA = {
         "points.*.drafter_bytes.*:int",       # draft | mtp | medusa | eagle | eagle3 | block
         "points.*.main_s:num",                # a one-position main forward, seconds (prices.py)
         "points.*.r.*:num",                   # r_k: k new positions / one, keys "1".."9"
-        *each("points.*.r_spread.*", SPREAD),
         "points.*.c.draft:num", "points.*.c.mtp:num",  # back to back, as costs.json's c
         "points.*.roofline.main_s:num", "points.*.roofline.r.*:num",  # what the roofline predicts
         *each("points.*.plain.*.wall_s", SPREAD), "points.*.plain.*.s_per_char:num",  # keys T1 | T0
@@ -330,7 +329,6 @@ SCHEMA = {
         "points.*.best.*.*.theory?.verify_price:num",  # r_{γ+1} at this scale
         "points.*.best.*.*.theory?.with_verify_price:num",  # Theorem 3.8 at the row's α, c and r_{γ+1}
         "points.*.best.*.*.theory?.gap:num",  # measured / that − 1
-        "points.*.choose:list",               # the choosing pass: few repeats, to compare configurations only
         # the heaviest scale's fastest row at T = 1 against fresh `generate --scale` processes
         "fresh_check?.family:str", "fresh_check?.size:int", "fresh_check?.scale:num",
         "fresh_check?.harness_speedup:num", "fresh_check?.fresh_speedup:num", "fresh_check?.agrees:bool",

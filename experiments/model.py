@@ -367,10 +367,10 @@ def check_weights(payload, path):
         bad = (~torch.isfinite(tensor)).sum().item() if tensor.is_floating_point() else 0
         if bad:
             raise CheckpointError(f"{path}: tensor {name} holds {bad} NaN or infinite value(s): the file is "
-                                  f"corrupt (retrain it with make data, or restore it with git checkout)")
+                                  f"corrupt (retrain it with make data, or restore a committed one with git checkout)")
         if name in recorded and recorded[name] != now:
             raise CheckpointError(f"{path}: tensor {name} does not match the checksum the file records: the file "
-                                  f"is corrupt (retrain it with make data, or restore it with git checkout)")
+                                  f"is corrupt (retrain it with make data, or restore a committed one with git checkout)")
 
 
 def widen(mlp, extra, generator):

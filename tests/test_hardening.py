@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 import torch
 
+from experiments import native
 from experiments.data import CharData
 from experiments.heads import load_drafter
+from experiments.measure.__main__ import main as measure_main
 from experiments.methods import CHAIN_METHODS, HEAD_METHODS, Models, Spec, decode, load_models
 from experiments.model import MAIN, GPT, CheckpointError, load_checkpoint, save_checkpoint
 from experiments.rule import probs_from_logits
@@ -206,8 +208,6 @@ def test_a_cpu_index_names_the_device():
 
 
 def test_a_native_kernel_this_machine_lacks_or_a_bad_name_is_one_line_from_measure_too(monkeypatch, capsys):
-    from experiments import native
-    from experiments.measure.__main__ import main as measure_main
     monkeypatch.setattr(native, "available_kernels", lambda: ["avx2", "portable"])
     for kernel, words in [("avx512", ["NATIVE_KERNEL avx512", "runs only avx2, portable"]),
                           ("sse9", ["must be one of"])]:

@@ -2,6 +2,7 @@
 SwiGLU units whose output weights are zero computes the same function, so every decoder gives the
 same text and the same law; only the bytes a forward reads change."""
 import copy
+import json
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ import torch
 from experiments.data import CharData
 from experiments.methods import CHAIN_METHODS, Models, Spec, decode, load_models
 from experiments.model import GPT, MAIN, GPTConfig, heavy_twin
+from tests.test_cli import generate
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
 from tests.test_hardening import CHECKPOINTS, LONG_PROMPT, largest_gamma
 
@@ -109,8 +111,6 @@ def test_scale_one_is_the_model_itself_and_below_one_is_refused():
 
 
 def test_generate_runs_the_twin_and_refuses_a_scale_below_one():
-    import json
-    from tests.test_cli import generate
     texts = [json.loads(generate("--method", "ngram", "--gamma", "5", "--temperature", "0", "--n", "60",
                                  "--engine", "native", "--scale", scale).stdout)["text"] for scale in ("1", "2.5")]
     assert texts[0] == texts[1]

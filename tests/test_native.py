@@ -4,6 +4,7 @@ the sliding window; the same drafts from a whole draft round in one call; the sa
 rule.accept_reject on the same uniforms; the same steps from the one-call sample_next and verify as
 Runner's Python path, with the generator left alike; and the same numbers from every kernel path. (No clock
 here: the engine's speed is measured by hand.)"""
+import copy
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -13,10 +14,12 @@ import torch
 
 from experiments import native
 from experiments.cli import UsageError
+from experiments.heads import load_drafter
 from experiments.model import GPT, GPTConfig, load_checkpoint
-from experiments.native import NativeRunner, NativeUnavailable, native_accept_reject
+from experiments.native import (NativeMTPDrafter, NativeParallelHeads, NativeRunner, NativeUnavailable,
+                                native_accept_reject)
 from experiments.rule import accept_reject, sample
-from experiments.runners import Runner
+from experiments.runners import MTPDrafter, Runner
 from experiments.trees import Tree
 
 try:
@@ -466,9 +469,6 @@ def test_the_build_is_named_per_machine_and_torch_version():
 def test_a_head_s_forward_matches_eager_past_the_window_and_after_rollbacks(models, kind):
     """NativeMTPDrafter (the MTP head, EAGLE's and EAGLE-3's layer in C++) against runners.MTPDrafter:
     the same chain drafts of pairs past the window, after rollbacks, and the same q per draft."""
-    from experiments.heads import load_drafter
-    from experiments.native import NativeMTPDrafter
-    from experiments.runners import MTPDrafter
     main = models["random"] if kind == "random" else models["main"]
     if kind == "random":
         torch.manual_seed(1)
@@ -501,9 +501,6 @@ def test_a_head_s_forward_matches_eager_past_the_window_and_after_rollbacks(mode
 def test_medusa_and_the_block_drafter_match_eager(models, kind, scale):
     """NativeParallelHeads against FeatureDrafter.parallel_logits, as trained and as a heavy twin
     (whose Medusa heads carry zero-output SwiGLU units)."""
-    import copy
-    from experiments.heads import load_drafter
-    from experiments.native import NativeParallelHeads
     main = copy.deepcopy(models["main"])
     drafter = load_drafter(CHECKPOINTS / f"{kind}_s0.pt", main=main)[0]
     main.heavy_twin(scale)

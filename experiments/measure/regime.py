@@ -113,8 +113,8 @@ def rows_of(runs, n_chars, temperature, prices):
         row = timed_row(family, shape, int(size), run, runs["plain"], n_chars, ENGINE, temperature)
         if shape == "chain" and row["alpha"] is not None and row["alpha"] < 1 and row["c"] is not None:
             r = prices["over_main"][int(size) + 1]
-            row["theory"] = {"verify_price": r, "with_verify_price": theorem_3_8(row["alpha"], int(size), row["c"], r),
-                             "gap": row["speedup"] / theorem_3_8(row["alpha"], int(size), row["c"], r) - 1}
+            theory = theorem_3_8(row["alpha"], int(size), row["c"], r)
+            row["theory"] = {"verify_price": r, "with_verify_price": theory, "gap": row["speedup"] / theory - 1}
         rows.append(row)
     return rows
 
@@ -159,6 +159,10 @@ def separated(row):
     return "faster" if runs["min"] > 1 else "slower" if runs["max"] < 1 else "unclear"
 
 
+def faster_at(point, key, family):
+    return any(r["family"] == family and separated(r) == "faster" for r in point["best"][key])
+
+
 def summarize(payload):
     """What the page says about the dial: the heaviest scale's rows, the first scale at which each
     family's fastest row is faster than plain in every paired repeat, and r_5 there."""
@@ -170,11 +174,9 @@ def summarize(payload):
         rows = heaviest["best"][key]
         out[key] = {"fastest": {k: rows[0][k] for k in ("family", "shape", "size", "speedup")} | {"verdict": separated(rows[0])},
                     "verdicts": {r["family"]: separated(r) for r in rows},
-                    # the first scale where speculation (the family's fastest row) beats plain in every
-                    # repeat; a family that never does is left out
-                    "pays_from": {family: scale for family in CANDIDATES if (scale := next((
-                        p["scale"] for p in points if any(r["family"] == family and separated(r) == "faster"
-                                                          for r in p["best"][key])), None)) is not None}}
+                    # the first scale where each family's fastest row beats plain in every repeat (none: left out)
+                    "pays_from": {family: pays[0] for family in CANDIDATES
+                                  if (pays := [p["scale"] for p in points if faster_at(p, key, family)])}}
     return out
 
 

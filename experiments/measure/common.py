@@ -50,7 +50,7 @@ class Sizes:
     regime_scales: tuple = (1, 4, 16, 40, 140)  # the dial: heavy twins, main model 2.95 MB .. 413 MB
     regime_chars: int = 200         # chars per timed run on the dial
     regime_choose_repeats: int = 1  # runs per candidate while the dial chooses each family's fastest row
-    regime_repeats: int = 5         # interleaved timed runs of plain and every family's fastest row, per scale
+    regime_repeats: int = 3         # interleaved timed runs of plain and every family's fastest row, per scale
     regime_bandwidth_sweep: tuple = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # MB streamed for the roofline
 
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from schema import SCHEMA  # noqa: E402
 from code_trail import CODE_TRAIL  # noqa: E402
 from listings import ListingError, listings  # noqa: E402
-from views import deepseek_scale, lab_compare, published, tag_rows  # noqa: E402
+from views import deepseek_scale, dial_view, lab_compare, published, tag_regime, tag_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -394,6 +394,8 @@ def render(data):
     page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])
     tag_rows(page_data)  # build/views.py: the condition each timed row's figures are printed under
+    tag_regime(page_data)  # build/views.py: the same for the dial's rows, and each row's verdict
+    page_data["dial"] = dial_view(page_data)  # build/views.py: what ⑥'s dial says in words
     page_data["lab_compare"] = lab_compare(page_data)  # build/views.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart

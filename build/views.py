@@ -88,6 +88,83 @@ def tag_rows(data):
                 family_row(row, recent["engine"], recent["temperature"], "families")
 
 
+def paired_verdict(row):
+    """faster / slower / unclear: whether every paired repeat of a timed row lies on one side of 1×
+    (experiments/measure/regime.py separated, which the dial's summary uses, says the same)."""
+    runs = row["speedup_runs"]
+    return "faster" if runs["min"] > 1 else "slower" if runs["max"] < 1 else "unclear"
+
+
+def tag_regime(data):
+    """The dial's rows: each gets its figure condition (`fig`, the scale as the run) and its verdict;
+    each point, the condition its r_k are printed under (`fig_r`, "|k<k>" appended)."""
+    for point in data["regime"]["points"]:
+        run = f"regime-x{point['scale']:g}"
+        point["fig_r"] = f"regime|x{point['scale']:g}"
+        for key, rows in point["best"].items():
+            for row in rows:
+                row["fig"] = figure_condition(row["family"], f"{row['shape']}{row['size']}", "native", "kvcache",
+                                              float(key[1:]), run)
+                row["verdict"] = paired_verdict(row)
+
+
+THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
+
+
+def expected_chars(alpha, gamma):
+    """Characters per verify when each of γ drafts is accepted independently with probability α
+    (Leviathan et al., arXiv 2211.17192): (1 − α^(γ+1)) / (1 − α)."""
+    return (1 - alpha ** (gamma + 1)) / (1 - alpha)
+
+
+def dial_view(data):
+    """What ⑥'s dial says in words: Theorem 3.8 against the heaviest scale (dial_theory) and, per
+    temperature, where each family starts to pay (regime.json summary.pays_from grouped by scale,
+    with the main model's bytes and their multiple of the cache's edge; `never`: the families no
+    scale of the dial made faster in every paired repeat)."""
+    regime = data["regime"]
+    points, edge = regime["points"], regime["summary"]["cache_edge_bytes"]
+    pays = {}
+    for key in ("T1", "T0"):
+        if key not in regime["summary"]:
+            continue
+        pays_from = regime["summary"][key]["pays_from"]
+        measured = list(dict.fromkeys(r["family"] for p in points for r in p["best"].get(key, [])))
+        pays[key] = {"from": [{"scale": p["scale"], "bytes": p["main_bytes"], "cache_multiple": p["main_bytes"] / edge,
+                               "families": [f for f in measured if pays_from.get(f) == p["scale"]]}
+                              for p in points if p["scale"] in pays_from.values()],
+                     "never": [f for f in measured if f not in pays_from]}
+    return {"theory": dial_theory(data), "pays": pays,
+            "heaviest_cache_multiple": points[-1]["main_bytes"] / edge}
+
+
+def dial_theory(data):
+    """⑥'s dial at its heaviest scale, per temperature: how close Theorem 3.8 (at each chain row's
+    measured α, c and r_{γ+1}) comes to the measured speedup, and for each row it misses by more
+    than THEORY_CLOSE which part the theorem gets wrong: the count (characters per verify against
+    the formula's, when acceptances are not independent) or the price (the rest of the round,
+    sampling, the rule and Python, which the theorem leaves out)."""
+    heaviest = data["regime"]["points"][-1]
+    out = {}
+    for key, rows in heaviest["best"].items():
+        chains = [r for r in rows if r.get("theory")]
+        misses = []
+        for r in chains:
+            gap = r["speedup"] / r["theory"]["with_verify_price"] - 1
+            if abs(gap) > THEORY_CLOSE:
+                expected = expected_chars(r["alpha"], r["size"])
+                round_cost = r["verify_over_main"] + r["drafter_per_round"] + r["other_per_round"]
+                misses.append({"family": r["family"], "size": r["size"], "gap": gap, "fig": r["fig"],
+                               "chars": r["tokens_per_main"], "expected_chars": expected,
+                               "rest_share": r["other_per_round"] / round_cost,
+                               "part": "count" if abs(r["tokens_per_main"] / expected - 1) >= abs(gap) / 2 else "price"})
+        out[key] = {"rows": len(chains), "close": THEORY_CLOSE, "misses": misses,
+                    "largest_close_gap": max([abs(r["speedup"] / r["theory"]["with_verify_price"] - 1) for r in chains
+                                              if abs(r["speedup"] / r["theory"]["with_verify_price"] - 1) <= THEORY_CLOSE],
+                                             default=None)}
+    return out
+
+
 def deepseek_scale(data, papers):
     """④'s FAQ: this chapter's main model beside DeepSeek-V3 (published.json): how many times
     fewer parameters (total and activated) and training characters it has, and where the MTP

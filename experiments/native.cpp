@@ -18,6 +18,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -41,26 +45,68 @@ namespace py = pybind11;
 namespace {
 
 constexpr int PANEL = 16;  // output columns of a packed panel: one AVX-512 register, two AVX2 ones
+// Inputs per block. A layer whose input is wider (a heavy twin's SwiGLU down-projection: tens of
+// thousands) is multiplied block by block: the rows of x over one block stay in cache while every
+// panel's block streams past them once, however many rows there are. 512 inputs of a panel are 32 KB.
+constexpr int BLOCK = 512;
 
 // ---------------------------------------------------------------------------------------------
 // Packed weights
 
 // A linear layer's weight W [n, k] (nn.Linear's out × in) as ceil(n / 16) panels. Panel p holds,
 // for i = 0..k-1, the 16 values W[16p .. 16p+15, i] side by side (zeros past n): the matmul's
-// inner loop then reads one contiguous 16-float row per i.
+// inner loop then reads one contiguous 16-float row per i. The inputs come in blocks of BLOCK,
+// and the weights are laid out block after block, each block panel after panel, so the matmul
+// reads them in the order they lie in memory (with k <= BLOCK: panel after panel).
+// Weights of 2 MB and more in 2 MB pages where the system allows it (Linux's transparent huge
+// pages, on request): a forward that streams hundreds of MB of a heavy twin's weights then walks
+// the page tables once per 2 MB instead of once per 4 KB. On the 2-core VM this project measures on
+// (a guest's page walk is two-dimensional, so a miss is dear), that took a verify of 2..5 rows at
+// 414 MB from about 1.25..1.45 one-row forwards to about 1.0..1.3 (measure --only regime, r_k).
+constexpr size_t HUGE_PAGE = size_t(2) << 20;
+
+template <class T>
+struct HugePages {
+    using value_type = T;
+    HugePages() = default;
+    template <class U>
+    HugePages(const HugePages<U>&) {}
+    T* allocate(size_t n) {
+        const size_t bytes = n * sizeof(T);
+        if (bytes < HUGE_PAGE) return std::allocator<T>().allocate(n);
+        const size_t rounded = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        void* p = std::aligned_alloc(HUGE_PAGE, rounded);
+        if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+        madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without it, ordinary pages
+#endif
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, size_t n) {
+        if (n * sizeof(T) < HUGE_PAGE) return std::allocator<T>().deallocate(p, n);
+        std::free(p);
+    }
+    template <class U>
+    bool operator==(const HugePages<U>&) const { return true; }
+};
+
 struct Linear {
     int n = 0, k = 0;
-    std::vector<float> panels;
+    std::vector<float, HugePages<float>> panels;
 
     Linear() = default;
     Linear(const float* w, int n_out, int n_in)
         : n(n_out), k(n_in), panels(size_t(panel_count()) * n_in * PANEL, 0.0f) {
         for (int o = 0; o < n; ++o)
-            for (int i = 0; i < k; ++i)
-                panels[(size_t(o / PANEL) * k + i) * PANEL + o % PANEL] = w[size_t(o) * k + i];
+            for (int i = 0; i < k; ++i) panels[offset(o / PANEL, i) + o % PANEL] = w[size_t(o) * k + i];
     }
     int panel_count() const { return (n + PANEL - 1) / PANEL; }
-    const float* panel(int p) const { return panels.data() + size_t(p) * k * PANEL; }
+    // where the 16 values of input i of panel p begin
+    size_t offset(int p, int i) const {
+        const int start = i / BLOCK * BLOCK, len = std::min(BLOCK, k - start);
+        return size_t(start) * panel_count() * PANEL + (size_t(p) * len + (i - start)) * PANEL;
+    }
+    const float* block(int p, int start) const { return panels.data() + offset(p, start); }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -79,6 +125,7 @@ struct Linear {
 
 constexpr int CHAINS = 4;
 constexpr int LANES = 16;
+static_assert(BLOCK % CHAINS == 0, "a block boundary must not split the chains");
 
 inline float halve_lanes(float* lane) {
     for (int width = LANES / 2; width >= 1; width /= 2)
@@ -191,10 +238,23 @@ inline void attend_rows(const Attention& a, int rows) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Kernel paths. A tile computes R rows of one panel, y[r, 0..cols) (+)= x[r, :] · panel, with
-// its accumulators (R rows × CHAINS chains × 16 columns) held in registers.
-
-using Tile = void (*)(const float* x, int k, const float* panel, float* y, int ldy, int cols, bool accumulate);
+// Kernel paths. A tile computes R rows of one panel, y[r, 0..cols) (+)= x[r, :] · panel, one
+// block of inputs per call, with its accumulators (R rows × CHAINS chains × 16 columns) held in
+// registers. Between the blocks of a wide layer they wait in `carry` (the same floats, stored and
+// loaded back: the sum is the one a single call over all k would make); the last block adds the
+// chains and writes the row.
+struct TileArgs {
+    const float* x;  // R rows of x, from the block's first input
+    int ldx;         // x's row stride: the layer's k
+    int len;         // inputs in this block (a multiple of CHAINS except in the last)
+    const float* w;  // the panel's block: len rows of 16 floats
+    float* carry;    // R × CHAINS × 16 partial sums between blocks
+    bool first, last;
+    float* y;
+    int ldy, cols;
+    bool accumulate;
+};
+using Tile = void (*)(const TileArgs& a);
 constexpr int MAX_TILE_ROWS = 6;
 
 struct Kernel {
@@ -207,20 +267,26 @@ struct Kernel {
 };
 
 template <int R>
-void tile_portable(const float* x, int k, const float* panel, float* y, int ldy, int cols, bool accumulate) {
+void tile_portable(const TileArgs& a) {
     float acc[R][CHAINS][PANEL] = {};
-    for (int i = 0; i < k; i += CHAINS)
-        for (int s = 0; s < CHAINS && i + s < k; ++s) {
-            const float* w = panel + (i + s) * PANEL;
+    if (!a.first) std::memcpy(acc, a.carry, sizeof acc);
+    for (int i = 0; i < a.len; i += CHAINS)
+        for (int s = 0; s < CHAINS && i + s < a.len; ++s) {
+            const float* w = a.w + (i + s) * PANEL;
             for (int r = 0; r < R; ++r) {
-                const float xv = x[r * k + i + s];
+                const float xv = a.x[r * a.ldx + i + s];
                 for (int j = 0; j < PANEL; ++j) acc[r][s][j] += xv * w[j];
             }
         }
+    if (!a.last) {
+        std::memcpy(a.carry, acc, sizeof acc);
+        return;
+    }
     for (int r = 0; r < R; ++r)
-        for (int j = 0; j < cols; ++j) {
+        for (int j = 0; j < a.cols; ++j) {
             const float sum = (acc[r][0][j] + acc[r][1][j]) + (acc[r][2][j] + acc[r][3][j]);
-            y[r * ldy + j] = accumulate ? y[r * ldy + j] + sum : sum;
+            float* out = a.y + r * a.ldy + j;
+            *out = a.accumulate ? *out + sum : sum;
         }
 }
 
@@ -308,17 +374,25 @@ __attribute__((target("avx2,fma"))) inline void step_avx2(const float* x, const 
 }
 
 // One row: CHAINS chains × 16 columns are 8 of the 16 ymm registers (two rows would not fit).
-__attribute__((target("avx2,fma"))) void tile_avx2(const float* x, int k, const float* panel, float* y, int ldy,
-                                                   int cols, bool accumulate) {
-    (void)ldy;
+__attribute__((target("avx2,fma"))) void tile_avx2(const TileArgs& a) {
     __m256 lo[CHAINS], hi[CHAINS];
-    for (int s = 0; s < CHAINS; ++s) lo[s] = hi[s] = _mm256_setzero_ps();
+    for (int s = 0; s < CHAINS; ++s) {
+        lo[s] = a.first ? _mm256_setzero_ps() : _mm256_loadu_ps(a.carry + s * PANEL);
+        hi[s] = a.first ? _mm256_setzero_ps() : _mm256_loadu_ps(a.carry + s * PANEL + 8);
+    }
     int i = 0;
-    for (; i + CHAINS <= k; i += CHAINS)  // no bounds test in the main loop; the tail after it
-        for (int s = 0; s < CHAINS; ++s) step_avx2(x + i + s, panel + (i + s) * PANEL, lo[s], hi[s]);
-    for (int s = 0; i + s < k; ++s) step_avx2(x + i + s, panel + (i + s) * PANEL, lo[s], hi[s]);
-    store_avx2(y, _mm256_add_ps(_mm256_add_ps(lo[0], lo[1]), _mm256_add_ps(lo[2], lo[3])),
-               _mm256_add_ps(_mm256_add_ps(hi[0], hi[1]), _mm256_add_ps(hi[2], hi[3])), cols, accumulate);
+    for (; i + CHAINS <= a.len; i += CHAINS)  // no bounds test in the main loop; the tail after it
+        for (int s = 0; s < CHAINS; ++s) step_avx2(a.x + i + s, a.w + (i + s) * PANEL, lo[s], hi[s]);
+    for (int s = 0; i + s < a.len; ++s) step_avx2(a.x + i + s, a.w + (i + s) * PANEL, lo[s], hi[s]);
+    if (!a.last) {
+        for (int s = 0; s < CHAINS; ++s) {
+            _mm256_storeu_ps(a.carry + s * PANEL, lo[s]);
+            _mm256_storeu_ps(a.carry + s * PANEL + 8, hi[s]);
+        }
+        return;
+    }
+    store_avx2(a.y, _mm256_add_ps(_mm256_add_ps(lo[0], lo[1]), _mm256_add_ps(lo[2], lo[3])),
+               _mm256_add_ps(_mm256_add_ps(hi[0], hi[1]), _mm256_add_ps(hi[2], hi[3])), a.cols, a.accumulate);
 }
 
 struct Avx512Ops {
@@ -376,20 +450,25 @@ __attribute__((target("avx512f"))) inline void step_avx512(const float* x, int k
 
 // R rows: R × CHAINS accumulators, at most 24 of the 32 zmm registers.
 template <int R>
-__attribute__((target("avx512f"))) void tile_avx512(const float* x, int k, const float* panel, float* y, int ldy,
-                                                    int cols, bool accumulate) {
+__attribute__((target("avx512f"))) void tile_avx512(const TileArgs& a) {
     __m512 acc[R][CHAINS];
     for (int r = 0; r < R; ++r)
-        for (int s = 0; s < CHAINS; ++s) acc[r][s] = _mm512_setzero_ps();
+        for (int s = 0; s < CHAINS; ++s)
+            acc[r][s] = a.first ? _mm512_setzero_ps() : _mm512_loadu_ps(a.carry + (r * CHAINS + s) * PANEL);
     int i = 0;
-    for (; i + CHAINS <= k; i += CHAINS)  // no bounds test in the main loop; the tail after it
-        for (int s = 0; s < CHAINS; ++s) step_avx512<R>(x + i + s, k, panel + (i + s) * PANEL, &acc[0][s], CHAINS);
-    for (int s = 0; i + s < k; ++s) step_avx512<R>(x + i + s, k, panel + (i + s) * PANEL, &acc[0][s], CHAINS);
-    const __mmask16 mask = Avx512Ops::first(cols);
+    for (; i + CHAINS <= a.len; i += CHAINS)  // no bounds test in the main loop; the tail after it
+        for (int s = 0; s < CHAINS; ++s) step_avx512<R>(a.x + i + s, a.ldx, a.w + (i + s) * PANEL, &acc[0][s], CHAINS);
+    for (int s = 0; i + s < a.len; ++s) step_avx512<R>(a.x + i + s, a.ldx, a.w + (i + s) * PANEL, &acc[0][s], CHAINS);
+    if (!a.last) {
+        for (int r = 0; r < R; ++r)
+            for (int s = 0; s < CHAINS; ++s) _mm512_storeu_ps(a.carry + (r * CHAINS + s) * PANEL, acc[r][s]);
+        return;
+    }
+    const __mmask16 mask = Avx512Ops::first(a.cols);
     for (int r = 0; r < R; ++r) {
         __m512 sum = _mm512_add_ps(_mm512_add_ps(acc[r][0], acc[r][1]), _mm512_add_ps(acc[r][2], acc[r][3]));
-        float* out = y + r * ldy;
-        if (accumulate) sum = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, out), sum);
+        float* out = a.y + r * a.ldy;
+        if (a.accumulate) sum = _mm512_add_ps(_mm512_maskz_loadu_ps(mask, out), sum);
         _mm512_mask_storeu_ps(out, mask, sum);
     }
 }
@@ -455,15 +534,24 @@ const Kernel& kernel_named(const std::string& name) {
     throw std::invalid_argument("kernel path '" + name + "' is not available on this machine");
 }
 
-// y [m, w.n] (+)= x [m, w.k] · Wᵀ. Panel by panel, so that a panel is read from memory once and
-// stays in L1 while every row tile of x passes over it.
+// y [m, w.n] (+)= x [m, w.k] · Wᵀ. Block by block of inputs, and in a block panel by panel, so that
+// a panel's block is read from memory once and stays in L1 while every row tile of x passes over
+// it, and x's rows over the block stay in cache for every panel.
 void matmul(const Kernel& kern, const float* x, int m, const Linear& w, float* y, bool accumulate) {
-    for (int p = 0; p < w.panel_count(); ++p) {
-        const int cols = std::min(PANEL, w.n - p * PANEL);
-        for (int r = 0; r < m; r += kern.rows) {
-            const int rows = std::min(kern.rows, m - r);
-            kern.tiles[rows](x + size_t(r) * w.k, w.k, w.panel(p), y + size_t(r) * w.n + p * PANEL, w.n, cols,
-                             accumulate);
+    static std::vector<float> carry;  // the partial sums of every row and panel between blocks
+    const bool blocked = w.k > BLOCK;
+    if (blocked) carry.resize(size_t(w.panel_count()) * m * CHAINS * PANEL);
+    for (int start = 0; start < w.k; start += BLOCK) {
+        const int len = std::min(BLOCK, w.k - start);
+        for (int p = 0; p < w.panel_count(); ++p) {
+            const int cols = std::min(PANEL, w.n - p * PANEL);
+            for (int r = 0; r < m; r += kern.rows) {
+                const int rows = std::min(kern.rows, m - r);
+                kern.tiles[rows]({x + size_t(r) * w.k + start, w.k, len, w.block(p, start),
+                                  blocked ? carry.data() + (size_t(p) * m + r) * CHAINS * PANEL : nullptr,
+                                  start == 0, start + len == w.k,
+                                  y + size_t(r) * w.n + p * PANEL, w.n, cols, accumulate});
+            }
         }
     }
 }

@@ -32,11 +32,12 @@ TOLERANCE = 1e-4  # native against eager: two fp32 computations in different ord
 PATH_TOLERANCE = 1e-5  # kernel path against kernel path: the same order, products rounded apart
 
 
-def random_model(seed):
+def random_model(seed, mlp_hidden=70):
     """A model of odd sizes (head_dim 10, hidden 70, vocab 50: every panel and lane has a tail),
-    window 16, with weights larger than the init's and norms that are not all ones."""
+    window 16, with weights larger than the init's and norms that are not all ones. With a hidden
+    wider than native.cpp's BLOCK (512) its down-projection is multiplied block by block."""
     torch.manual_seed(seed)
-    model = GPT(GPTConfig(vocab_size=50, n_layer=2, n_embd=40, n_head=4, mlp_hidden=70, block_size=16)).eval()
+    model = GPT(GPTConfig(vocab_size=50, n_layer=2, n_embd=40, n_head=4, mlp_hidden=mlp_hidden, block_size=16)).eval()
     with torch.no_grad():
         for name, param in model.named_parameters():
             if name.endswith("norm.weight"):
@@ -50,10 +51,11 @@ def random_model(seed):
 def models():
     return {"main": load_checkpoint(CHECKPOINTS / "main_s0.pt")[0],
             "draft": load_checkpoint(CHECKPOINTS / "draft_s0.pt")[0],
-            "random": random_model(0)}
+            "random": random_model(0),
+            "wide": random_model(1, mlp_hidden=1301)}  # blocks of 512, 512 and 277: a tail of 1 past the chains
 
 
-@pytest.fixture(params=["main", "draft", "random"])
+@pytest.fixture(params=["main", "draft", "random", "wide"])
 def model(request, models):
     return models[request.param]
 
@@ -61,7 +63,7 @@ def model(request, models):
 def assert_close(got, expected, what, tolerance=TOLERANCE):
     assert got.dtype == torch.float32 and got.shape == expected.shape, (what, got.dtype, got.shape, expected.shape)
     gap = (got - expected.float()).abs().max().item()
-    assert gap < tolerance, f"{what}: max gap {gap:.2e}"
+    assert gap <= tolerance, f"{what}: max gap {gap:.2e}"
 
 
 def feed_plan(model, seed, length=200):
@@ -405,17 +407,20 @@ def test_native_sample_inverts_the_cdf_as_rule_sample(monkeypatch):
     assert native_accept_reject(probs, torch.empty(0, 7), [], torch.empty(0), 1 - 2 ** -53) == (0, 4)
 
 
-@pytest.mark.parametrize("name", ["main", "random"])
+@pytest.mark.parametrize("name", ["main", "random", "wide"])
 def test_every_kernel_path_gives_the_same_logits(models, name):
     model = models[name]
     paths = native.available_kernels()
     assert paths[-1] == "portable"
     plan = feed_plan(model, seed=4, length=120)
     runs = {path: run_plan(NativeRunner(model, kernel=path), plan) for path in paths}
+    # the SIMD paths fuse every product into its sum in the same order: the same bits; the portable
+    # path rounds each product apart, by more over the wide model's 1301-term sums of larger values
+    tolerance = {"portable": PATH_TOLERANCE * (10 if name == "wide" else 1)}
     for path in paths[1:]:
         for i, ((_, h, logits), (_, got_h, got)) in enumerate(zip(runs[paths[0]], runs[path])):
-            assert_close(got, logits, f"{path} against {paths[0]}, feed {i}", PATH_TOLERANCE)
-            assert_close(got_h, h, f"{path} against {paths[0]}, h of feed {i}", PATH_TOLERANCE)
+            assert_close(got, logits, f"{path} against {paths[0]}, feed {i}", tolerance.get(path, 0))
+            assert_close(got_h, h, f"{path} against {paths[0]}, h of feed {i}", tolerance.get(path, 0))
 
 
 def test_the_kernel_path_is_chosen_by_argument_or_environment(models, monkeypatch):

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
-from views import deepseek_scale, published  # noqa: E402
+from views import deepseek_scale, dial_view, expected_chars, paired_verdict, published, tag_regime  # noqa: E402
 
 PAPERS = {"deepseek_v3": {"total_params": 600.0, "active_params": 30.0, "train_tokens": 1000.0,
                           "mtp_acceptance": [0.85, 0.90], "decoding_speedup": 1.8}}
@@ -28,3 +28,44 @@ def test_the_published_figures_carry_their_arxiv_ids():
     papers = published()
     assert papers["deepseek_v3"]["arxiv"] == "2412.19437"
     assert all(fig["arxiv"] for fig in papers["gpu"].values() if fig)
+
+
+def dial_row(family, speedup, lo, hi, theory=None, alpha=0.5, size=3, chars=1.875, verify=1.0, draft=0.1, rest=0.1):
+    row = {"family": family, "shape": "chain", "size": size, "speedup": speedup, "speedup_runs": {"min": lo, "max": hi},
+           "alpha": alpha, "tokens_per_main": chars, "verify_over_main": verify, "drafter_per_round": draft,
+           "other_per_round": rest}
+    if theory:
+        row["theory"] = {"with_verify_price": theory, "verify_price": 1.1, "gap": speedup / theory - 1}
+    return row
+
+
+def dial(points, pays_from):
+    return {"regime": {"points": points, "summary": {"cache_edge_bytes": 100, "T1": {"pays_from": pays_from}}}}
+
+
+def test_a_dial_rows_verdict_needs_every_paired_repeat_on_one_side_of_one():
+    assert [paired_verdict(dial_row("x", 1.1, lo, hi)) for lo, hi in [(1.01, 1.3), (0.7, 0.99), (0.9, 1.2), (1.0, 1.2)]] == [
+        "faster", "slower", "unclear", "unclear"]
+
+
+def test_the_dial_names_where_each_family_starts_to_pay_and_what_theorem_3_8_misses():
+    # at α = 0.5, γ = 3 the formula expects 1.875 characters per verify
+    assert expected_chars(0.5, 3) == pytest.approx(1.875)
+    light = {"scale": 1, "main_bytes": 10, "r": {}, "best": {"T1": [dial_row("ngram", 1.2, 1.1, 1.3)]}}
+    heavy = {"scale": 40, "main_bytes": 400, "r": {}, "best": {"T1": [
+        dial_row("ngram", 2.0, 1.9, 2.1, theory=2.1),                        # 5 % off: close
+        dial_row("lookup", 1.0, 0.9, 1.1, theory=1.5, chars=1.2),            # the count is off
+        dial_row("draft", 1.0, 0.9, 1.1, theory=1.3, rest=0.9),              # the count is right: the rest of the round
+        dial_row("lookahead", 0.6, 0.5, 0.7)]}}                              # a tree: no theorem
+    data = dial([light, heavy], {"ngram": 1})
+    tag_regime(data)
+    assert [r["verdict"] for r in heavy["best"]["T1"]] == ["faster", "unclear", "unclear", "slower"]
+    assert heavy["fig_r"] == "regime|x40" and heavy["best"]["T1"][0]["fig"].endswith("|regime-x40")
+    view = dial_view(data)
+    assert view["pays"]["T1"]["from"] == [{"scale": 1, "bytes": 10, "cache_multiple": 0.1, "families": ["ngram"]}]
+    assert view["pays"]["T1"]["never"] == ["lookup", "draft", "lookahead"]
+    assert view["heaviest_cache_multiple"] == 4
+    theory = view["theory"]["T1"]
+    assert theory["rows"] == 3 and theory["largest_close_gap"] == pytest.approx(1 - 2.0 / 2.1)
+    assert [(m["family"], m["part"]) for m in theory["misses"]] == [("lookup", "count"), ("draft", "price")]
+    assert theory["misses"][1]["rest_share"] == pytest.approx(0.9 / 2.0)

@@ -3,6 +3,7 @@
 import { initAcceptance } from "./acceptance.js";
 import { initBursts } from "./bursts.js";
 import { initClosing } from "./closing.js";
+import { initDial, initRkCurves } from "./dial.js";
 import { initDeepDives } from "./deep.js";
 import { initFamilyLedger } from "./family_ledger.js";
 import { initGamma } from "./gamma.js";
@@ -108,6 +109,7 @@ initDeepDives();
 startWidgets([
   ["verify-widget", () => initVerifyGrid(data.causal)],
   ["roof-widget", () => initVerifyCost(data.costs, data.models)],
+  ["rk-widget", () => initRkCurves(data.regime)],
   ["accept-widget", () => initAcceptance(data.acceptance)],
   ["sweep-widget", () => initSweep(data.divergence_sweep)],
   ["gamma-widget", () => initGamma(data.gamma_sweep, data.ledger)],
@@ -119,6 +121,7 @@ startWidgets([
   ["tree-widget", () => initTokenTree(data.families)],
   ["recent-widget", () => initRecent(data.families)],
   ["picker-widget", () => initPicker(data.families, data.conditions, data.published)],
+  ["dial-widget", () => initDial(data.regime)],
   ["ledger-widget", () => initLedger(data.ledger, data.models)],
   ["family-ledger-widget", () => initFamilyLedger(data.families)],
   ["ladder-widget", () => initLadder(data.ladder)],

@@ -1,0 +1,219 @@
+// The dial (regime.json): the trained models made S× heavier in weights (the same functions, more
+// bytes to read per forward), on the native engine. ⑥ draws every family's speedup over plain
+// decoding against the main model's bytes, the price of a verify (r_k) at every scale, and one
+// scale's rows; ① draws the r_k curves alone.
+import { h, s } from "./dom.js";
+import { figHTML, fixed } from "./format.js";
+import { onLangChange, t } from "./i18n.js";
+import { FAMILY_LABEL } from "./labels.js";
+import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
+
+// The families by kind of drafter (⑤'s map): one colour per kind, a dash pattern per member.
+const KIND = { draft: "k-model", mtp: "k-head", medusa: "k-head", block: "k-head", eagle: "k-feature", eagle3: "k-feature",
+  ngram: "k-table", lookup: "k-table", match: "k-table", suffix: "k-table", lookahead: "k-none" };
+const DASH = { mtp: null, medusa: "6 3", block: "2 3", eagle: null, eagle3: "6 3", ngram: null, lookup: "6 3", match: "2 3", suffix: "9 3 2 3" };
+const TEMPS = ["T1", "T0"];
+
+export const megabytes = (bytes) => (bytes >= 1e8 ? fixed(bytes / 1e6, 0) : fixed(bytes / 1e6, 1)) + " MB";
+
+// Every family's fastest row per scale at one temperature: [{family, points: [{bytes, scale, row}]}],
+// families in the order of their speedup at the heaviest scale.
+export function dialSeries(regime, key) {
+  const byFamily = new Map();
+  for (const point of regime.points) {
+    for (const row of point.best[key] ?? []) {
+      if (!byFamily.has(row.family)) byFamily.set(row.family, []);
+      byFamily.get(row.family).push({ bytes: point.main_bytes, scale: point.scale, row });
+    }
+  }
+  const last = (points) => points[points.length - 1].row.speedup;
+  return [...byFamily].map(([family, points]) => ({ family, points })).sort((a, b) => last(b.points) - last(a.points));
+}
+
+// The measured r_k of every scale: [{scale, bytes, fig, points: [{k, r}], predicted: [{k, r}]}]
+export function rkSeries(regime) {
+  return regime.points.map((p) => {
+    const ks = Object.keys(p.r).map(Number).sort((a, b) => a - b);
+    return { scale: p.scale, bytes: p.main_bytes, fig: p.fig_r, points: ks.map((k) => ({ k, r: p.r[String(k)] })),
+      predicted: ks.map((k) => ({ k, r: p.roofline.r[String(k)] })) };
+  });
+}
+
+// Labels at the right end of a chart's lines, pushed apart so that none overlaps another.
+export function spreadLabels(ys, gap, lo, hi) {
+  const order = ys.map((y, i) => ({ y, i })).sort((a, b) => a.y - b.y);
+  for (let j = 1; j < order.length; j++) order[j].y = Math.max(order[j].y, order[j - 1].y + gap);
+  const over = order.length ? order[order.length - 1].y - hi : 0;
+  if (over > 0) order.forEach((o) => { o.y -= over; });
+  for (let j = order.length - 2; j >= 0; j--) order[j].y = Math.min(order[j].y, order[j + 1].y - gap);
+  const under = order.length ? lo - order[0].y : 0;
+  if (under > 0) order.forEach((o) => { o.y += under; });
+  const out = new Array(ys.length);
+  order.forEach((o) => { out[o.i] = o.y; });
+  return out;
+}
+
+function logAxis(lo, hi, from, to) {
+  const a = Math.log10(lo), b = Math.log10(hi);
+  return (v) => from + ((to - from) * (Math.log10(v) - a)) / (b - a);
+}
+
+const pointTitle = (family, p) => t({
+  zh: `${FAMILY_LABEL[family].zh}，主模型 ${megabytes(p.bytes)}（${p.scale}×）：${fixed(p.row.speedup, 2)}×（${fixed(p.row.speedup_runs.min, 2)}–${fixed(p.row.speedup_runs.max, 2)}）`,
+  en: `${FAMILY_LABEL[family].en}, main model ${megabytes(p.bytes)} (${p.scale}×): ${fixed(p.row.speedup, 2)}× (${fixed(p.row.speedup_runs.min, 2)}–${fixed(p.row.speedup_runs.max, 2)})`,
+});
+
+function dialSvg(series, regime, chosen) {
+  const W = 620, H = 300, L = 46, R = 196, T = 14, B = 46;
+  const bytes = regime.points.map((p) => p.main_bytes);
+  const edge = regime.summary.cache_edge_bytes;
+  const lo = Math.min(...bytes) / 1.4, hi = Math.max(...bytes) * 1.4;
+  const x = logAxis(lo, hi, L, W - R);
+  const all = series.flatMap((f) => f.points.flatMap((p) => [p.row.speedup_runs.min, p.row.speedup_runs.max]));
+  const top = Math.max(1.5, ...all) * 1.05, bottom = Math.min(0.5, ...all) * 0.95;
+  const y = (v) => T + ((H - T - B) * (top - v)) / (top - bottom);
+  const step = top - bottom > 2.5 ? 0.5 : 0.25;
+  const ticks = [];
+  for (let v = Math.ceil(bottom / step) * step; v <= top; v += step) ticks.push(Number(v.toFixed(2)));
+  const ends = spreadLabels(series.map((f) => y(f.points[f.points.length - 1].row.speedup)), 13, T + 4, H - B);
+  return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "dial-chart",
+    "aria-label": t({ zh: "每类草稿员最快一行的加速比（相对同一倍数的普通解码）与主模型的字节数（对数刻度）；数字见下表", en: "each family's fastest row's speedup (over plain decoding at the same scale) against the main model's bytes (log scale); the numbers are in the table below" }) },
+  edge > lo && edge < hi ? [
+    s("rect", { class: "dial-cache", x: L, y: T, width: x(edge) - L, height: H - T - B }),
+    s("text", { class: "dial-note", x: L + 4, y: T + 12 }, t({ zh: "装得进缓存", en: "fits in cache" })),
+    s("line", { class: "axis dashed", x1: x(edge), x2: x(edge), y1: T, y2: H - B }),
+    s("text", { class: "dial-note", x: x(edge) + 4, y: H - B - 6 }, t({ zh: `缓存边缘 ≈ ${megabytes(edge)}`, en: `cache edge ≈ ${megabytes(edge)}` })),
+  ] : null,
+  s("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
+  s("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
+  bottom < 1 ? s("line", { class: "axis one", x1: L, y1: y(1), x2: W - R, y2: y(1) }) : null,
+  ticks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
+  regime.points.map((p) => s("text", { x: x(p.main_bytes), y: H - B + 16, "text-anchor": "middle" }, megabytes(p.main_bytes).replace(" MB", ""))),
+  s("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, t({ zh: "主模型的权重（MB，对数刻度）", en: "the main model's weights (MB, log scale)" })),
+  series.map((f, i) => s("g", { class: `dial-line ${KIND[f.family] ?? "k-none"}${f.family === chosen ? " on" : ""}` },
+    s("polyline", { points: f.points.map((p) => `${x(p.bytes)},${y(p.row.speedup)}`).join(" "), "stroke-dasharray": DASH[f.family] ?? null }),
+    f.points.map((p) => s("g", {},
+      s("line", { class: "whisker", x1: x(p.bytes), x2: x(p.bytes), y1: y(p.row.speedup_runs.min), y2: y(p.row.speedup_runs.max) }),
+      s("circle", { cx: x(p.bytes), cy: y(p.row.speedup), r: f.family === chosen ? 4 : 3 }, s("title", {}, pointTitle(f.family, p))))),
+    s("text", { class: "dial-label", x: W - R + 8, y: ends[i] + 4 }, `${t(FAMILY_LABEL[f.family])} ${fixed(f.points[f.points.length - 1].row.speedup, 2)}×`))));
+}
+
+// r_k against k, one curve per scale; the roofline's prediction for the heaviest scale dotted.
+export function rkSvg(regime) {
+  const series = rkSeries(regime);
+  const W = 420, H = 280, L = 46, R = 92, T = 14, B = 46;
+  const ks = series[0].points.map((p) => p.k);
+  const x = (k) => L + ((W - L - R) * (k - ks[0])) / (ks[ks.length - 1] - ks[0]);
+  const top = Math.max(1.5, ...series.flatMap((c) => c.points.map((p) => p.r))) * 1.05;
+  const y = (v) => T + ((H - T - B) * (top - v)) / (top - 0.8);
+  const step = top > 3 ? 0.5 : 0.25;
+  const ticks = [];
+  for (let v = 1; v <= top; v += step) ticks.push(Number(v.toFixed(2)));
+  const edge = regime.summary.cache_edge_bytes;
+  const heavy = series[series.length - 1];
+  const ends = spreadLabels(series.map((c) => y(c.points[c.points.length - 1].r)), 13, T + 4, H - B);
+  return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "rk-chart",
+    "aria-label": t({ zh: "验收 k 个位置的价钱 rₖ（一次 forward 算 k 个新位置 ÷ 算 1 个），每个倍数一条；数字见下表", en: "the price of verifying k positions, r_k (a forward over k new positions ÷ one over one), one curve per scale; the numbers are in the table below" }) },
+  s("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
+  s("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
+  ticks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
+  ks.map((k) => s("text", { x: x(k), y: H - B + 16, "text-anchor": "middle" }, String(k))),
+  s("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, t({ zh: "一次 forward 的新位置数 k", en: "new positions in one forward, k" })),
+  s("polyline", { class: "rk-roof", points: heavy.predicted.map((p) => `${x(p.k)},${y(p.r)}`).join(" ") },
+    s("title", {}, t({ zh: `屋顶线对 ${megabytes(heavy.bytes)} 的预测`, en: `the roofline's prediction for ${megabytes(heavy.bytes)}` }))),
+  series.map((c, i) => s("g", { class: `rk-line ${c.bytes > edge ? "heavy" : "light"}`, style: { opacity: String(0.45 + (0.55 * i) / Math.max(1, series.length - 1)) } },
+    s("polyline", { points: c.points.map((p) => `${x(p.k)},${y(p.r)}`).join(" ") }),
+    c.points.map((p) => s("circle", { cx: x(p.k), cy: y(p.r), r: 2.8 },
+      s("title", {}, t({ zh: `主模型 ${megabytes(c.bytes)}，k = ${p.k}：${fixed(p.r, 2)}×`, en: `main model ${megabytes(c.bytes)}, k = ${p.k}: ${fixed(p.r, 2)}×` })))),
+    s("text", { class: "dial-label", x: W - R + 8, y: ends[i] + 4 }, megabytes(c.bytes)))));
+}
+
+// r_k and main(1) per scale beside the roofline's prediction: the numbers of rkSvg.
+export function rkTable(regime, ks = [2, 5, 9]) {
+  const head = [{ zh: "主模型", en: "Main model" }, { zh: "1 个位置（实测 / 屋顶线）", en: "One position (measured / roofline)" },
+    ...ks.map((k) => ({ zh: `r${k}（实测 / 屋顶线）`, en: `r${k} (measured / roofline)` }))];
+  return h("table", { class: "rk-table" },
+    h("caption", {}, t({ zh: "每个倍数：单位置 forward 的毫秒数和 rₖ，实测在前，屋顶线的预测在后", en: "each scale: a one-position forward in ms and r_k, measured first, the roofline's prediction second" })),
+    h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, t(c))))),
+    h("tbody", {}, regime.points.map((p) => h("tr", {},
+      h("th", { scope: "row" }, `${megabytes(p.main_bytes)} (${p.scale}×)`),
+      h("td", {}, `${fixed(1000 * p.main_s, 3)} / ${fixed(1000 * p.roofline.main_s, 3)}`),
+      ks.filter((k) => String(k) in p.r).map((k) => Object.assign(h("td"), {
+        innerHTML: `${figHTML(fixed(p.r[String(k)], 2), "r", `${p.fig_r}|k${k}`)} / ${fixed(p.roofline.r[String(k)], 2)}` }))))));
+}
+
+const VERDICT = {
+  faster: { zh: "更快", en: "faster" },
+  slower: { zh: "更慢", en: "slower" },
+  unclear: { zh: "分不出", en: "cannot tell" },
+};
+
+const configText = (r) => (r.shape === "tree" ? t({ zh: `树 ${r.size} 节点`, en: `tree, ${r.size} nodes` }) : `γ = ${r.size}`);
+
+const COLUMNS = [
+  { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
+  { label: { zh: "配置", en: "Configuration" }, cell: configText },
+  { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
+    cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
+  { label: { zh: "判断", en: "Verdict" }, cell: (r) => t(VERDICT[r.verdict]) },
+  { label: { zh: "定理 3.8（按实测 rₖ）", en: "Theorem 3.8 (measured r_k)" },
+    cell: (r) => (r.theory ? `${fixed(r.theory.with_verify_price, 2)}×` : "—") },
+  { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
+  { label: { zh: "字 / 验收", en: "Chars / verify" }, cell: (r) => fixed(r.tokens_per_main, 2) },
+  { label: { zh: "验收", en: "Verify" }, cell: (r) => figHTML(fixed(r.verify_over_main, 2), "verify-loop", r.fig) },
+  { label: { zh: "起草", en: "Drafting" }, cell: (r) => fixed(r.drafter_per_round, 3) },
+  { label: { zh: "其余", en: "Rest" }, cell: (r) => fixed(r.other_per_round, 3) },
+];
+
+// The state an address asks for (#dialT=0&dialx=40): a temperature and a scale the dial measured.
+export function dialFromHash(get, regime, current) {
+  const key = `T${get("dialT")}`, scale = Number(get("dialx"));
+  return { key: TEMPS.includes(key) && regime.points.some((p) => key in p.best) ? key : current.key,
+    scale: regime.points.some((p) => p.scale === scale) ? scale : current.scale };
+}
+
+export function initDial(regime) {
+  const heaviest = regime.points[regime.points.length - 1];
+  let state = dialFromHash(hashGet, regime, { key: "T1", scale: heaviest.scale });
+  const root = document.getElementById("dial-widget");
+  const chart = root.querySelector(".dial-figs"), table = root.querySelector(".dial-table");
+  const temps = [...root.querySelectorAll("[data-dial-t]")], scales = root.querySelector(".dial-scales");
+
+  function draw() {
+    for (const b of temps) b.setAttribute("aria-pressed", String(b.dataset.dialT === state.key));
+    const series = dialSeries(regime, state.key);
+    const point = regime.points.find((p) => p.scale === state.scale);
+    scales.replaceChildren(...regime.points.map((p) => h("button", { type: "button", "aria-pressed": String(p.scale === state.scale),
+      onclick: () => { state.scale = p.scale; hashSet("dialx", p.scale); draw(); } }, megabytes(p.main_bytes))));
+    // the dial scrolls sideways on a phone rather than shrink its labels past reading
+    chart.replaceChildren(h("figure", { class: "dial-fig", tabindex: "0", "aria-label": t({ zh: "表盘图（可左右滚动）", en: "the dial's chart (scrolls sideways)" }) },
+      dialSvg(series, regime, series[0]?.family)),
+    h("figure", { class: "dial-fig" }, rkSvg(regime)));
+    const rows = point.best[state.key] ?? [];
+    const plain = point.plain?.[state.key];
+    table.replaceChildren(h("table", { class: "ledger dial-rows" },
+      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· 原生 C++ 引擎 · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${regime.repeats} 次配对重复${plain ? ` · 普通解码每字 ${fixed(1000 * plain.s_per_char, 3)} ms` : ""}`,
+        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · native C++ engine · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${regime.repeats} paired repeats each${plain ? ` · plain decoding ${fixed(1000 * plain.s_per_char, 3)} ms per character` : ""}` })),
+      h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
+      h("tbody", {}, rows.map((r) => h("tr", { class: r.verdict === "slower" ? "warn" : "" },
+        COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) })))))));
+  }
+
+  for (const b of temps) b.addEventListener("click", () => { state.key = b.dataset.dialT; hashSet("dialT", state.key.slice(1)); draw(); });
+  onHashChange((hash) => {
+    const next = dialFromHash((key) => ownEntry(hash, key), regime, state);
+    if (next.key === state.key && next.scale === state.scale) return;
+    state = next;
+    draw();
+  });
+  onLangChange(draw);
+  draw();
+}
+
+// ①: the r_k curves alone, with their table.
+export function initRkCurves(regime) {
+  const root = document.getElementById("rk-widget");
+  const draw = () => root.replaceChildren(h("figure", { class: "dial-fig" }, rkSvg(regime)), h("div", { class: "table-scroll" }, rkTable(regime)));
+  onLangChange(draw);
+  draw();
+}

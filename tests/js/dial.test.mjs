@@ -1,0 +1,56 @@
+// ⑥'s dial and ①'s r_k curves (static/js/dial.js): the series it draws from regime.json, the
+// labels pushed apart at the lines' ends, the state an address asks for.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { dialFromHash, dialSeries, megabytes, rkSeries, spreadLabels } from "../../static/js/dial.js";
+
+const regime = JSON.parse(readFileSync(new URL("../../experiments/results/regime.json", import.meta.url)));
+
+test("dial series: one line per family with a point at every scale it was measured, fastest at the heaviest first", () => {
+  for (const key of ["T1", "T0"]) {
+    const series = dialSeries(regime, key);
+    const families = new Set(regime.points.flatMap((p) => p.best[key].map((r) => r.family)));
+    assert.deepEqual(new Set(series.map((f) => f.family)), families);
+    for (const f of series) {
+      assert.deepEqual(f.points.map((p) => p.bytes), regime.points.filter((p) => p.best[key].some((r) => r.family === f.family)).map((p) => p.main_bytes));
+      assert.ok(f.points.every((p) => p.row.family === f.family));
+    }
+    const last = series.map((f) => f.points.at(-1).row.speedup);
+    assert.deepEqual(last, [...last].sort((a, b) => b - a));
+  }
+});
+
+test("r_k series: every scale's measured r_k from k = 1, where it is 1, beside the roofline's", () => {
+  const series = rkSeries({ points: regime.points.map((p) => ({ ...p, fig_r: `regime|x${p.scale}` })) });
+  assert.equal(series.length, regime.points.length);
+  for (const [i, c] of series.entries()) {
+    assert.deepEqual(c.points.map((p) => p.k), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.equal(c.points[0].r, 1);
+    assert.equal(c.points[4].r, regime.points[i].r["5"]);
+    assert.equal(c.predicted[4].r, regime.points[i].roofline.r["5"]);
+  }
+});
+
+test("labels at the lines' ends: at least a gap apart, inside the chart, in the lines' order", () => {
+  for (const ys of [[50, 51, 52, 53, 200], [10, 10, 10], [295, 299, 300], [120, 40, 80]]) {
+    const out = spreadLabels(ys, 12, 14, 300);
+    const order = ys.map((_, i) => i).sort((a, b) => ys[a] - ys[b] || a - b);
+    for (let j = 1; j < order.length; j++) assert.ok(out[order[j]] - out[order[j - 1]] >= 12 - 1e-9);
+    assert.ok(out.every((y) => y >= 14 - 1e-9 && y <= 300 + 1e-9));
+  }
+  assert.deepEqual(spreadLabels([40, 120, 80], 12, 0, 300), [40, 120, 80]);  // already apart: unmoved
+});
+
+test("the dial's address: a temperature and a scale it measured, or the current state", () => {
+  const current = { key: "T1", scale: regime.points.at(-1).scale };
+  const get = (table) => (key) => table[key];
+  assert.deepEqual(dialFromHash(get({ dialT: "0", dialx: String(regime.points[0].scale) }), regime, current), { key: "T0", scale: regime.points[0].scale });
+  assert.deepEqual(dialFromHash(get({ dialT: "7", dialx: "3.5" }), regime, current), current);
+  assert.deepEqual(dialFromHash(get({}), regime, current), current);
+});
+
+test("megabytes: one decimal below 100 MB, none above", () => {
+  assert.equal(megabytes(2954240), "3.0 MB");
+  assert.equal(megabytes(413594624), "414 MB");
+});

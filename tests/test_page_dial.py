@@ -1,0 +1,41 @@
+"""⑥'s dial and ①'s r_k curves in Chromium: a line per family and a curve per scale, the
+temperature and scale buttons, the address they write, both languages."""
+import orjson
+import pytest
+
+from tests.conftest import ROOT
+
+REGIME = orjson.loads((ROOT / "experiments/results/regime.json").read_bytes())
+POINTS = REGIME["points"]
+
+
+def mb(bytes_):
+    return f"{bytes_ / 1e6:.0f} MB" if bytes_ >= 1e8 else f"{bytes_ / 1e6:.1f} MB"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_dial_draws_every_family_and_its_buttons_pick_the_table(open_page, lang):
+    page = open_page(hash_=f"#lang={lang}")
+    dial = page.locator("#dial-widget")
+    dial.scroll_into_view_if_needed()
+    families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
+    assert dial.locator("g.dial-line").count() == len(families)
+    assert dial.locator("g.rk-line").count() == len(POINTS)
+    rows = dial.locator(".dial-rows tbody tr")
+    assert rows.count() == len(POINTS[-1]["best"]["T1"])
+    assert mb(POINTS[-1]["main_bytes"]) in dial.locator(".dial-rows caption").inner_text()
+    page.click("#dial-widget [data-dial-t=T0]")
+    assert rows.count() == len(POINTS[-1]["best"]["T0"])
+    assert "T = 0" in dial.locator(".dial-rows caption").inner_text() and "dialT=0" in page.evaluate("location.hash")
+    dial.locator(".dial-scales button").first.click()
+    assert mb(POINTS[0]["main_bytes"]) in dial.locator(".dial-rows caption").inner_text()
+    assert rows.count() == len(POINTS[0]["best"]["T0"])
+    assert dial.locator(".dial-scales button[aria-pressed=true]").inner_text() == mb(POINTS[0]["main_bytes"])
+    text = dial.inner_text() + page.locator("#rk-widget").inner_text()
+    assert "NaN" not in text and "undefined" not in text
+
+
+def test_an_address_opens_the_dial_on_its_scale_and_temperature(open_page):
+    page = open_page(hash_=f"#lang=en&dialT=0&dialx={POINTS[1]['scale']:g}")
+    caption = page.locator("#dial-widget .dial-rows caption").inner_text()
+    assert "T = 0" in caption and mb(POINTS[1]["main_bytes"]) in caption

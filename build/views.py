@@ -117,52 +117,53 @@ def expected_chars(alpha, gamma):
     return (1 - alpha ** (gamma + 1)) / (1 - alpha)
 
 
+def stays_faster_from(points, key, family):
+    """The lightest scale from which the family's fastest row is faster than plain decoding in every
+    paired repeat at that scale and at every heavier one (None: not at the heaviest)."""
+    verdicts = [next((r["verdict"] for r in p["best"].get(key, []) if r["family"] == family), None) for p in points]
+    start = len(verdicts)
+    while start and verdicts[start - 1] == "faster":
+        start -= 1
+    return points[start]["scale"] if start < len(points) else None
+
+
 def dial_view(data):
-    """What ⑥'s dial says in words: Theorem 3.8 against the heaviest scale (dial_theory) and, per
-    temperature, where each family starts to pay (regime.json summary.pays_from grouped by scale,
-    with the main model's bytes and their multiple of the cache's edge; `never`: the families no
-    scale of the dial made faster in every paired repeat)."""
+    """What ⑥'s dial says in words, at T = 1: where each family starts to pay for good
+    (stays_faster_from, grouped by scale, with the main model's bytes and their multiple of the
+    cache's edge; `never`: the families not faster at the heaviest scale), the best row of the
+    whole dial, and Theorem 3.8 at the heaviest scale (dial_theory). tag_regime runs first."""
     regime = data["regime"]
     points, edge = regime["points"], regime["summary"]["cache_edge_bytes"]
-    pays = {}
-    for key in ("T1", "T0"):
-        if key not in regime["summary"]:
-            continue
-        pays_from = regime["summary"][key]["pays_from"]
-        measured = list(dict.fromkeys(r["family"] for p in points for r in p["best"].get(key, [])))
-        pays[key] = {"from": [{"scale": p["scale"], "bytes": p["main_bytes"], "cache_multiple": p["main_bytes"] / edge,
-                               "families": [f for f in measured if pays_from.get(f) == p["scale"]]}
-                              for p in points if p["scale"] in pays_from.values()],
-                     "never": [f for f in measured if f not in pays_from]}
-    return {"theory": dial_theory(data), "pays": pays,
+    families = list(dict.fromkeys(r["family"] for p in points for r in p["best"]["T1"]))
+    start = {f: stays_faster_from(points, "T1", f) for f in families}
+    pays = [{"scale": p["scale"], "bytes": p["main_bytes"], "cache_multiple": p["main_bytes"] / edge,
+             "families": [f for f in families if start[f] == p["scale"]]}
+            for p in points if p["scale"] in start.values()]
+    best = max(((p, p["best"]["T1"][0]) for p in points if p["best"]["T1"]), key=lambda pr: pr[1]["speedup"])
+    dearest = max(points, key=lambda p: p["r"]["5"])  # where a verify of 5 costs most, over one position
+    return {"pays": pays, "never": [f for f in families if start[f] is None], "dearest_verify_scale": dearest["scale"],
+            "best": {"scale": best[0]["scale"], "bytes": best[0]["main_bytes"], "row": best[1]},
+            "theory": dial_theory(points[-1]["best"]["T1"]),
             "heaviest_cache_multiple": points[-1]["main_bytes"] / edge}
 
 
-def dial_theory(data):
-    """⑥'s dial at its heaviest scale, per temperature: how close Theorem 3.8 (at each chain row's
-    measured α, c and r_{γ+1}) comes to the measured speedup, and for each row it misses by more
-    than THEORY_CLOSE which part the theorem gets wrong: the count (characters per verify against
-    the formula's, when acceptances are not independent) or the price (the rest of the round,
-    sampling, the rule and Python, which the theorem leaves out)."""
-    heaviest = data["regime"]["points"][-1]
-    out = {}
-    for key, rows in heaviest["best"].items():
-        chains = [r for r in rows if r.get("theory")]
-        misses = []
-        for r in chains:
-            gap = r["speedup"] / r["theory"]["with_verify_price"] - 1
-            if abs(gap) > THEORY_CLOSE:
-                expected = expected_chars(r["alpha"], r["size"])
-                round_cost = r["verify_over_main"] + r["drafter_per_round"] + r["other_per_round"]
-                misses.append({"family": r["family"], "size": r["size"], "gap": gap, "fig": r["fig"],
-                               "chars": r["tokens_per_main"], "expected_chars": expected,
-                               "rest_share": r["other_per_round"] / round_cost,
-                               "part": "count" if abs(r["tokens_per_main"] / expected - 1) >= abs(gap) / 2 else "price"})
-        out[key] = {"rows": len(chains), "close": THEORY_CLOSE, "misses": misses,
-                    "largest_close_gap": max([abs(r["speedup"] / r["theory"]["with_verify_price"] - 1) for r in chains
-                                              if abs(r["speedup"] / r["theory"]["with_verify_price"] - 1) <= THEORY_CLOSE],
-                                             default=None)}
-    return out
+def dial_theory(rows):
+    """Theorem 3.8 (at each chain row's measured α, c and r_{γ+1}) against the measured speedup of
+    the heaviest scale's rows: how many come within THEORY_CLOSE, and for each row further off the
+    two parts of a round the theorem models loosely, printed side by side: the count (characters
+    per verify, measured and by the formula, which assumes independent acceptances) and the price
+    (the share of the round that is neither verifying nor drafting: sampling, the rule, Python,
+    which the theorem leaves out)."""
+    chains = [r for r in rows if r.get("theory")]
+    close = [abs(r["theory"]["gap"]) for r in chains if abs(r["theory"]["gap"]) <= THEORY_CLOSE]
+    misses = []
+    for r in chains:
+        if abs(r["theory"]["gap"]) > THEORY_CLOSE:
+            round_cost = r["verify_over_main"] + r["drafter_per_round"] + r["other_per_round"]
+            misses.append({"family": r["family"], "size": r["size"], "gap": r["theory"]["gap"],
+                           "chars": r["tokens_per_main"], "expected_chars": expected_chars(r["alpha"], r["size"]),
+                           "rest_share": r["other_per_round"] / round_cost})
+    return {"rows": len(chains), "close": THEORY_CLOSE, "misses": misses, "largest_close_gap": max(close, default=None)}
 
 
 def deepseek_scale(data, papers):

@@ -26,8 +26,10 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -60,9 +62,9 @@ constexpr int BLOCK = 512;
 // reads them in the order they lie in memory (with k <= BLOCK: panel after panel).
 // Weights of 2 MB and more in 2 MB pages where the system allows it (Linux's transparent huge
 // pages, on request): a forward that streams hundreds of MB of a heavy twin's weights then walks
-// the page tables once per 2 MB instead of once per 4 KB. On the 2-core VM this project measures on
-// (a guest's page walk is two-dimensional, so a miss is dear), that took a verify of 2..5 rows at
-// 414 MB from about 1.25..1.45 one-row forwards to about 1.0..1.3 (measure --only regime, r_k).
+// the page tables once per 2 MB instead of once per 4 KB. In a virtual machine (where a page walk
+// is two-dimensional, so a miss is dear) that lowers what a verify of a few rows costs over one
+// row at a few hundred MB (measure --only regime: r_k). A matrix just over 2 MB takes 4 MB.
 constexpr size_t HUGE_PAGE = size_t(2) << 20;
 
 template <class T>
@@ -538,7 +540,7 @@ const Kernel& kernel_named(const std::string& name) {
 // a panel's block is read from memory once and stays in L1 while every row tile of x passes over
 // it, and x's rows over the block stay in cache for every panel.
 void matmul(const Kernel& kern, const float* x, int m, const Linear& w, float* y, bool accumulate) {
-    static std::vector<float> carry;  // the partial sums of every row and panel between blocks
+    thread_local std::vector<float> carry;  // the partial sums of every row and panel between blocks
     const bool blocked = w.k > BLOCK;
     if (blocked) carry.resize(size_t(w.panel_count()) * m * CHAINS * PANEL);
     for (int start = 0; start < w.k; start += BLOCK) {

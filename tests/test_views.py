@@ -40,6 +40,8 @@ def dial_row(family, speedup, lo, hi, theory=None, alpha=0.5, size=3, chars=1.87
 
 
 def dial(points, pays_from):
+    for i, point in enumerate(points):
+        point.setdefault("r", {"5": 1.5 if i == 1 else 1.2})  # the second scale's verify is the dearest
     return {"regime": {"points": points, "summary": {"cache_edge_bytes": 100, "T1": {"pays_from": pays_from}}}}
 
 
@@ -48,24 +50,41 @@ def test_a_dial_rows_verdict_needs_every_paired_repeat_on_one_side_of_one():
         "faster", "slower", "unclear", "unclear"]
 
 
-def test_the_dial_names_where_each_family_starts_to_pay_and_what_theorem_3_8_misses():
+def test_the_dial_names_where_each_family_pays_for_good_and_what_theorem_3_8_misses():
     # at α = 0.5, γ = 3 the formula expects 1.875 characters per verify
     assert expected_chars(0.5, 3) == pytest.approx(1.875)
-    light = {"scale": 1, "main_bytes": 10, "r": {}, "best": {"T1": [dial_row("ngram", 1.2, 1.1, 1.3)]}}
-    heavy = {"scale": 40, "main_bytes": 400, "r": {}, "best": {"T1": [
+    light = {"scale": 1, "main_bytes": 10, "best": {"T1": [dial_row("ngram", 1.2, 1.1, 1.3), dial_row("mtp", 1.1, 1.05, 1.2),
+                                                          dial_row("draft", 0.9, 0.8, 0.95)]}}
+    middle = {"scale": 4, "main_bytes": 40, "best": {"T1": [dial_row("ngram", 1.5, 1.4, 1.6), dial_row("mtp", 0.9, 0.8, 1.1),
+                                                           dial_row("draft", 1.2, 1.1, 1.3)]}}
+    heavy = {"scale": 40, "main_bytes": 400, "best": {"T1": [
         dial_row("ngram", 2.0, 1.9, 2.1, theory=2.1),                        # 5 % off: close
-        dial_row("lookup", 1.0, 0.9, 1.1, theory=1.5, chars=1.2),            # the count is off
-        dial_row("draft", 1.0, 0.9, 1.1, theory=1.3, rest=0.9),              # the count is right: the rest of the round
+        dial_row("mtp", 1.2, 1.1, 1.3, theory=1.25),                         # faster again, after a lapse
+        dial_row("lookup", 1.0, 0.9, 1.1, theory=1.5, chars=1.2),            # 33 % off
+        dial_row("draft", 1.2, 1.1, 1.3, theory=1.6, rest=0.9),              # 25 % off
         dial_row("lookahead", 0.6, 0.5, 0.7)]}}                              # a tree: no theorem
-    data = dial([light, heavy], {"ngram": 1})
+    data = dial([light, middle, heavy], {})
     tag_regime(data)
-    assert [r["verdict"] for r in heavy["best"]["T1"]] == ["faster", "unclear", "unclear", "slower"]
+    assert [r["verdict"] for r in heavy["best"]["T1"]] == ["faster", "faster", "unclear", "faster", "slower"]
     assert heavy["fig_r"] == "regime|x40" and heavy["best"]["T1"][0]["fig"].endswith("|regime-x40")
     view = dial_view(data)
-    assert view["pays"]["T1"]["from"] == [{"scale": 1, "bytes": 10, "cache_multiple": 0.1, "families": ["ngram"]}]
-    assert view["pays"]["T1"]["never"] == ["lookup", "draft", "lookahead"]
-    assert view["heaviest_cache_multiple"] == 4
-    theory = view["theory"]["T1"]
-    assert theory["rows"] == 3 and theory["largest_close_gap"] == pytest.approx(1 - 2.0 / 2.1)
-    assert [(m["family"], m["part"]) for m in theory["misses"]] == [("lookup", "count"), ("draft", "price")]
+    # the MTP head was faster at the lightest scale, not at the middle one: it pays for good from the heaviest
+    assert view["pays"] == [{"scale": 1, "bytes": 10, "cache_multiple": 0.1, "families": ["ngram"]},
+                            {"scale": 4, "bytes": 40, "cache_multiple": 0.4, "families": ["draft"]},
+                            {"scale": 40, "bytes": 400, "cache_multiple": 4.0, "families": ["mtp"]}]
+    assert view["never"] == ["lookup", "lookahead"]
+    assert view["best"]["scale"] == 40 and view["best"]["row"]["family"] == "ngram"
+    assert view["dearest_verify_scale"] == 4
+    theory = view["theory"]
+    assert theory["rows"] == 4 and theory["largest_close_gap"] == pytest.approx(1 - 2.0 / 2.1)
+    assert [m["family"] for m in theory["misses"]] == ["lookup", "draft"]
+    assert theory["misses"][0]["chars"] == 1.2 and theory["misses"][0]["expected_chars"] == pytest.approx(1.875)
     assert theory["misses"][1]["rest_share"] == pytest.approx(0.9 / 2.0)
+
+
+def test_a_dial_where_nothing_pays_says_so():
+    point = {"scale": 1, "main_bytes": 10, "best": {"T1": [dial_row("ngram", 0.9, 0.8, 1.1)]}}
+    data = dial([point], {})
+    tag_regime(data)
+    view = dial_view(data)
+    assert view["pays"] == [] and view["never"] == ["ngram"] and view["theory"]["largest_close_gap"] is None

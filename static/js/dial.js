@@ -5,6 +5,7 @@
 import { h, s } from "./dom.js";
 import { figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
+import { configLabel } from "./family_ledger.js";
 import { FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
@@ -13,11 +14,12 @@ const KIND = { draft: "k-model", mtp: "k-head", medusa: "k-head", block: "k-head
   ngram: "k-table", lookup: "k-table", match: "k-table", suffix: "k-table", lookahead: "k-none" };
 const DASH = { mtp: null, medusa: "6 3", block: "2 3", eagle: null, eagle3: "6 3", ngram: null, lookup: "6 3", match: "2 3", suffix: "9 3 2 3" };
 const TEMPS = ["T1", "T0"];
+const SUB = "₀₁₂₃₄₅₆₇₈₉";  // r₂, r₅, r₉
 
 export const megabytes = (bytes) => (bytes >= 1e8 ? fixed(bytes / 1e6, 0) : fixed(bytes / 1e6, 1)) + " MB";
 
 // Every family's fastest row per scale at one temperature: [{family, points: [{bytes, scale, row}]}],
-// families in the order of their speedup at the heaviest scale.
+// families in the order of their speedup at the heaviest scale (one it did not run there: last).
 export function dialSeries(regime, key) {
   const byFamily = new Map();
   for (const point of regime.points) {
@@ -26,8 +28,9 @@ export function dialSeries(regime, key) {
       byFamily.get(row.family).push({ bytes: point.main_bytes, scale: point.scale, row });
     }
   }
-  const last = (points) => points[points.length - 1].row.speedup;
-  return [...byFamily].map(([family, points]) => ({ family, points })).sort((a, b) => last(b.points) - last(a.points));
+  const heaviest = regime.points[regime.points.length - 1].scale;
+  const atHeaviest = (points) => points.find((p) => p.scale === heaviest)?.row.speedup ?? -Infinity;
+  return [...byFamily].map(([family, points]) => ({ family, points })).sort((a, b) => atHeaviest(b.points) - atHeaviest(a.points));
 }
 
 // The measured r_k of every scale: [{scale, bytes, fig, points: [{k, r}], predicted: [{k, r}]}]
@@ -86,7 +89,7 @@ function dialSvg(series, regime, chosen) {
   ] : null,
   s("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
   s("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
-  bottom < 1 ? s("line", { class: "axis one", x1: L, y1: y(1), x2: W - R, y2: y(1) }) : null,
+  s("line", { class: "axis one", x1: L, y1: y(1), x2: W - R, y2: y(1) }),
   ticks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
   regime.points.map((p) => s("text", { x: x(p.main_bytes), y: H - B + 16, "text-anchor": "middle" }, megabytes(p.main_bytes).replace(" MB", ""))),
   s("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, t({ zh: "主模型的权重（MB，对数刻度）", en: "the main model's weights (MB, log scale)" })),
@@ -113,7 +116,7 @@ export function rkSvg(regime) {
   const heavy = series[series.length - 1];
   const ends = spreadLabels(series.map((c) => y(c.points[c.points.length - 1].r)), 13, T + 4, H - B);
   return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "rk-chart",
-    "aria-label": t({ zh: "验收 k 个位置的价钱 rₖ（一次 forward 算 k 个新位置 ÷ 算 1 个），每个倍数一条；数字见下表", en: "the price of verifying k positions, r_k (a forward over k new positions ÷ one over one), one curve per scale; the numbers are in the table below" }) },
+    "aria-label": t({ zh: "验收 k 个位置的价钱 rₖ（一次 forward 算 k 个新位置 ÷ 算 1 个），每个倍数一条；数字见下表", en: "the price of verifying k positions, rₖ (a forward over k new positions ÷ one over one), one curve per scale; the numbers are in the table below" }) },
   s("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
   s("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
   ticks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
@@ -131,14 +134,14 @@ export function rkSvg(regime) {
 // r_k and main(1) per scale beside the roofline's prediction: the numbers of rkSvg.
 export function rkTable(regime, ks = [2, 5, 9]) {
   const head = [{ zh: "主模型", en: "Main model" }, { zh: "1 个位置（实测 / 屋顶线）", en: "One position (measured / roofline)" },
-    ...ks.map((k) => ({ zh: `r${k}（实测 / 屋顶线）`, en: `r${k} (measured / roofline)` }))];
+    ...ks.map((k) => ({ zh: `r${SUB[k]}（实测 / 屋顶线）`, en: `r${SUB[k]} (measured / roofline)` }))];
   return h("table", { class: "rk-table" },
-    h("caption", {}, t({ zh: "每个倍数：单位置 forward 的毫秒数和 rₖ，实测在前，屋顶线的预测在后", en: "each scale: a one-position forward in ms and r_k, measured first, the roofline's prediction second" })),
+    h("caption", {}, t({ zh: "每一档：单位置 forward 的毫秒数和 rₖ，实测在前，屋顶线的预测在后", en: "each scale: a one-position forward in ms and rₖ, measured first, the roofline's prediction second" })),
     h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, t(c))))),
     h("tbody", {}, regime.points.map((p) => h("tr", {},
       h("th", { scope: "row" }, `${megabytes(p.main_bytes)} (${p.scale}×)`),
       h("td", {}, `${fixed(1000 * p.main_s, 3)} / ${fixed(1000 * p.roofline.main_s, 3)}`),
-      ks.filter((k) => String(k) in p.r).map((k) => Object.assign(h("td"), {
+      ks.map((k) => Object.assign(h("td"), {
         innerHTML: `${figHTML(fixed(p.r[String(k)], 2), "r", `${p.fig_r}|k${k}`)} / ${fixed(p.roofline.r[String(k)], 2)}` }))))));
 }
 
@@ -148,21 +151,19 @@ const VERDICT = {
   unclear: { zh: "分不出", en: "cannot tell" },
 };
 
-const configText = (r) => (r.shape === "tree" ? t({ zh: `树 ${r.size} 节点`, en: `tree, ${r.size} nodes` }) : `γ = ${r.size}`);
-
 const COLUMNS = [
   { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
-  { label: { zh: "配置", en: "Configuration" }, cell: configText },
+  { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
   { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
     cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
   { label: { zh: "判断", en: "Verdict" }, cell: (r) => t(VERDICT[r.verdict]) },
-  { label: { zh: "定理 3.8（按实测 rₖ）", en: "Theorem 3.8 (measured r_k)" },
+  { label: { zh: "定理 3.8", en: "Theorem 3.8" },
     cell: (r) => (r.theory ? `${fixed(r.theory.with_verify_price, 2)}×` : "—") },
   { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
-  { label: { zh: "字 / 验收", en: "Chars / verify" }, cell: (r) => fixed(r.tokens_per_main, 2) },
+  { label: { zh: "字 / forward", en: "Chars / forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
   { label: { zh: "验收", en: "Verify" }, cell: (r) => figHTML(fixed(r.verify_over_main, 2), "verify-loop", r.fig) },
   { label: { zh: "起草", en: "Drafting" }, cell: (r) => fixed(r.drafter_per_round, 3) },
-  { label: { zh: "其余", en: "Rest" }, cell: (r) => fixed(r.other_per_round, 3) },
+  { label: { zh: "其余", en: "Rest" }, cell: (r) => fixed(r.other_per_round, 2) },
 ];
 
 // The state an address asks for (#dialT=0&dialx=40): a temperature and a scale the dial measured.
@@ -190,10 +191,9 @@ export function initDial(regime) {
       dialSvg(series, regime, series[0]?.family)),
     h("figure", { class: "dial-fig" }, rkSvg(regime)));
     const rows = point.best[state.key] ?? [];
-    const plain = point.plain?.[state.key];
     table.replaceChildren(h("table", { class: "ledger dial-rows" },
-      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· 原生 C++ 引擎 · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${regime.repeats} 次配对重复${plain ? ` · 普通解码每字 ${fixed(1000 * plain.s_per_char, 3)} ms` : ""}`,
-        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · native C++ engine · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${regime.repeats} paired repeats each${plain ? ` · plain decoding ${fixed(1000 * plain.s_per_char, 3)} ms per character` : ""}` })),
+      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· 原生 C++ 引擎 · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${regime.repeats} 次配对重复`,
+        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · native C++ engine · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${regime.repeats} paired repeats each` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: r.verdict === "slower" ? "warn" : "" },
         COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) })))))));
@@ -213,7 +213,8 @@ export function initDial(regime) {
 // ①: the r_k curves alone, with their table.
 export function initRkCurves(regime) {
   const root = document.getElementById("rk-widget");
-  const draw = () => root.replaceChildren(h("figure", { class: "dial-fig" }, rkSvg(regime)), h("div", { class: "table-scroll" }, rkTable(regime)));
+  const draw = () => root.replaceChildren(h("figure", { class: "dial-fig" }, rkSvg(regime)), h("div", { class: "table-scroll", tabindex: "0", role: "group",
+    "aria-label": t({ zh: "每一档的 rₖ 和屋顶线的预测", en: "each scale's rₖ beside the roofline's" }) }, rkTable(regime)));
   onLangChange(draw);
   draw();
 }

@@ -143,7 +143,7 @@ def dial_view(data):
     dearest = max(points, key=lambda p: p["r"]["5"])  # where a verify of 5 costs most, over one position
     return {"pays": pays, "never": [f for f in families if start[f] is None], "dearest_verify_scale": dearest["scale"],
             "best": {"scale": best[0]["scale"], "bytes": best[0]["main_bytes"], "row": best[1]},
-            "theory": dial_theory(points[-1]["best"]["T1"]),
+            "theory": {key: dial_theory(rows) for key, rows in points[-1]["best"].items()},
             "heaviest_cache_multiple": points[-1]["main_bytes"] / edge}
 
 

@@ -75,7 +75,7 @@ def test_the_dial_names_where_each_family_pays_for_good_and_what_theorem_3_8_mis
     assert view["never"] == ["lookup", "lookahead"]
     assert view["best"]["scale"] == 40 and view["best"]["row"]["family"] == "ngram"
     assert view["dearest_verify_scale"] == 4
-    theory = view["theory"]
+    theory = view["theory"]["T1"]
     assert theory["rows"] == 4 and theory["largest_close_gap"] == pytest.approx(1 - 2.0 / 2.1)
     assert [m["family"] for m in theory["misses"]] == ["lookup", "draft"]
     assert theory["misses"][0]["chars"] == 1.2 and theory["misses"][0]["expected_chars"] == pytest.approx(1.875)
@@ -87,4 +87,4 @@ def test_a_dial_where_nothing_pays_says_so():
     data = dial([point], {})
     tag_regime(data)
     view = dial_view(data)
-    assert view["pays"] == [] and view["never"] == ["ngram"] and view["theory"]["largest_close_gap"] is None
+    assert view["pays"] == [] and view["never"] == ["ngram"] and view["theory"]["T1"]["largest_close_gap"] is None

@@ -108,7 +108,7 @@ def run(args):
     check_threads(args.threads)
     check_seed(args.seed)
     if not 1 <= args.scale <= MAX_SCALE:
-        raise UsageError(f"--scale must be between 1 and {MAX_SCALE}, got {args.scale}")
+        raise UsageError(f"--scale must be between 1 and {MAX_SCALE}, got {args.scale:g}")
     prompt_text = args.prompt.replace("\\n", "\n")
     if not prompt_text:
         raise UsageError("--prompt must not be empty")

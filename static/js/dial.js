@@ -66,7 +66,7 @@ const pointTitle = (family, p) => t({
   en: `${FAMILY_LABEL[family].en}, main model ${megabytes(p.bytes)} (${p.scale}×): ${fixed(p.row.speedup, 2)}× (${fixed(p.row.speedup_runs.min, 2)}–${fixed(p.row.speedup_runs.max, 2)})`,
 });
 
-function dialSvg(series, regime, chosen) {
+function dialSvg(series, regime, chosen, shownScale) {
   const W = 620, H = 300, L = 46, R = 196, T = 14, B = 46;
   const bytes = regime.points.map((p) => p.main_bytes);
   const edge = regime.summary.cache_edge_bytes;
@@ -85,8 +85,10 @@ function dialSvg(series, regime, chosen) {
     s("rect", { class: "dial-cache", x: L, y: T, width: x(edge) - L, height: H - T - B }),
     s("text", { class: "dial-note", x: L + 4, y: T + 12 }, t({ zh: "装得进缓存", en: "fits in cache" })),
     s("line", { class: "axis dashed", x1: x(edge), x2: x(edge), y1: T, y2: H - B }),
-    s("text", { class: "dial-note", x: x(edge) + 4, y: H - B - 6 }, t({ zh: `缓存边缘 ≈ ${megabytes(edge)}`, en: `cache edge ≈ ${megabytes(edge)}` })),
+    s("text", { class: "dial-note", x: x(edge) - 4, y: H - B - 6, "text-anchor": "end" }, t({ zh: `缓存边缘 ≈ ${megabytes(edge)}`, en: `cache edge ≈ ${megabytes(edge)}` })),
   ] : null,
+  regime.points.filter((p) => p.scale === shownScale).map((p) =>
+    s("line", { class: "dial-shown", x1: x(p.main_bytes), x2: x(p.main_bytes), y1: T, y2: H - B })),
   s("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
   s("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
   s("line", { class: "axis one", x1: L, y1: y(1), x2: W - R, y2: y(1) }),
@@ -124,7 +126,7 @@ export function rkSvg(regime) {
   s("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, t({ zh: "一次 forward 的新位置数 k", en: "new positions in one forward, k" })),
   s("polyline", { class: "rk-roof", points: heavy.predicted.map((p) => `${x(p.k)},${y(p.r)}`).join(" ") },
     s("title", {}, t({ zh: `屋顶线对 ${megabytes(heavy.bytes)} 的预测`, en: `the roofline's prediction for ${megabytes(heavy.bytes)}` }))),
-  series.map((c, i) => s("g", { class: `rk-line ${c.bytes > edge ? "heavy" : "light"}`, style: { opacity: String(0.45 + (0.55 * i) / Math.max(1, series.length - 1)) } },
+  series.map((c, i) => s("g", { class: `rk-line ${c.bytes > edge ? "heavy" : "light"}`, style: { opacity: String(0.6 + (0.4 * i) / Math.max(1, series.length - 1)) } },
     s("polyline", { points: c.points.map((p) => `${x(p.k)},${y(p.r)}`).join(" ") }),
     c.points.map((p) => s("circle", { cx: x(p.k), cy: y(p.r), r: 2.8 },
       s("title", {}, t({ zh: `主模型 ${megabytes(c.bytes)}，k = ${p.k}：${fixed(p.r, 2)}×`, en: `main model ${megabytes(c.bytes)}, k = ${p.k}: ${fixed(p.r, 2)}×` })))),
@@ -133,8 +135,8 @@ export function rkSvg(regime) {
 
 // r_k and main(1) per scale beside the roofline's prediction: the numbers of rkSvg.
 export function rkTable(regime, ks = [2, 5, 9]) {
-  const head = [{ zh: "主模型", en: "Main model" }, { zh: "1 个位置（实测 / 屋顶线）", en: "One position (measured / roofline)" },
-    ...ks.map((k) => ({ zh: `r${SUB[k]}（实测 / 屋顶线）`, en: `r${SUB[k]} (measured / roofline)` }))];
+  const head = [{ zh: "主模型", en: "Main model" }, { zh: "1 个位置 (ms)", en: "One position (ms)" },
+    ...ks.map((k) => ({ zh: `r${SUB[k]}`, en: `r${SUB[k]}` }))];
   return h("table", { class: "rk-table" },
     h("caption", {}, t({ zh: "每一档：单位置 forward 的毫秒数和 rₖ，实测在前，屋顶线的预测在后", en: "each scale: a one-position forward in ms and rₖ, measured first, the roofline's prediction second" })),
     h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, t(c))))),
@@ -188,7 +190,7 @@ export function initDial(regime) {
       onclick: () => { state.scale = p.scale; hashSet("dialx", p.scale); draw(); } }, megabytes(p.main_bytes))));
     // the dial scrolls sideways on a phone rather than shrink its labels past reading
     chart.replaceChildren(h("figure", { class: "dial-fig", tabindex: "0", "aria-label": t({ zh: "表盘图（可左右滚动）", en: "the dial's chart (scrolls sideways)" }) },
-      dialSvg(series, regime, series[0]?.family)),
+      dialSvg(series, regime, series[0]?.family, state.scale)),
     h("figure", { class: "dial-fig" }, rkSvg(regime)));
     const rows = point.best[state.key] ?? [];
     table.replaceChildren(h("table", { class: "ledger dial-rows" },

@@ -111,10 +111,11 @@ def tag_regime(data):
 THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
 
 
-def expected_chars(alpha, gamma):
-    """Characters per verify when each of γ drafts is accepted independently with probability α
-    (Leviathan et al., arXiv 2211.17192): (1 − α^(γ+1)) / (1 − α)."""
-    return (1 - alpha ** (gamma + 1)) / (1 - alpha)
+def expected_chars(row):
+    """The characters per forward Theorem 3.8 counted for a row (each of γ drafts accepted
+    independently with probability α): its speedup times the round's price it divided by, γc + r."""
+    theory = row["theory"]
+    return theory["with_verify_price"] * (row["size"] * row["c"] + theory["verify_price"])
 
 
 def stays_faster_from(points, key, family):
@@ -161,7 +162,7 @@ def dial_theory(rows):
         if abs(r["theory"]["gap"]) > THEORY_CLOSE:
             round_cost = r["verify_over_main"] + r["drafter_per_round"] + r["other_per_round"]
             misses.append({"family": r["family"], "size": r["size"], "gap": r["theory"]["gap"],
-                           "chars": r["tokens_per_main"], "expected_chars": expected_chars(r["alpha"], r["size"]),
+                           "chars": r["tokens_per_main"], "expected_chars": expected_chars(r),
                            "rest_share": r["other_per_round"] / round_cost})
     return {"rows": len(chains), "close": THEORY_CLOSE, "misses": misses, "largest_close_gap": max(close, default=None)}
 

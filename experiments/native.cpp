@@ -830,11 +830,7 @@ public:
         const int t = check_rows(tokens);
         claim_chain(start, t);
         const auto* h = reinterpret_cast<const float*>(h_addr);
-        for (int i = 0; i < t; ++i) {
-            float* pair = &pair_[size_t(i) * 2 * w.c];
-            kern_.rms_norm(h + size_t(i) * w.c, 1, w.c, w.hidden_norm.data(), pair);
-            kern_.rms_norm(&w.tok_emb[size_t(tokens[i]) * w.c], 1, w.c, w.embed_norm.data(), pair + w.c);
-        }
+        for (int i = 0; i < t; ++i) pair_row(h + size_t(i) * w.c, tokens[i], i);
         matmul(kern_, pair_.data(), t, w.proj, x_.data(), false);
         run_rows(t, reinterpret_cast<float*>(logits), nullptr, 1);
         std::memcpy(reinterpret_cast<float*>(feature), &x_[size_t(t - 1) * w.c], w.c * sizeof(float));
@@ -849,8 +845,7 @@ public:
         const std::vector<int64_t> rows(size_t(g) + 1, token);
         check_rows(rows);
         claim_chain(0, g + 1);
-        kern_.rms_norm(reinterpret_cast<const float*>(h_addr), 1, w.c, w.hidden_norm.data(), pair_.data());
-        kern_.rms_norm(&w.tok_emb[size_t(token) * w.c], 1, w.c, w.embed_norm.data(), pair_.data() + w.c);
+        pair_row(reinterpret_cast<const float*>(h_addr), token, 0);
         matmul(kern_, pair_.data(), 1, w.proj, x_.data(), false);
         std::memcpy(&x_[w.c], reinterpret_cast<const float*>(masks_addr), size_t(g) * w.c * sizeof(float));
         run_rows(g + 1, reinterpret_cast<float*>(logits), nullptr, g);
@@ -1010,6 +1005,14 @@ private:
         for (int i = 0; i < t; ++i)
             std::memcpy(&x_[size_t(i) * w.c], &w.tok_emb[size_t(tokens[i]) * w.c], w.c * sizeof(float));
         run_rows(t, logits, h, logit_rows);
+    }
+
+    // Row i of a head's fused input: [RMSNorm(h); RMSNorm(Emb(token))] (proj then maps it to c).
+    void pair_row(const float* h, int64_t token, int i) {
+        const Weights& w = *w_;
+        float* pair = &pair_[size_t(i) * 2 * w.c];
+        kern_.rms_norm(h, 1, w.c, w.hidden_norm.data(), pair);
+        kern_.rms_norm(&w.tok_emb[size_t(token) * w.c], 1, w.c, w.embed_norm.data(), pair + w.c);
     }
 
     // The blocks over the t rows already in x_, then the final norm and the head as run says.

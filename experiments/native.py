@@ -342,6 +342,7 @@ class NativeParallelHeads:
             self.packed = packed_weights(model, net)
             self.packed.ensure_rope(model.cfg.block_size)
             self.session = load_extension().Session(self.packed.native, model.cfg.block_size, kernel)
+            self.masks = net.masks.detach().to(torch.float32).contiguous()  # its first g rows: any g
 
     def logits(self, h, token, g):
         h = h.detach().to(torch.float32).contiguous()
@@ -349,8 +350,7 @@ class NativeParallelHeads:
         if self.medusa:
             self.session.logits(h.data_ptr(), g, logits.data_ptr())
         else:
-            masks = self.net.masks[:g].detach().to(torch.float32).contiguous()
-            self.session.forward_block(h.data_ptr(), token, masks.data_ptr(), g, logits.data_ptr())
+            self.session.forward_block(h.data_ptr(), token, self.masks.data_ptr(), g, logits.data_ptr())
         return logits
 
 

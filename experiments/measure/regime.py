@@ -129,7 +129,7 @@ def scale_point(models, scale, prompt, n_chars, device, sizes, roof):
              "main_s": prices["seconds"]["main"], "r": {str(k): v for k, v in prices["over_main"].items()},
              "r_spread": {str(k): v for k, v in prices["over_main_spread"].items()},
              "c": {"draft": prices["c"], "mtp": prices["c_mtp"]},
-             "roofline": predicted(main_bytes, 2 * main_bytes / 4, roof), "best": {}, "choose": []}
+             "roofline": predicted(main_bytes, 2 * main_bytes / 4, roof), "plain": {}, "best": {}, "choose": []}
     for temperature in TEMPERATURES:
         configs = [(family, *config) for family, options in CANDIDATES.items() for config in options]
         runs = interleaved(decoders(models, configs, prompt, n_chars, temperature, device), sizes.regime_choose_repeats,
@@ -143,8 +143,8 @@ def scale_point(models, scale, prompt, n_chars, device, sizes, roof):
         runs = interleaved(decoders(models, best, prompt, n_chars, temperature, device), sizes.regime_repeats,
                            warmup=1, device=device)
         plain_wall = runs["plain"]["wall_s"]
-        point["plain"] = point.get("plain", {}) | {f"T{temperature:g}": {"wall_s": summary(plain_wall),
-                                                                         "s_per_char": statistics.median(plain_wall) / n_chars}}
+        point["plain"][f"T{temperature:g}"] = {"wall_s": summary(plain_wall),
+                                               "s_per_char": statistics.median(plain_wall) / n_chars}
         rows = rows_of(runs, n_chars, temperature, prices)
         point["best"][f"T{temperature:g}"] = sorted(rows, key=lambda r: -r["speedup"])
         print(f"  scale {scale:g} ({main_bytes / 1e6:.0f} MB) T={temperature:g}: plain "

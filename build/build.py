@@ -59,8 +59,8 @@ def check_field(obj, parts, kind, filename, where=""):
         items = list(obj.items()) if isinstance(obj, dict) else list(enumerate(obj)) if isinstance(obj, list) else None
         if not items and not (optional and items == []):
             raise BuildError(f"{filename}: field '{where}' should be a non-empty object or list")
-    elif optional and isinstance(obj, dict) and obj.get(key) is None:
-        return
+    elif optional and (not isinstance(obj, dict) or obj.get(key) is None):
+        return  # absent: a value that is not an object has no field either (costs.*.params? at costs.main_params)
     elif not isinstance(obj, dict) or key not in obj:
         raise BuildError(f"{filename}: missing field '{where + '.' if where else ''}{key}'")
     else:
@@ -390,6 +390,9 @@ def render(data):
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
     env.globals["listings"] = listings()  # build/listings.py: ①'s code, read from the source it shows
+    env.globals["registry"] = {  # registry.json: every family's and engine's name (macros fname, engine_name)
+        "families": {f["name"]: f for f in data["registry"]["families"]},
+        "engines": {e["name"]: e["label"] for e in data["registry"]["engines"]}}
     css = inline_css()
     page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])

@@ -104,6 +104,19 @@ LEDGER_ROW = [  # ledger.py ledger_row: one method in one mode and engine
 ]
 
 SCHEMA = {
+    # registry.json (registry.py): every decoding method and engine as experiments/ declares them,
+    # in the order the page lists them; every name the page prints for one comes from here.
+    "registry.json": META + [
+        "families.*.name:str", "families.*.label.zh:str", "families.*.label.en:str",
+        "families.*.drafts.zh:str", "families.*.drafts.en:str",  # where its drafts come from, one phrase
+        "families.*.shapes:list",             # chain | tree: what it drafts
+        "families.*.source?:str",             # draft | mtp | heads | corpus | context | self (methods.SOURCES)
+        "families.*.q:str",                   # sampled | one-hot
+        "families.*.recent:bool",             # one of the 2025–26 methods
+        "families.*.measured:bool",           # families.json sweeps it
+        "families.*.training?.zh:str", "families.*.training?.en:str",  # what building it takes (null: a timed training run)
+        "engines.*.name:str", "engines.*.label.zh:str", "engines.*.label.en:str",
+    ],
     # models.json (models.py): every trained run and the data.
     "models.json": META + [
         "data.name:str", "data.file:str", "data.chars:int", "data.vocab_size:int", "data.sha256:str",
@@ -361,6 +374,8 @@ SCHEMA = {
         # α at T = 1 on each model seed with trained Medusa and EAGLE drafters (keys: seed, then drafter)
         "alpha_by_seed.*.*.alpha?:num", "alpha_by_seed.*.*.positions:int",
         "costs.main_params:int", "costs.draft.params:int", "costs.mtp.params:int",
+        # what section ⑤'s map prints of any family, where the family has it (families.py family_costs)
+        *[f"costs.*.{field}" for field in ("params?:int", "train_wall_s?:num", "entries?:int", "bytes?:int")],
         "costs.medusa.params:int", "costs.medusa.steps:int", "costs.medusa.train_wall_s:num",
         "costs.medusa.config.n_heads:int",   # heads: drafts for positions t + 2 .. t + K + 1
         "costs.eagle.params:int", "costs.eagle.steps:int", "costs.eagle.train_wall_s:num",

@@ -86,6 +86,12 @@ class CompiledMTPDrafter(StaticMTPDrafter):
 
 # from the most per-call overhead to the least; all but eager run in kv-cache mode only
 ENGINES = ("eager", "compiled", "aot", "native")
+ENGINE_LABELS = {  # as the page names them (registry.json)
+    "eager": {"zh": "eager 引擎", "en": "eager engine"},
+    "compiled": {"zh": "编译引擎", "en": "compiled engine"},
+    "aot": {"zh": "AOT 引擎", "en": "AOT engine"},
+    "native": {"zh": "原生 C++ 引擎", "en": "native C++ engine"},
+}
 
 
 def check_engine(engine, mode):

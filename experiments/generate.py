@@ -27,7 +27,7 @@ from experiments.data import CharData
 from experiments.engine import ENGINES
 from experiments.graphs import ROPE_POSITIONS, CompileUnavailable
 from experiments.heads import load_drafter
-from experiments.methods import HEAD_METHODS, METHODS, ORDERS, TREE_METHODS, Models, Spec, check, check_options, decode
+from experiments.methods import FAMILIES, Models, Spec, check, check_options, decode, names, orders
 from experiments.model import CheckpointError
 from experiments.native import kernel_choice
 from experiments.ngram import DEFAULT_ORDER
@@ -57,11 +57,11 @@ def compiled_positions(prompt_length, n, spec):
 def models_from_flags(args, device, data):
     """The models --method needs, from the checkpoint flags (methods.Models)."""
     main = load_model(args.checkpoint, device)
-    models = Models(main, train_tokens=data.train.tolist() if args.method in ("ngram", "match", "suffix") else None,
+    models = Models(main, train_tokens=data.train.tolist() if FAMILIES[args.method].source == "corpus" else None,
                     vocab_size=data.vocab_size)
-    if args.method == "draft":
+    if FAMILIES[args.method].source == "draft":
         models.draft = load_model(args.draft_checkpoint, device, "--draft-checkpoint")
-    if args.method in HEAD_METHODS:
+    if FAMILIES[args.method].source == "heads":
         path = Path(args.heads_checkpoint or CHECKPOINTS / f"{args.method}_s0.pt")
         if not path.is_file():
             raise UsageError(f"--heads-checkpoint {path} not found: run `make data` (or python -m "
@@ -155,20 +155,20 @@ def run(args):
 def main(argv=None):
     parser = ArgumentParser(prog="python -m experiments.generate", description=__doc__.split("\n")[0],
                             formatter_class=DefaultsShown)
-    parser.add_argument("--method", choices=METHODS, default="plain",
+    parser.add_argument("--method", choices=list(FAMILIES), default="plain",
                         help="plain decoding, or speculative decoding with this drafter family (experiments/methods.py)")
     parser.add_argument("--order", type=int, default=None,
                         help="ngram: the table's order (contexts of up to order - 1 characters, default "
                              f"{DEFAULT_ORDER}); match: the order of the table it fills with after copying the "
                              "longest earlier match of at least 6 characters; lookup: match the last order - 1 characters (default "
-                             f"{ORDERS['lookup']}); lookahead: the n-gram size (default {ORDERS['lookahead']})")
+                             f"{orders()['lookup']}); lookahead: the n-gram size (default {orders()['lookahead']})")
     parser.add_argument("--gamma", type=int, default=None,
                         help="drafts per main forward of a chain (default 1; 1 to 63; mtp: 1; medusa: at most its "
                              "heads; block: at most its mask positions; suffix: at most, fewer after a short match); lookahead: its Jacobi window (default: a third of --tree's nodes, else 1); "
                              "not for plain decoding or the other trees, whose depth comes from --tree")
     parser.add_argument("--tree", type=int, default=None,
                         help=f"verify a token tree of 2 to 64 nodes per main forward instead of a chain "
-                             f"({', '.join(TREE_METHODS)}; kvcache mode)")
+                             f"({', '.join(names(tree=True))}; kvcache mode)")
     parser.add_argument("--mode", choices=MODES, default="kvcache",
                         help="kvcache: a sliding 64-position cache; recompute: every forward reruns the last 64 characters")
     parser.add_argument("--engine", choices=ENGINES, default="eager",

@@ -1,5 +1,6 @@
-"""Every decoding method, in one place: how it is built from the trained models and its options,
-and what it accepts. `generate`, every measurement and the tests run methods through here.
+"""Every decoding method, in one place: what it is (one Family record each, FAMILIES), how it is
+built from the trained models and its options, and what it accepts. `generate`, every measurement,
+the tests and, through registry.json, the page read methods from here.
 
 A method runs as a chain (up to γ drafts per main forward, speculative.speculative_decode) or
 as a token tree (`tree` nodes per main forward, speculative.tree_decode); plain decoding is
@@ -11,6 +12,7 @@ neither. The options are those of `python -m experiments.generate`:
   of `order` characters.
 """
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -23,31 +25,229 @@ from experiments.lookahead import Lookahead
 from experiments.ngram import (DEFAULT_ORDER, MAX_ORDER, LookupDrafter, MatchDrafter, NgramDrafter, NgramTable,
                                PromptLookup)
 from experiments.model import load_checkpoint
-from experiments.runners import ModelDrafter
+from experiments.runners import Drafter, ModelDrafter
 from experiments.runs import RUNS, run_name
-from experiments.speculative import check_gamma, check_tree, plain_decode, speculative_decode, tree_decode
-from experiments.suffix import SuffixDrafter, SuffixIndex
+from experiments.speculative import Result, check_gamma, check_tree, plain_decode, speculative_decode, tree_decode
+from experiments.suffix import MAX_OCCURRENCES, SuffixDrafter, SuffixIndex
 
-METHODS = ("plain", "draft", "mtp", "ngram", "lookup", "match", "suffix", "medusa", "eagle", "eagle3", "block",
-           "lookahead")
-CHAIN_METHODS = ("draft", "mtp", "ngram", "lookup", "match", "suffix", "medusa", "eagle", "eagle3", "block")
-TREE_METHODS = ("ngram", "lookup", "suffix", "medusa", "eagle", "eagle3", "block", "lookahead")
-HEAD_METHODS = ("medusa", "eagle", "eagle3", "block")  # trained drafters on the frozen main model (experiments/heads.py)
-ORDERS = {"ngram": DEFAULT_ORDER, "lookup": 4, "match": DEFAULT_ORDER, "lookahead": 3}  # lookup matches 3 chars;
-# match copies the longest earlier match of at least 6 characters, then drafts from the table of its order
+SOURCES = {  # where a family's drafts come from, and so what it needs besides the main model
+    None: "no drafts (plain decoding)",
+    "draft": "a draft model of its own (Models.draft)",
+    "mtp": "the main model's MTP module, trained with it",
+    "heads": "a drafter trained on the frozen main model (experiments/heads.py; Models.heads)",
+    "corpus": "the training text (Models.train_tokens): a table or an index built from it",
+    "context": "the text so far (prompt and output): nothing to train or store",
+    "self": "the main model's own guesses (no drafter)",
+}
+
+
+@dataclass(frozen=True)
+class Family:
+    """One decoding method, declared once: everything `generate`, the measurements, the schema and
+    the page need to know about it. `register` adds one; the rest of the code reads FAMILIES.
+
+    label, drafts: {"zh", "en"} — its name as the page prints it, and one phrase on where its
+      drafts come from ({names} filled in from terms(models));
+    chain, tree: whether it drafts chains (speculative_decode) and/or token trees (tree_decode);
+    source: a key of SOURCES; q: "sampled" (drafts drawn from a distribution q) or "one-hot"
+      (copied drafts: q(x) = 1, accepted with probability p(x));
+    order, min_order: the default and least order of its n-gram (None: it has none);
+    max_gamma: the most drafts of a chain (MTP: 1, depth 1; a trained head's own limit is its max_drafts);
+    recent: one of the 2025–26 methods (section ⑤'s "what changed"); measured: families.json sweeps it;
+    optional: a trained drafter that load_models skips where its checkpoint is missing;
+    build(spec, models, mode, engine, temperature) -> a fresh Drafter for one decode;
+    prepare(spec, models): what check() builds up front so that no timed decode builds it;
+    first_draft: how its first draft is scored teacher-forced (probes.alpha_along): "propose" (one
+      propose() per position), a function (models, ids, main_pass, start) -> logits [len − start, V]
+      for a network (main_pass: the main model's logits, every layer's output, its last), or None;
+    training: {"zh", "en"} what building it takes, where that is not a timed training run;
+    terms(models) -> the numbers `drafts` names;
+    config: (shape, size), the configuration a measurement times when it times one per family
+      (conditions.json): a chain of γ = size or a tree of `size` nodes."""
+    name: str
+    label: dict
+    drafts: dict
+    chain: bool = False
+    tree: bool = False
+    source: str | None = None
+    q: str = "sampled"
+    order: int | None = None
+    min_order: int = 1
+    max_gamma: int | None = None
+    recent: bool = False
+    measured: bool = True
+    optional: bool = False
+    build: Callable | None = None
+    prepare: Callable | None = None
+    first_draft: Callable | str | None = None
+    training: dict | None = None
+    terms: Callable | None = None
+    config: tuple | None = ("chain", 4)
+
+    def record(self, models=None):
+        """What the page reads of it (registry.json): no functions; `drafts` with its terms filled in."""
+        terms = self.terms(models) if self.terms and models is not None else {}
+        return {"name": self.name, "label": self.label,
+                "drafts": {lang: text.format(**terms) for lang, text in self.drafts.items()},
+                "shapes": [shape for shape, on in (("chain", self.chain), ("tree", self.tree)) if on],
+                "source": self.source, "q": self.q, "order": self.order, "recent": self.recent,
+                "measured": self.measured, "training": self.training}
+
+
+FAMILIES: dict[str, Family] = {}  # name -> Family, in the order the page lists them
+
+
+def register(family: Family) -> Family:
+    """Add a family (or replace one of the same name): generate, check, drafter, the probes, the
+    measurements and the page's registry pick it up from here."""
+    FAMILIES[family.name] = family
+    return family
+
+
+def family(name: str) -> Family:
+    if name not in FAMILIES:
+        raise ValueError(f"method must be one of {', '.join(FAMILIES)}, got {name!r}")
+    return FAMILIES[name]
+
+
+def names(**wanted) -> tuple[str, ...]:
+    """The registered families whose fields equal `wanted` (names(chain=True), names(source="heads")),
+    in FAMILIES order."""
+    return tuple(name for name, f in FAMILIES.items() if all(getattr(f, k) == v for k, v in wanted.items()))
+
+
+def orders() -> dict[str, int]:
+    """{family: its default order} of the families with an n-gram."""
+    return {name: f.order for name, f in FAMILIES.items() if f.order is not None}
+
+
+def heads_drafter(spec, models, mode, engine, temperature):
+    heads = models.heads[spec.method]
+    return heads.tree_drafter() if spec.tree is not None else heads.chain_drafter(mode, engine, spec.gamma)
+
+
+def model_drafter(spec, models, mode, engine, temperature):
+    """The draft model sees 1 or 2 new tokens per round; a whole round is one compiled graph."""
+    return ModelDrafter(make_runner(models.draft, mode, engine, sizes=(1, 2), lookahead=spec.gamma,
+                                    round=(spec.gamma, temperature)))
+
+
+def draft_first(models, ids, main_pass, start):
+    return models.draft(ids, models.draft.new_cache())[0][0, start - 1:-1]
+
+
+def on_pairs(models, ids, features, net, start):
+    """Logits of an MTP-shaped module over the pairs (h_{t−2}, x_{t−1}) that predict text[t], t >= start."""
+    main = models.main
+    return main.head(main.mtp_features(features[:, :-1], ids[:, 1:], main.new_cache(mtp=True), head=net))[0, start - 2:-1]
+
+
+def pair_first(kind):
+    """EAGLE and EAGLE-3: their one layer over the pairs, reading the last layer or every layer."""
+    def first(models, ids, main_pass, start):
+        net = models.heads[kind].net
+        _, layers, h = main_pass
+        return on_pairs(models, ids, net.read(layers if net.reads_layers else h), net, start)
+    return first
+
+
+def medusa_first(models, ids, main_pass, start):
+    return models.heads["medusa"].medusa_logits(main_pass[2][0, start - 2:-2])[:, 0]  # head 1 on h_{t-2}
+
+
+def block_first(models, ids, main_pass, start):
+    return models.heads["block"].block_logits(main_pass[2][0, start - 2:-2], ids[0, start - 1:-1], 1)[:, 0]
+
+
+def head_config(kind, key):
+    return lambda models: {key: getattr(models.heads[kind].cfg, key)}
+
+
+NONE = {"zh": "无", "en": "none"}
+for _family in [
+    Family("plain", {"zh": "普通解码", "en": "plain decoding"}, {"zh": "没有草稿", "en": "no drafts"},
+           measured=False, training=NONE, config=None),
+    Family("draft", {"zh": "草稿模型", "en": "draft model"},
+           {"zh": "独立的小模型，自回归地猜", "en": "a separate small model, guessing autoregressively"},
+           chain=True, source="draft", build=model_drafter, first_draft=draft_first),
+    Family("mtp", {"zh": "MTP 头", "en": "MTP head"},
+           {"zh": "主模型身上的一个模块，读 hₜ 和下一个字", "en": "a module on the main model reading hₜ and the next character"},
+           chain=True, source="mtp", max_gamma=1, config=("chain", 1),
+           build=lambda spec, models, mode, engine, temperature: make_runner(models.main, mode, engine, sizes=(1, 2), mtp=True),
+           first_draft=lambda models, ids, main_pass, start: on_pairs(models, ids, main_pass[2], models.main.mtp, start),
+           training={"zh": "和主模型一起训练（λ）", "en": "with the main model (λ)"}),
+    Family("ngram", {"zh": "n-gram 表", "en": "n-gram table"},
+           {"zh": "训练集里每段最多 {context} 字的上下文后面各字出现的频率",
+            "en": "how often each character follows each context of up to {context} characters in the training text"},
+           chain=True, tree=True, source="corpus", order=DEFAULT_ORDER,
+           build=lambda spec, models, *_: NgramDrafter(models.table(spec.order_or_default())),
+           prepare=lambda spec, models: models.table(spec.order_or_default()), first_draft="propose",
+           training={"zh": "数一遍训练集", "en": "one pass counting the training text"},
+           terms=lambda models: {"context": DEFAULT_ORDER - 1}),
+    Family("lookup", {"zh": "提示查找", "en": "prompt lookup"},
+           {"zh": "在已写文本里找最后 {match} 个字上次出现的地方，抄它后面的字",
+            "en": "finds where the last {match} characters appeared before in the text so far and copies what followed"},
+           chain=True, tree=True, source="context", q="one-hot", order=4, min_order=2,  # matches the last 3 chars
+           build=lambda spec, models, *_: LookupDrafter(PromptLookup(spec.order_or_default() - 1, models.vocab_size)),
+           first_draft="propose", training=NONE, terms=lambda models: {"match": FAMILIES["lookup"].order - 1}),
+    # copies the longest earlier match of at least 6 characters, then drafts from the table of its order
+    Family("match", {"zh": "最长匹配 + n-gram", "en": "longest match + n-gram"},
+           {"zh": "抄已写文本里最长的一段匹配，抄完再查 n-gram 表",
+            "en": "copies the longest earlier match in the text so far, then drafts from the n-gram table"},
+           chain=True, source="corpus", order=DEFAULT_ORDER, measured=False,
+           build=lambda spec, models, *_: MatchDrafter(models.table(spec.order_or_default())),
+           prepare=lambda spec, models: models.table(spec.order_or_default()),
+           training={"zh": "数一遍训练集", "en": "one pass counting the training text"}),
+    Family("suffix", {"zh": "后缀解码", "en": "suffix decoding"},
+           {"zh": "文本末尾在训练集或已写文本里出现过的最长一段（至多 {depth} 字），按它至多 {occurrences} 处出现后面跟的字长成一棵树（链取最常见的一枝）",
+            "en": "the longest tail of the text (up to {depth} characters) seen in the training text or the output, "
+                  "grown into a tree of what followed up to {occurrences} of its occurrences (a chain: the likeliest branch)"},
+           chain=True, tree=True, source="corpus", q="one-hot", recent=True,
+           build=lambda spec, models, *_: SuffixDrafter(models.suffix_index()),
+           prepare=lambda spec, models: models.suffix_index(), first_draft="propose",
+           training={"zh": "给训练集建一个后缀数组", "en": "one suffix array over the training text"},
+           terms=lambda models: {"depth": models.suffix_index().max_depth, "occurrences": MAX_OCCURRENCES}),
+    Family("medusa", {"zh": "Medusa 头", "en": "Medusa heads"},
+           {"zh": "主模型最后隐状态上的 {n_heads} 个残差头，同时猜后面 {n_heads} 个位置",
+            "en": "{n_heads} residual heads on the main model's last hidden state, guessing the next {n_heads} positions at once"},
+           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=medusa_first,
+           terms=head_config("medusa", "n_heads"), config=("chain", 3)),
+    Family("block", {"zh": "块并行草稿器", "en": "block-parallel drafter"},
+           {"zh": "一个 Transformer 块读 [hₜ；下一个字] 和 {n_masks} 个可学习的掩码位置，一次调用给出全部草稿",
+            "en": "one transformer block over [hₜ; the next character] and {n_masks} learned mask positions: every draft from one call"},
+           chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter, first_draft=block_first,
+           terms=head_config("block", "n_masks")),
+    Family("eagle", {"zh": "EAGLE 草稿层", "en": "EAGLE drafter"},
+           {"zh": "一层 Transformer，读主模型特征、预测下一个特征，可以接着自己往下猜",
+            "en": "one transformer layer that reads the main model's features and predicts the next one, so it can keep drafting on its own"},
+           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=pair_first("eagle")),
+    Family("eagle3", {"zh": "EAGLE-3 草稿层", "en": "EAGLE-3 drafter"},
+           {"zh": "EAGLE 的那一层改读主模型全部 {layers} 层输出的融合，只学字的分布，并在训练时喂它自己的草稿",
+            "en": "EAGLE's layer reading a fusion of all {layers} of the main model's layer outputs, trained on tokens only and on its own drafts"},
+           chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter,
+           first_draft=pair_first("eagle3"), terms=lambda models: {"layers": models.main.cfg.n_layer}),
+    Family("lookahead", {"zh": "前瞻解码", "en": "lookahead decoding"},
+           {"zh": "没有草稿员：Jacobi 迭代的猜测加上从轨迹里收集的 {ngram}-gram",
+            "en": "no drafter: Jacobi-iteration guesses plus {ngram}-grams harvested from their trajectory"},
+           tree=True, source="self", order=3, min_order=2, config=("tree", 16),
+           build=lambda spec, models, *_: Lookahead(*lookahead_shape(spec)), training=NONE,
+           terms=lambda models: {"ngram": FAMILIES["lookahead"].order}),
+]:
+    register(_family)
 
 
 @dataclass(frozen=True)
 class Spec:
     """One method and its options (see the module docstring); None is the method's default
-    (gamma 1, lookahead's window from its tree; order from ORDERS)."""
+    (gamma 1, lookahead's window from its tree; order from its Family)."""
     method: str
     gamma: int | None = None
     tree: int | None = None
     order: int | None = None
 
     def order_or_default(self):
-        return ORDERS.get(self.method, DEFAULT_ORDER) if self.order is None else self.order
+        default = FAMILIES[self.method].order if self.method in FAMILIES else None
+        return (default or DEFAULT_ORDER) if self.order is None else self.order
 
 
 def lookahead_window(nodes):
@@ -56,7 +256,7 @@ def lookahead_window(nodes):
     return max(1, (nodes - 1) // 3)
 
 
-def spec_of(method, shape, size, order=None):
+def spec_of(method: str, shape: str, size: int, order: int | None = None) -> Spec:
     """The Spec of a measured configuration: a chain of γ = size, or a tree of `size` nodes."""
     if method == "plain":
         return Spec("plain")
@@ -109,10 +309,11 @@ class Models:
         return self.suffixes
 
 
-def load_models(checkpoints, seed, device="cpu", train_tokens=None, vocab_size=65, tables=None):
-    """Every trained model of one seed from `checkpoints`: main + MTP, the draft model, Medusa
-    and EAGLE (a missing file is a UsageError saying how to train it), and EAGLE-3 and the block
-    drafter where they are trained (seed 0 here; check() says how to train a missing one)."""
+def load_models(checkpoints, seed, device="cpu", train_tokens=None, vocab_size=65, tables=None) -> Models:
+    """Every trained model of one seed from `checkpoints`: main + MTP, the draft model and every
+    trained drafter (source "heads"; a missing file is a UsageError saying how to train it), the
+    optional ones (EAGLE-3, the block drafter: seed 0 here) where they are trained (check() says
+    how to train a missing one)."""
     def path(name):
         p = Path(checkpoints) / f"{name}.pt"
         if not p.exists():
@@ -121,8 +322,8 @@ def load_models(checkpoints, seed, device="cpu", train_tokens=None, vocab_size=6
     main_run, _, draft_run = RUNS
     main = load_checkpoint(path(run_name(*main_run, seed)), device)[0]
     draft = load_checkpoint(path(run_name(*draft_run, seed)), device)[0]
-    loaded = {kind: load_drafter(path(run_name(kind, 0, seed)), device, main=main) for kind in HEAD_METHODS
-              if kind in ("medusa", "eagle") or (Path(checkpoints) / f"{run_name(kind, 0, seed)}.pt").exists()}
+    loaded = {kind: load_drafter(path(run_name(kind, 0, seed)), device, main=main) for kind in names(source="heads")
+              if not FAMILIES[kind].optional or (Path(checkpoints) / f"{run_name(kind, 0, seed)}.pt").exists()}
     return Models(main, draft, {kind: d for kind, (d, _) in loaded.items()}, train_tokens, vocab_size,
                   dict(tables or {}), {kind: payload for kind, (_, payload) in loaded.items()})
 
@@ -136,7 +337,7 @@ def lookahead_shape(spec):
     return window, order, candidates
 
 
-def resolved(spec):
+def resolved(spec: Spec) -> Spec:
     """The spec with its defaults filled in: a chain's gamma (1), lookahead's window, and its tree
     when only its window was given (1 + window + candidates × (order − 1) nodes)."""
     if spec.method == "plain" or spec.tree is not None and spec.method != "lookahead":
@@ -147,21 +348,20 @@ def resolved(spec):
     return replace(spec, gamma=window, tree=spec.tree or 1 + window + candidates * (order - 1))
 
 
-def check_options(spec, mode="kvcache", engine="eager"):
+def check_options(spec: Spec, mode: str = "kvcache", engine: str = "eager") -> Spec:
     """The checks of check() that need no model (generate runs them before it loads any): a
     ValueError whose message starts with the option it is about. Returns the resolved spec."""
     method = spec.method
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    fam = family(method)
     check_engine(engine, mode)
     if spec.gamma is not None and (method == "plain" or spec.tree is not None and method != "lookahead"):
         raise ValueError("gamma does not apply to plain decoding" if method == "plain" else
                          f"gamma does not apply to a {method} tree: its depth comes from its nodes (--tree)")
-    if spec.order is not None and method not in ORDERS:
-        raise ValueError(f"order applies to {', '.join(ORDERS)}, not method {method}")
+    if spec.order is not None and fam.order is None:
+        raise ValueError(f"order applies to {', '.join(orders())}, not method {method}")
     if spec.tree is not None:
-        if method not in TREE_METHODS:
-            raise ValueError(f"tree applies to {', '.join(TREE_METHODS)}, not method {method}")
+        if not fam.tree:
+            raise ValueError(f"tree applies to {', '.join(names(tree=True))}, not method {method}")
         if spec.tree < 2:
             raise ValueError(f"tree must be at least 2 nodes (the root and one candidate), got {spec.tree}")
     if (spec.tree is not None or method == "lookahead") and mode != "kvcache":
@@ -169,34 +369,35 @@ def check_options(spec, mode="kvcache", engine="eager"):
     if spec.gamma is not None and spec.gamma < 1:
         raise ValueError(f"gamma must be at least 1, got {spec.gamma}")
     resolved_spec = resolved(spec)
-    if method == "mtp" and resolved_spec.gamma != 1:
-        raise ValueError("gamma must be 1: the MTP head has depth 1, it drafts one token")
-    order = spec.order_or_default()
-    if method in ("ngram", "match") and not 1 <= order <= MAX_ORDER:
-        raise ValueError(f"order must be between 1 and {MAX_ORDER}, got {order}")
-    if method in ("lookup", "lookahead") and not 2 <= order <= MAX_ORDER:
-        raise ValueError(f"order must be between 2 and {MAX_ORDER} for {method}, got {order}")
+    if fam.max_gamma is not None and resolved_spec.gamma > fam.max_gamma:
+        raise ValueError(f"gamma must be {fam.max_gamma}: the MTP head has depth 1, it drafts one token" if method == "mtp"
+                         else f"gamma must be at most {fam.max_gamma} for {method}")
+    if fam.order is not None and not fam.min_order <= spec.order_or_default() <= MAX_ORDER:
+        raise ValueError(f"order must be between {fam.min_order} and {MAX_ORDER}"
+                         f"{'' if fam.min_order == 1 else f' for {method}'}, got {spec.order_or_default()}")
     if method == "lookahead" and lookahead_shape(resolved_spec)[2] < 0:
         raise ValueError(f"tree {resolved_spec.tree} leaves no room for a window of gamma {resolved_spec.gamma}")
     return resolved_spec
 
 
-def check(spec, models, mode="kvcache", engine="eager"):
+def check(spec: Spec, models: Models, mode: str = "kvcache", engine: str = "eager") -> Spec:
     """A ValueError whose message starts with the option it is about (generate's flags), for a
-    spec the models or the mode cannot run. Returns the resolved spec. Builds the n-gram table the
-    spec needs, so that no timed decode builds it. (The runners check the mode themselves.)"""
+    spec the models or the mode cannot run. Returns the resolved spec. Builds the table or index
+    the spec needs (Family.prepare), so that no timed decode builds it. (The runners check the
+    mode themselves.)"""
     method, given = spec.method, spec
     spec = check_options(spec, mode, engine)
+    fam = FAMILIES[method]
     block_size = models.main.cfg.block_size
     if given.tree is not None:
         check_tree(spec.tree, block_size)
-    if method == "mtp" and models.main.mtp is None:
+    if fam.source == "mtp" and models.main.mtp is None:
         raise ValueError("checkpoint has no MTP head (it was trained with --mtp 0): use a main checkpoint for mtp")
-    if method in CHAIN_METHODS and spec.tree is None:
+    if fam.chain and spec.tree is None:
         check_gamma(spec.gamma, block_size)
-    if method == "draft" and models.draft is None:
-        raise ValueError("draft-checkpoint: method draft needs the draft model (Models.draft)")
-    if method in HEAD_METHODS:
+    if fam.source == "draft" and models.draft is None:
+        raise ValueError(f"draft-checkpoint: method {method} needs the draft model (Models.draft)")
+    if fam.source == "heads":
         head = models.heads.get(method)
         if head is None:
             raise ValueError(f"heads-checkpoint: method {method} needs its trained drafter (Models.heads[{method!r}]; "
@@ -206,10 +407,8 @@ def check(spec, models, mode="kvcache", engine="eager"):
         if head.max_drafts is not None and spec.tree is None and spec.gamma > head.max_drafts:
             raise ValueError(f"gamma must be at most {head.max_drafts} for {method}: one draft per "
                              f"{'head' if method == 'medusa' else 'mask position'}")
-    if method in ("ngram", "match"):
-        models.table(spec.order_or_default())
-    if method == "suffix":
-        models.suffix_index()
+    if fam.prepare is not None:
+        fam.prepare(spec, models)
     if method == "lookahead" and given.tree is None and spec.tree > block_size:
         raise ValueError(f"gamma and order of lookahead make a tree of 1 + gamma + gamma × (order − 1) = "
                          f"{spec.tree} nodes, more than one {block_size}-position verify holds: "
@@ -217,7 +416,7 @@ def check(spec, models, mode="kvcache", engine="eager"):
     return spec
 
 
-def accepts(spec, models, mode="kvcache", engine="eager"):
+def accepts(spec: Spec, models: Models, mode: str = "kvcache", engine: str = "eager") -> bool:
     """Whether check() lets the models run this spec."""
     try:
         check(spec, models, mode, engine)
@@ -226,29 +425,14 @@ def accepts(spec, models, mode="kvcache", engine="eager"):
     return True
 
 
-def drafter(spec, models, mode="kvcache", engine="eager", temperature=1.0):
+def drafter(spec: Spec, models: Models, mode: str = "kvcache", engine: str = "eager",
+            temperature: float = 1.0) -> Drafter:
     """A fresh Drafter for one decode of a checked spec (drafters keep state)."""
-    method, order = spec.method, spec.order_or_default()
-    if method == "lookahead":
-        return Lookahead(*lookahead_shape(spec))
-    if method == "ngram":  # the table and prompt lookup draft chains and trees alike
-        return NgramDrafter(models.table(order))
-    if method == "lookup":
-        return LookupDrafter(PromptLookup(order - 1, models.vocab_size))
-    if method == "match":
-        return MatchDrafter(models.table(order))
-    if method == "suffix":
-        return SuffixDrafter(models.suffix_index())
-    if method in HEAD_METHODS:
-        heads = models.heads[method]
-        return heads.tree_drafter() if spec.tree is not None else heads.chain_drafter(mode, engine, spec.gamma)
-    if method == "draft":  # it sees 1 or 2 new tokens per round; a whole round is one compiled graph
-        return ModelDrafter(make_runner(models.draft, mode, engine, sizes=(1, 2), lookahead=spec.gamma,
-                                        round=(spec.gamma, temperature)))
-    return make_runner(models.main, mode, engine, sizes=(1, 2), mtp=True)  # mtp
+    return FAMILIES[spec.method].build(spec, models, mode, engine, temperature)
 
 
-def decode(spec, models, prompt, n, temperature=1.0, mode="kvcache", engine="eager", generator=None, trace=False):
+def decode(spec: Spec, models: Models, prompt: list[int], n: int, temperature: float = 1.0, mode: str = "kvcache",
+           engine: str = "eager", generator: torch.Generator | None = None, trace: bool = False) -> Result:
     """Decode n tokens after prompt with the method of `spec`: a speculative.Result."""
     return run_checked(check(spec, models, mode, engine), models, prompt, n, temperature, mode, engine, generator, trace)
 
@@ -263,7 +447,7 @@ def run_checked(spec, models, prompt, n, temperature, mode, engine, generator, t
     return speculative_decode(models.main, draft, prompt, n, spec.gamma, temperature, mode, generator, trace, engine)
 
 
-def config_name(method, shape, size):
+def config_name(method: str, shape: str, size: int) -> str:
     """The name a measured configuration has in the results: 'plain', 'ngram:chain:4', 'eagle:tree:16'."""
     return method if method == "plain" else f"{method}:{shape}:{size}"
 
@@ -273,7 +457,8 @@ def config_decoder(models, method, shape, size, prompt, n, temperature, engine, 
     return decoder(spec_of(method, shape, size), models, prompt, n, temperature, "kvcache", engine, device)
 
 
-def decoder(spec, models, prompt, n, temperature=1.0, mode="kvcache", engine="eager", device="cpu"):
+def decoder(spec: Spec, models: Models, prompt: list[int], n: int, temperature: float = 1.0, mode: str = "kvcache",
+            engine: str = "eager", device: str = "cpu") -> Callable[[int], Result]:
     """fn(seed) -> Result: one method's decode with sampling seed `seed` (timing.interleaved's shape)."""
     spec = check(spec, models, mode, engine)  # once, outside the timed calls
     return lambda seed: run_checked(spec, models, prompt, n, temperature, mode, engine,

@@ -5,12 +5,10 @@ import statistics
 
 import torch
 
-from experiments.methods import ORDERS
-from experiments.ngram import DEFAULT_ORDER, PromptLookup
+from experiments.methods import FAMILIES, Spec, check, drafter
 from experiments.rule import accept_reject, probs_from_logits, sample
 from experiments.speculative import plain_decode
 from experiments.stats import alpha as overlap
-from experiments.suffix import SuffixDrafter
 
 SEED = 0      # every random choice in a measurement starts from this seed; it goes into the JSON
 CONTEXT = 64  # chars of val text before each measured position (block_size)
@@ -45,71 +43,75 @@ def draws_through_rule(p, q, n, generator, rule=accept_reject):
     return accepted, torch.tensor(emitted)
 
 
-DRAFTERS = ("draft", "ngram", "lookup", "suffix", "mtp", "medusa", "block", "eagle", "eagle3")  # a first draft to score
-ONE_HOT = ("lookup", "suffix")  # retrieval: one-hot drafts, only where the text offers a match (their coverage)
+def can_draft(name, models):
+    """Whether these models hold what family `name` drafts from (a seed may lack an optional head)."""
+    source = FAMILIES[name].source
+    return {"draft": models.draft is not None, "heads": name in models.heads, "mtp": models.main.mtp is not None,
+            "corpus": models.train_tokens is not None}.get(source, True)
+
+
+def first_drafters(models):
+    """The families whose first draft alpha_along scores on these models, in FAMILIES order."""
+    return [name for name, f in FAMILIES.items() if f.first_draft is not None and can_draft(name, models)]
+
+
+def one_hot(names):
+    """Those of `names` that copy their drafts (q one-hot): they draft only where the text offers a
+    match, so they have a coverage, and their α counts the positions they draft at."""
+    return [name for name in names if FAMILIES[name].q == "one-hot"]
 
 
 def first_draft_logits(models, ids, start):
-    """{drafter: logits [len - start, V]} of each model and head's first draft for text[t], t >=
-    start, from one kv-cache pass over ids [1, len] per model (rows t - 1 of the main model
-    predict text[t]; the heads read the pair (h_{t-2}, x_{t-1})). Heads that this seed has not
-    trained are left out."""
-    main, heads = models.main, models.heads
+    """{drafter: logits [len - start, V]} of each network's first draft for text[t], t >= start
+    (Family.first_draft), from one kv-cache pass over ids [1, len] per model (rows t - 1 of the
+    main model predict text[t]; the heads read the pair (h_{t-2}, x_{t-1})), and "main"'s own.
+    Heads that this seed has not trained are left out."""
+    main = models.main
     logits, layers = main(ids, main.new_cache(), layers=True)
-    h = layers[..., -main.cfg.n_embd:]
-    on_pairs = lambda net, features: main.head(main.mtp_features(
-        features[:, :-1], ids[:, 1:], main.new_cache(mtp=True), head=net))[0, start - 2:-1]
-    out = {"main": logits[0, start - 1:-1],
-           "draft": models.draft(ids, models.draft.new_cache())[0][0, start - 1:-1],
-           "mtp": on_pairs(main.mtp, h)}
-    if "medusa" in heads:
-        out["medusa"] = heads["medusa"].medusa_logits(h[0, start - 2:-2])[:, 0]  # head 1 on h_{t-2}
-    if "block" in heads:
-        out["block"] = heads["block"].block_logits(h[0, start - 2:-2], ids[0, start - 1:-1], 1)[:, 0]
-    for kind in ("eagle", "eagle3"):
-        if kind in heads:
-            net = heads[kind].net
-            out[kind] = on_pairs(net, net.read(layers if net.reads_layers else h))
-    return out
+    main_pass = (logits, layers, layers[..., -main.cfg.n_embd:])
+    return {"main": logits[0, start - 1:-1],
+            **{name: FAMILIES[name].first_draft(models, ids, main_pass, start) for name in first_drafters(models)
+               if callable(FAMILIES[name].first_draft)}}
 
 
 @torch.no_grad()
 def alpha_along(models, text, start, temperature, device):
     """Teacher-forced first-draft acceptance Σ min(p, q) of each drafter at every position t ≥
     start of `text` (a list of ids), with the true text before t as the context. One kv-cache
-    pass over the text per model, so p and q are exactly what kv-cache decoding computes there
-    (each layer's window slides; recomputing a 64-char window would cut deeper layers short).
-    Returns ({drafter: [α at each position]}, {one-hot drafter: [whether it drafts at each
-    position]}); prompt lookup and suffix decoding draft one-hot, only where they find a match,
-    so their lists hold those positions only."""
+    pass over the text per network (first_draft_logits), so p and q are exactly what kv-cache
+    decoding computes there (each layer's window slides; recomputing a 64-char window would cut
+    deeper layers short); the other drafters propose one draft at each position (their q, or for
+    a one-hot drafter the p of its draft). Returns ({drafter: [α at each position]}, {one-hot
+    drafter: [whether it drafts at each position]}); a one-hot drafter's list holds only the
+    positions where it drafts."""
     ids = torch.tensor([text], device=device)
     logits = first_draft_logits(models, ids, start)
     p = probs_from_logits(logits.pop("main").double(), temperature)
     per = {name: overlap(p, probs_from_logits(q.double(), temperature)).tolist() for name, q in logits.items()}
-    table = models.table(DEFAULT_ORDER)
-    lookup = PromptLookup(ORDERS["lookup"] - 1, models.vocab_size)
-    suffix = SuffixDrafter(models.suffix_index())
-    first = {"lookup": lambda seq: lookup.continuation(seq, 1),
-             "suffix": lambda seq: suffix.propose(seq, len(seq), 1, temperature)[1]}
-    per.update(ngram=[], lookup=[], suffix=[])
-    covered = {name: [] for name in ONE_HOT}
+    proposers = {name: drafter(check(Spec(name, gamma=1), models), models) for name in first_drafters(models)
+                 if FAMILIES[name].first_draft == "propose"}
+    per.update({name: [] for name in proposers})
+    covered = {name: [] for name in one_hot(proposers)}
+    generator = torch.Generator().manual_seed(0)  # a sampled drafter's draw; its q is what is scored
     for row, t in zip(p, range(start, len(text))):
-        per["ngram"].append(overlap(row, table.q(text[:t], temperature).double()).item())
-        for name in ONE_HOT:
-            draft = first[name](text[:t])
-            covered[name].append(bool(draft))
-            if draft:
-                per[name].append(row[draft[0]].item())
+        for name, proposer in proposers.items():
+            q, drafts = proposer.propose(text[:t], t, 1, temperature, generator)
+            if name in covered:
+                covered[name].append(bool(drafts))
+                if drafts:
+                    per[name].append(row[drafts[0]].item())
+            elif drafts:
+                per[name].append(overlap(row, q[0].double()).item())
     return per, covered
 
 
 def pooled(measured):
     """{drafter: {alpha, positions}} (one-hot drafters also their coverage) from a list of
-    alpha_along's results (one per text), their positions concatenated."""
-    names = [name for name in DRAFTERS if all(name in per for per, _ in measured)]
+    alpha_along's results (one per text), their positions concatenated, in FAMILIES order."""
+    names = [name for name in FAMILIES if all(name in per for per, _ in measured)]
     values = {name: [v for per, _ in measured for v in per[name]] for name in names}
     out = {name: {"alpha": statistics.mean(v) if v else None, "positions": len(v)} for name, v in values.items()}
-    for name in ONE_HOT:
+    for name in one_hot(names):
         covered = [c for _, cov in measured for c in cov[name]]
         out[name]["coverage"] = sum(covered) / len(covered)
     return out

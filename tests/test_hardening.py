@@ -11,7 +11,7 @@ from experiments import native
 from experiments.data import CharData
 from experiments.heads import load_drafter
 from experiments.measure.__main__ import main as measure_main
-from experiments.methods import CHAIN_METHODS, HEAD_METHODS, Models, Spec, decode, load_models
+from experiments.methods import FAMILIES, Models, Spec, decode, load_models, names
 from experiments.model import MAIN, GPT, CheckpointError, load_checkpoint, save_checkpoint
 from experiments.rule import probs_from_logits
 from experiments.runners import Runner
@@ -39,7 +39,7 @@ def largest_gamma(models, method):
     if method == "mtp":
         return 1
     head = models.heads.get(method)
-    return head.max_drafts if method in HEAD_METHODS and head.max_drafts else models.main.cfg.block_size - 1
+    return head.max_drafts if FAMILIES[method].source == "heads" and head.max_drafts else models.main.cfg.block_size - 1
 
 
 # the feature drafters' caches once rolled back too little for γ >= 19 (the default margin was 16)
@@ -49,7 +49,7 @@ def test_every_chain_family_runs_at_its_largest_gamma(seed0, data, engine):
     prompt, n = data.encode("ROMEO:\n"), 160  # past the cache's 144 slots: it has to move and roll back
     with torch.inference_mode():
         plain = decode(Spec("plain"), seed0, prompt, n, temperature=0, engine=engine).tokens
-        for method in CHAIN_METHODS:
+        for method in names(chain=True):
             gamma = largest_gamma(seed0, method)
             result = decode(Spec(method, gamma), seed0, prompt, n, temperature=0, engine=engine)
             assert result.tokens == plain, f"{method} γ = {gamma} on {engine}"

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from experiments.data import CharData
-from experiments.methods import CHAIN_METHODS, Models, Spec, decode, load_models
+from experiments.methods import Models, Spec, decode, load_models, names
 from experiments.model import GPT, MAIN, GPTConfig, heavy_twin
 from tests.test_cli import generate
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
@@ -78,7 +78,7 @@ def test_every_method_writes_the_same_greedy_text(pair, data, engine):
     with torch.inference_mode():
         plain = decode(Spec("plain"), models, prompt, 120, temperature=0, engine=engine).tokens
         assert decode(Spec("plain"), twins, prompt, 120, temperature=0, engine=engine).tokens == plain
-        for method in CHAIN_METHODS:
+        for method in names(chain=True):
             spec = Spec(method, min(4, largest_gamma(twins, method)))
             assert decode(spec, twins, prompt, 120, temperature=0, engine=engine).tokens == plain, method
         for method in ("ngram", "eagle", "medusa", "lookahead"):

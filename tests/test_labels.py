@@ -1,23 +1,39 @@
-"""The family names are written twice, once per language layer: labels.js FAMILY_LABEL for the
-widgets and the fname macro for the templates. They must say the same thing."""
-import re
+"""Every family's and engine's name is declared once (experiments/methods.py FAMILIES,
+experiments/engine.py ENGINE_LABELS) and reaches the page through registry.json: the templates'
+fname / engine_name macros and the widgets' labels.js both read it. The committed registry.json
+must be what the code declares today."""
 from pathlib import Path
 
 import jinja2
+import orjson
+
+from experiments.data import CharData
+from experiments.engine import ENGINE_LABELS
+from experiments.methods import FAMILIES, load_models
 
 ROOT = Path(__file__).resolve().parent.parent
+REGISTRY = orjson.loads((ROOT / "experiments" / "results" / "registry.json").read_bytes())
 
 
-def family_label_js():
-    source = (ROOT / "static" / "js" / "labels.js").read_text(encoding="utf-8")
-    body = re.search(r"export const FAMILY_LABEL = \{(.*?)\n\};", source, re.S).group(1)
-    return {key: (zh, en) for key, zh, en in re.findall(r'(\w+): \{ zh: "([^"]*)", en: "([^"]*)" \}', body)}
+def test_the_committed_registry_is_what_the_code_declares():
+    data = CharData()
+    models = load_models(ROOT / "experiments" / "checkpoints", 0, train_tokens=data.train.tolist(),
+                         vocab_size=data.vocab_size)
+    assert REGISTRY["families"] == [f.record(models) for f in FAMILIES.values()], \
+        "run `python -m experiments.measure --only registry`"
+    assert REGISTRY["engines"] == [{"name": name, "label": label} for name, label in ENGINE_LABELS.items()]
 
 
-def test_the_templates_and_the_widgets_name_every_family_alike():
-    labels = family_label_js()
-    assert set(labels) >= {"plain", "draft", "mtp", "ngram", "lookup", "medusa", "eagle", "lookahead"}
+def test_the_macros_name_each_family_and_engine_from_the_registry():
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(ROOT / "templates"), autoescape=True)
-    fname = env.get_template("macros.html.j2").module.fname
-    for family, (zh, en) in labels.items():
-        assert str(fname(family)).strip() == f'<span lang="zh">{zh}</span><span lang="en">{en}</span>', family
+    env.globals["registry"] = {"families": {f["name"]: f for f in REGISTRY["families"]},
+                               "engines": {e["name"]: e["label"] for e in REGISTRY["engines"]}}
+    macros = env.get_template("macros.html.j2").module
+    for f in REGISTRY["families"]:
+        zh, en = f["label"]["zh"], f["label"]["en"]
+        assert str(macros.fname(f["name"])).strip() == f'<span lang="zh">{zh}</span><span lang="en">{en}</span>'
+        # after a Chinese character, a name in Latin letters gets a space in Chinese only
+        spaced = str(macros.fname(f["name"], after=True)).strip()
+        assert spaced.startswith(f'<span lang="zh">{" " if zh[0].isascii() else ""}{zh}<'), f["name"]
+    for e in REGISTRY["engines"]:
+        assert e["label"]["en"] in str(macros.engine_name(e["name"]))

@@ -6,6 +6,7 @@ import statistics
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 import torch
 from scipy import stats
@@ -17,7 +18,9 @@ from experiments.measure import MEASUREMENTS
 from experiments.measure import __main__ as measure_cli
 from experiments.measure.__main__ import main as measure_main, measure, parse_args
 from experiments.measure.common import CONTROL, DRAFT, MAIN_MTP, Sizes
+from experiments.methods import FAMILIES, Family
 from experiments.model import GPT, GPTConfig, save_checkpoint
+from experiments.runners import Drafter
 from experiments.runs import DRAFT_SNAPSHOTS, run_name
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
@@ -34,6 +37,21 @@ SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2
               condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
               exercise_draws=500, exercise_steps=3, ladder_choose_repeats=1, ladder_repeats=3,
               regime_scales=(1, 3), regime_chars=20, regime_repeats=2, regime_bandwidth_sweep=(1, 4))
+
+
+class RepeatDrafter(Drafter):
+    """A family added here, as README's "Adding a drafter family" says: one drafter class and one
+    registry record (REPEAT), and generate, families.json and the page take it in."""
+
+    def propose(self, seq, main_length, g, temperature, generator=None):
+        drafts = [seq[-1]] * g  # the last character again, g times: a one-hot q
+        return torch.nn.functional.one_hot(torch.tensor(drafts), TINY["vocab_size"]).float(), drafts
+
+
+REPEAT = Family("repeat", {"zh": "重复上一个字", "en": "repeat the last character"},
+                {"zh": "把最后一个字再写 γ 遍", "en": "the last character, γ times over"},
+                chain=True, source="context", q="one-hot", training={"zh": "无", "en": "none"},
+                build=lambda *_: RepeatDrafter())
 
 
 def tiny_model(seed, mtp, like=None, noise=0.0):
@@ -94,6 +112,7 @@ def measured(tmp_path_factory):
     # the commit is read once, when the run starts: a later read would say "later"
     states = iter([{"commit": "at-start", "dirty": False}])
     with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(FAMILIES, "repeat", REPEAT)  # registered after import, as a new family declared in methods.py would be
         mp.setattr(measure_cli, "git_state", lambda: next(states, {"commit": "later", "dirty": True}))
         mp.setattr(jsonio, "git_state", lambda: {"commit": "later", "dirty": True})
         assert measure(args, SIZES) == 0
@@ -119,6 +138,31 @@ def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
     html = render(load_results(results))
     assert 'id="ledger-mode-compiled"' not in html
     assert "the others were not measured this time" in html
+
+
+def test_a_family_added_in_a_test_reaches_families_json_and_the_page(measured):
+    """One drafter class and one record (REPEAT) put a family in the families' sweep and rows, in
+    registry.json, and on the page with its name in both languages."""
+    from build import render
+    families, registry = read_json(measured / "families.json"), read_json(measured / "registry.json")
+    assert "repeat" in families["families"]
+    rows = [r for r in families["rows"] if r["family"] == "repeat"]
+    assert {r["temperature"] for r in rows} == {0.0, 1.0} and all(r["tokens_per_main"] >= 1 for r in rows)
+    assert [f["name"] for f in registry["families"]][-1] == "repeat"
+    html = render(load_results(measured))
+    row = html[html.index('<tr data-family="repeat">'):]
+    assert row[:row.index("</tr>")].count('<span lang="zh">重复上一个字</span><span lang="en">repeat the last character</span>') == 1
+
+
+def test_a_family_added_in_a_test_runs_through_generate(monkeypatch, capsys):
+    """generate --method repeat, greedy: the main model's own text (the rule keeps it whatever the drafts)."""
+    from experiments.generate import main as generate
+    monkeypatch.setitem(FAMILIES, "repeat", REPEAT)
+    texts = {}
+    for method in ("plain", "repeat"):
+        assert generate(["--method", method, "--n", "40", "--temperature", "0", *(["--gamma", "3"] if method != "plain" else [])]) == 0
+        texts[method] = orjson.loads(capsys.readouterr().out)["text"]
+    assert texts["repeat"] == texts["plain"]
 
 
 def test_every_file_matches_the_schema(measured):

@@ -3,7 +3,6 @@ temperature, the picker answers each preset (and "don't speculate" where it shou
 languages and keeps the situation in the URL, the exercises hide their answers."""
 import orjson
 
-from experiments.probes import DRAFTERS
 from tests.conftest import ROOT, open_deep
 
 READ = lambda name: orjson.loads((ROOT / f"experiments/results/{name}.json").read_bytes())
@@ -20,7 +19,7 @@ def test_conditions_tables(open_page):
     table = page.locator("#cond-temperature")
     assert table.locator("thead th").count() == 1 + len(CONDITIONS["temperatures"])
     assert table.locator("tr[data-metric=tokens]").count() == len(CONDITIONS["configs"])
-    assert page.locator("#cond-texts tbody tr").count() == len(DRAFTERS)  # every drafter with a first draft
+    assert page.locator("#cond-texts tbody tr").count() == len(CONDITIONS["by_temperature"][0]["alpha"])  # every drafter with a first draft
     assert page.locator("#cond-length tbody tr").count() == len(CONDITIONS["configs"]) + 1
     assert page.locator("#dont-list > li").count() >= 4
     text = page.locator("#s-choosing").inner_text()

@@ -10,7 +10,7 @@ import torch
 
 from experiments.data import CharData
 from experiments.measure import MEASUREMENTS
-from experiments.methods import METHODS, TREE_METHODS, Models, check, decode, spec_of
+from experiments.methods import FAMILIES, Models, check, decode, names, spec_of
 from experiments.model import load_checkpoint
 from tests.test_cli import generate
 
@@ -141,22 +141,23 @@ def plain_text():
     return cli_text("--method", "plain")["text"]
 
 
-CHAINS = {"draft": "4", "mtp": "1", "ngram": "4", "lookup": "4", "match": "4", "suffix": "8", "medusa": "3",
-          "eagle": "4", "eagle3": "4", "block": "4"}
+def chain_gamma(method):
+    """The γ a chain of `method` is run with here: its family's measured configuration, or 4."""
+    shape, size = FAMILIES[method].config or ("chain", 4)
+    return str(size if shape == "chain" else 4)
 
 
-@pytest.mark.parametrize("method,shape", [(m, "chain") for m in METHODS if m in CHAINS]
-                         + [(m, "tree") for m in TREE_METHODS])
+@pytest.mark.parametrize("method,shape", [(m, "chain") for m in names(chain=True)] + [(m, "tree") for m in names(tree=True)])
 def test_every_registered_method_runs_through_generate_with_the_plain_greedy_text(method, shape, plain_text):
-    args = ["--method", method] + (["--gamma", CHAINS[method]] if shape == "chain" else
+    args = ["--method", method] + (["--gamma", chain_gamma(method)] if shape == "chain" else
                                    ["--gamma", "3"] if method == "lookahead" else ["--tree", "8"])
     out = cli_text(*args)
     assert out["text"] == plain_text, (method, shape)
     assert out["main_forwards"] + out["accepted"] == 70  # each main forward emits one char beyond the accepted
 
 
-def test_the_registry_covers_every_method_generate_offers():
-    assert set(CHAINS) | set(TREE_METHODS) | {"plain"} == set(METHODS)
+def test_every_method_but_plain_drafts_a_chain_or_a_tree():
+    assert {m for m in FAMILIES if not (FAMILIES[m].chain or FAMILIES[m].tree)} == {"plain"}
 
 
 def test_imports_of_sees_an_import_inside_a_function(tmp_path):

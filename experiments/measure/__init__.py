@@ -8,11 +8,12 @@ conclusions in a `summary`. One module per results file; they share common.py an
 and experiments/probes.py, stats.py, prices.py and methods.py, but never import each other.
 """
 from experiments.measure import (acceptance, causal, conditions, costs, divergence, exercises, families, lab,
-                                  ladder, ledger, models, mtp, regime)
+                                  ladder, ledger, models, mtp, regime, registry)
 
 # name (for --only): (function(args, data, seeds, sizes) -> {results file stem: payload},
 #                     which trained seeds it measures: "all" or "first")
 MEASUREMENTS = {
+    "registry": (registry.measure, "first"),  # the families and engines as declared, nothing timed
     "models": (models.measure, "all"),
     "causal": (causal.measure, "first"),
     "acceptance": (acceptance.measure, "first"),

@@ -8,7 +8,7 @@ import torch
 
 from experiments.measure.common import GAMMA, main_and_draft
 from experiments.probes import CONTEXT, SEED, val_offsets
-from experiments.rule import accept_reject, probs_from_logits, sample
+from experiments.rule import accept_reject, probs_from_logits
 from experiments.runners import Runner
 
 VERIFY_CONTEXT = 8    # chars of context in the verify example
@@ -18,15 +18,10 @@ N_SHORT = 56          # the prefix check feeds the first N_SHORT chars, then all
 
 @torch.no_grad()
 def propose(draft, context, gamma, generator):
-    """The draft model's γ proposals after context (ids), one at a time with its kv-cache, as
-    speculative_decode drafts. Returns (drafts [γ], q [γ, V] float64 on the CPU)."""
-    runner = Runner(draft, "kvcache")
-    drafts, q_rows = [], []
-    for _ in range(gamma):
-        logits, _, _ = runner.extend(context + drafts)
-        q_rows.append(probs_from_logits(logits[-1].double().cpu(), 1.0))
-        drafts.append(sample(q_rows[-1], generator))
-    return torch.tensor(drafts), torch.stack(q_rows)
+    """The draft model's γ proposals after context (ids), as speculative_decode drafts them
+    (Runner.draft_round). Returns (drafts [γ], q [γ, V] float64 on the CPU)."""
+    q, drafts = Runner(draft, "kvcache").draft_round(context, gamma, 1.0, generator)
+    return torch.tensor(drafts), q.double().cpu()
 
 
 def first_example(offsets, make, wanted):

@@ -9,7 +9,7 @@ import torch
 from experiments.cli import UsageError
 from experiments.engine import ENGINES
 from experiments.jsonio import read_json
-from experiments.methods import HEAD_METHODS, load_models
+from experiments.methods import FAMILIES, load_models
 from experiments.model import load_checkpoint
 from experiments.runs import RUNS, run_name
 
@@ -148,7 +148,7 @@ def generate_command(args, seed, method, engine, n_chars, shape=None, size=None,
                "--n", str(n_chars), "--engine", engine, "--device", args.device,
                "--checkpoint", checkpoint(run_name(*MAIN_MTP, seed)),
                "--draft-checkpoint", checkpoint(run_name(*DRAFT, seed))]
-    if method in HEAD_METHODS:
+    if method in FAMILIES and FAMILIES[method].source == "heads":
         command += ["--heads-checkpoint", checkpoint(run_name(method, 0, seed))]
     if shape is not None and method != "plain":
         command += ["--tree", str(size)] if shape == "tree" else ["--gamma", str(size)]

@@ -23,8 +23,8 @@ import torch
 
 from experiments.heads import load_drafter
 from experiments.measure.common import DRAFT, LEDGER_ENGINES, LEDGER_PROMPT, MAIN_MTP, ROOT, engines_of, generate_command
-from experiments.methods import HEAD_METHODS, config_decoder, config_name, load_models
-from experiments.probes import DRAFTERS, ONE_HOT, alpha_along, pooled, written_text
+from experiments.methods import FAMILIES, config_decoder, config_name, load_models, names
+from experiments.probes import alpha_along, first_drafters, one_hot, pooled, written_text
 from experiments.model import load_checkpoint
 from experiments.ngram import DEFAULT_ORDER, NgramTable
 from experiments.suffix import SuffixIndex
@@ -33,11 +33,9 @@ from experiments.timing import interleaved, per_call, set_threads, summary
 from experiments.runs import run_name
 
 TEMPERATURES = (0.0, 0.5, 0.8, 1.0, 1.3)
-# one configuration per family, the same at every temperature and length: a chain of 4 drafts
-# (Medusa has 3 heads, the MTP head drafts 1), lookahead a 16-node tree
-CONFIGS = {"draft": ("chain", 4), "mtp": ("chain", 1), "ngram": ("chain", 4), "lookup": ("chain", 4),
-           "suffix": ("chain", 4), "medusa": ("chain", 3), "block": ("chain", 4), "eagle": ("chain", 4),
-           "eagle3": ("chain", 4), "lookahead": ("tree", 16)}
+# one configuration per family (Family.config), the same at every temperature and length: a chain
+# of 4 drafts (Medusa has 3 heads, the MTP head drafts 1), lookahead a 16-node tree
+CONFIGS = {name: FAMILIES[name].config for name in names(measured=True)}
 TEXT_KINDS = ("val", "own", "repetitive")
 
 
@@ -74,8 +72,8 @@ def by_temperature(models, prompt, n_chars, seeds, device):
                 decode = config_decoder(models, family, shape, size, prompt, n_chars, temperature, "eager", device)
                 tokens[family].append(decode(seed).tokens_per_main)
         out.append({"temperature": temperature, "texts": len(measured),
-                    "alpha": {name: over_texts(measured, name, "alpha") for name in DRAFTERS},
-                    "coverage": {name: over_texts(measured, name, "coverage") for name in ONE_HOT},
+                    "alpha": {name: over_texts(measured, name, "alpha") for name in first_drafters(models)},
+                    "coverage": {name: over_texts(measured, name, "coverage") for name in one_hot(first_drafters(models))},
                     "tokens_per_main": {family: spread(values) for family, values in tokens.items()}})
         print(f"  T={temperature:g}: " + ", ".join(f"{n} α {a['mean']}" for n, a in out[-1]["alpha"].items()),
               flush=True)
@@ -165,7 +163,7 @@ def preparation(args, data, seed):
     return {"load_main_s": best_of_3(lambda: load_checkpoint(path(run_name(*MAIN_MTP, seed)), args.device)),
             "load_draft_s": best_of_3(lambda: load_checkpoint(path(run_name(*DRAFT, seed)), args.device)),
             **{f"load_{kind}_s": best_of_3(lambda: load_drafter(path(run_name(kind, 0, seed)), args.device))
-               for kind in HEAD_METHODS},
+               for kind in names(source="heads")},
             "ngram_table_s": best_of_3(lambda: NgramTable(train, DEFAULT_ORDER, data.vocab_size)),
             "suffix_index_s": best_of_3(lambda: SuffixIndex(train, data.vocab_size))}
 

@@ -34,8 +34,8 @@ from experiments.measure.common import LEDGER_ENGINES, LEDGER_PROMPT, engines_of
 from experiments.measure.rows import fresh_check, timed_row
 from experiments.prices import price_calls
 from experiments.engine import available_engines, make_runner
-from experiments.methods import (CHAIN_METHODS, HEAD_METHODS, ORDERS, Spec, accepts, config_decoder, config_name, decode,
-                                 drafter as methods_drafter, spec_of)
+from experiments.methods import (FAMILIES as REGISTRY, Spec, accepts, config_decoder, config_name, decode,
+                                 drafter as methods_drafter, names, orders, spec_of)
 from experiments.ngram import DEFAULT_ORDER
 from experiments.suffix import FACTOR as SUFFIX_FACTOR, MAX_OCCURRENCES as SUFFIX_OCCURRENCES
 from experiments.probes import DEPTH, DEPTH_STRIDE, alpha_along, alpha_by_depth, pooled, written_text
@@ -43,14 +43,18 @@ from experiments.trees import Tree
 from experiments.timing import interleaved, interleaved_calls, set_threads
 from experiments.runs import run_name
 
-FAMILIES = ("draft", "mtp", "ngram", "lookup", "suffix", "medusa", "block", "eagle", "eagle3", "lookahead")
 TEMPERATURES = (1.0, 0.0)
+
+
+def measured_families():
+    """The families this measurement sweeps (Family.measured), in the registry's order."""
+    return names(measured=True)
 
 
 def configs(family, models, sizes):
     """[(shape, size)]: every chain γ and tree size of the sweep that the registry accepts for the
     family (MTP: γ = 1; Medusa: γ up to its heads; lookahead: trees only)."""
-    wanted = [("chain", g) for g in sizes.family_gammas if family in CHAIN_METHODS] + [("tree", n) for n in sizes.family_trees]
+    wanted = [("chain", g) for g in sizes.family_gammas if REGISTRY[family].chain] + [("tree", n) for n in sizes.family_trees]
     return [(shape, size) for shape, size in wanted if accepts(spec_of(family, shape, size), models)]
 
 
@@ -67,7 +71,7 @@ def sweep(models, prompt, n_chars, engines, device, sizes):
             decoders = lambda n: {"plain": config_decoder(models, "plain", "chain", 0, prompt, n, temperature, engine, device),
                                   **{config_name(family, shape, size): config_decoder(models, family, shape, size, prompt, n,
                                                                                     temperature, engine, device)
-                                     for family in FAMILIES for shape, size in configs(family, models, sizes)}}
+                                     for family in measured_families() for shape, size in configs(family, models, sizes)}}
             if engine == "compiled":
                 interleaved(decoders(WARM_CHARS), 1, warmup=0, device=device)
             runs = interleaved(decoders(n_chars), sizes.family_sweep_repeats, warmup=0, device=device)
@@ -247,11 +251,11 @@ def primary_engine(engines):
 
 def temperature_change(rows, engine):
     """Each family's best row at T = 1 and at T = 0 on `engine`: its speedups, and whether it is
-    faster at T = 0; then the two lists, in FAMILIES order."""
+    faster at T = 0; then the two lists, in the registry's order."""
     best = {(r["family"], r["temperature"]): r for r in rows if r["engine"] == engine and r["family"] != "plain"}
     families = [{"family": f, "speedup_T1": best[(f, 1.0)]["speedup"], "speedup_T0": best[(f, 0.0)]["speedup"],
                  "faster_at_T0": best[(f, 0.0)]["speedup"] > best[(f, 1.0)]["speedup"]}
-                for f in FAMILIES if (f, 1.0) in best and (f, 0.0) in best]
+                for f in measured_families() if (f, 1.0) in best and (f, 0.0) in best]
     return {"engine": engine, "families": families,
             "faster_at_T0": [r["family"] for r in families if r["faster_at_T0"]],
             "slower_at_T0": [r["family"] for r in families if not r["faster_at_T0"]]}
@@ -289,7 +293,6 @@ def pick(row, *figures):
     return {"family": row["family"], "shape": row["shape"], "size": row["size"], **{k: row[k] for k in figures}}
 
 
-RECENT = ("suffix", "block", "eagle3")  # the 2025–26 families (section ⑤'s "what changed")
 ROUND_PARTS = ("speedup", "tokens_per_main", "verify_over_main", "drafter_per_round", "other_per_round")
 
 
@@ -303,14 +306,15 @@ def recent(rows, drafting_prices, engine, temperature=1.0):
     call per draft; the block: one call per round)."""
     lane = [r for r in rows if r["engine"] == engine and r["temperature"] == temperature]
     plain = next((r for r in lane if r["family"] == "plain"), None)
-    new = [r for r in lane if r["family"] in RECENT]
-    old = [r for r in lane if r["family"] not in RECENT and r["family"] != "plain"]
+    recent_families = names(recent=True)  # the 2025–26 families (section ⑤'s "what changed")
+    new = [r for r in lane if r["family"] in recent_families]
+    old = [r for r in lane if r["family"] not in recent_families and r["family"] != "plain"]
     if not new or not old:
         return None
     per_char = 1 + plain["other_per_round"] if plain and plain.get("other_per_round") is not None else None
     fastest = lambda group: max(group, key=lambda r: r["speedup"])
     parts = lambda row: pick(row, *ROUND_PARTS)
-    each_new = {f: parts(fastest([r for r in new if r["family"] == f])) for f in RECENT if any(r["family"] == f for r in new)}
+    each_new = {f: parts(fastest([r for r in new if r["family"] == f])) for f in recent_families if any(r["family"] == f for r in new)}
     best_new, best_old = fastest(new), fastest(old)
     drafting = {f: [{"size": int(g), "drafter_per_round": v} for g, v in sorted(by_gamma.items(), key=lambda kv: int(kv[0]))]
                 for f, by_gamma in drafting_prices.get(engine, {}).items()}
@@ -402,17 +406,17 @@ def family_costs(by_seed, args):
 
     heads = {kind: {**trained(kind, seed, models),
                     "by_seed": {str(s): trained(kind, s, d) for s, d in by_seed.items() if kind in d.heads}}
-             for kind in HEAD_METHODS if kind in models.heads}
+             for kind in names(source="heads") if kind in models.heads}
     index = models.suffix_index()
     return {"draft": {"params": models.draft.n_params()},
             "mtp": {"params": main.n_params(main.mtp)}, **heads,
             "ngram": {"order": DEFAULT_ORDER, "contexts": contexts, "entries": pairs,
                       "bytes": contexts * models.vocab_size * 4, "built_from": "train split"},
-            "lookup": {"match_chars": ORDERS["lookup"] - 1, "params": 0},
+            "lookup": {"match_chars": orders()["lookup"] - 1, "params": 0},
             "suffix": {"params": 0, "corpus_chars": len(index), "max_depth": index.max_depth,
                        "bytes": len(index) * index.order.itemsize, "built_from": "train split",
                        "max_occurrences": SUFFIX_OCCURRENCES, "factor": SUFFIX_FACTOR},
-            "lookahead": {"ngram": ORDERS["lookahead"], "params": 0},
+            "lookahead": {"ngram": orders()["lookahead"], "params": 0},
             "main_params": main.n_params_main()}
 
 
@@ -468,7 +472,7 @@ def measure(args, data, seeds, sizes):
             f"tree {n} {p['tree'][n]:.2f} (chain {p['chain'][n]:.2f})" for n in p["tree"]), flush=True)
     payload = {
         "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines,
-        "temperatures": list(TEMPERATURES), "families": list(FAMILIES), "chain_gammas": list(sizes.family_gammas),
+        "temperatures": list(TEMPERATURES), "families": list(measured_families()), "chain_gammas": list(sizes.family_gammas),
         "tree_sizes": list(sizes.family_trees), "sweep_repeats": sizes.family_sweep_repeats,
         "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)), "model_seed": seeds[0],
         "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,

@@ -12,7 +12,7 @@ import { DRAFT_SIZES, MAIN_PRESETS } from "./lab_clock.js";
 import { clearRace, drawGpu, drawRace, newRace, runCompare, runRace } from "./lab_race.js";
 import { appendRound, drawCounters, drawRound, drawText, outline } from "./lab_round.js";
 import {
-  gammaOut, GPU_HASH, GPU_LABELS, LAB_HASH, loadError, mainPresetLabel, MAX_SEED, METHOD_LABEL, paramsLabel, promptProblem,
+  gammaOut, GPU_HASH, GPU_LABELS, LAB_HASH, loadError, mainPresetLabel, MAX_SEED, methodLabel, paramsLabel, promptProblem,
   raceButton, readGpu, readSettings, readyNote, sameSettings, temperatureOut, UNPACKING,
 } from "./lab_text.js";
 import { DEVICES } from "./roofline.js";
@@ -72,7 +72,7 @@ function showSettings(ui, s) {
 }
 
 function labelControls(ui, s) {
-  for (const option of ui.method.options) option.textContent = t(METHOD_LABEL[option.value]);
+  for (const option of ui.method.options) option.textContent = t(methodLabel(option.value));
   ui.gamma.disabled = s.method === "plain" || s.method === "mtp";
   ui.gammaOut.textContent = gammaOut(s);
   ui.tempOut.textContent = t(temperatureOut(s.temperature));

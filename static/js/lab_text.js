@@ -14,12 +14,12 @@ export const LAB_HASH = { method: "lab-m", gamma: "lab-g", temperature: "lab-t",
 export const MAX_SEED = 2147483647;
 
 // The method select's options: the family's name, with what it means for the lab's γ.
-export const METHOD_LABEL = {
-  plain: { zh: `${FAMILY_LABEL.plain.zh}（没有草稿）`, en: `${FAMILY_LABEL.plain.en} (no drafts)` },
-  draft: FAMILY_LABEL.draft,
-  mtp: { zh: `${FAMILY_LABEL.mtp.zh}（γ = 1）`, en: `${FAMILY_LABEL.mtp.en} (γ = 1)` },
-  ngram: FAMILY_LABEL.ngram,
-};
+const METHOD_NOTE = { plain: { zh: "（没有草稿）", en: " (no drafts)" }, mtp: { zh: "（γ = 1）", en: " (γ = 1)" } };
+
+export function methodLabel(method) {
+  const name = FAMILY_LABEL[method], note = METHOD_NOTE[method];
+  return note ? { zh: name.zh + note.zh, en: name.en + note.en } : name;
+}
 
 // Settings from the URL hash ({key: string} as state.js parses it), each checked, with defaults.
 export function readSettings(get) {

@@ -4,30 +4,22 @@ export const MODE_LABEL = {
   recompute: { zh: "整窗重算", en: "recompute" },
 };
 
-// The engines, from the most per-call overhead to the least (experiments/engine.py ENGINES).
-export const ENGINE_LABEL = {
-  eager: { zh: "eager 引擎", en: "eager engine" },
-  compiled: { zh: "编译引擎", en: "compiled engine" },
-  aot: { zh: "AOT 引擎", en: "AOT engine" },
-  native: { zh: "原生 C++ 引擎", en: "native C++ engine" },
-};
+// The engines (from the most per-call overhead to the least) and the decoding methods, as every
+// widget names them: registry.json, which experiments/ writes from its one declaration of each
+// (experiments/engine.py ENGINE_LABELS, experiments/methods.py FAMILIES), read by declareNames
+// before any widget starts. {name: {zh, en}}, in the registry's order.
+// FAMILY holds each method's whole record (where its drafts come from, its shapes, …).
+export const ENGINE_LABEL = {};
+export const FAMILY_LABEL = {};
+export const FAMILY = {};
 
-// The method families, as every widget names them (templates/macros.html.j2 `fname` is the
-// templates' side of the same names).
-export const FAMILY_LABEL = {
-  plain: { zh: "普通解码", en: "plain decoding" },
-  draft: { zh: "草稿模型", en: "draft model" },
-  mtp: { zh: "MTP 头", en: "MTP head" },
-  ngram: { zh: "n-gram 表", en: "n-gram table" },
-  lookup: { zh: "提示查找", en: "prompt lookup" },
-  match: { zh: "最长匹配 + n-gram", en: "longest match + n-gram" },
-  suffix: { zh: "后缀解码", en: "suffix decoding" },
-  medusa: { zh: "Medusa 头", en: "Medusa heads" },
-  eagle: { zh: "EAGLE 草稿层", en: "EAGLE drafter" },
-  eagle3: { zh: "EAGLE-3 草稿层", en: "EAGLE-3 drafter" },
-  block: { zh: "块并行草稿器", en: "block-parallel drafter" },
-  lookahead: { zh: "前瞻解码", en: "lookahead decoding" },
-};
+export function declareNames(registry) {
+  for (const e of registry.engines) ENGINE_LABEL[e.name] = e.label;
+  for (const f of registry.families) {
+    FAMILY_LABEL[f.name] = f.label;
+    FAMILY[f.name] = f;
+  }
+}
 
 const CJK = /[\u3400-\u9fff]/;
 

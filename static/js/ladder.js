@@ -101,7 +101,7 @@ export function chartNote(ladder, verifyAt) {
   };
 }
 
-const LEGEND = [
+const legend = () => [
   { cls: "t-plain", label: FAMILY_LABEL.plain },
   { cls: "t-spec", label: { zh: "这一级最快的投机解码", en: "the fastest speculative row on that engine" } },
 ];
@@ -129,7 +129,7 @@ export function ladderNodes(ladder, temperature) {
   const { groups } = ladderGroups(ladder.rungs[key], verifyAt);
   return [
     h("p", { class: "ladder-axis" }, t(chartTitle(ladder, temperature))),
-    h("div", { class: "legend" }, LEGEND.map((item) => h("span", {}, h("span", { class: `swatch ${item.cls}` }), t(item.label)))),
+    h("div", { class: "legend" }, legend().map((item) => h("span", {}, h("span", { class: `swatch ${item.cls}` }), t(item.label)))),
     h("div", { class: "lrungs" }, groups.map((group) => groupNodes(group, verifyAt))),
     h("p", { class: "caption" }, t(chartNote(ladder, verifyAt))),
   ];

@@ -17,6 +17,7 @@ import { initMtpDiagram } from "./mtp_diagram.js";
 import { initMtpTrace } from "./mtp_trace.js";
 import { initPicker } from "./picker.js";
 import { initRecent } from "./recent.js";
+import { declareNames } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 import { initSweep } from "./sweep.js";
 import { initTheme } from "./theme.js";
@@ -90,6 +91,7 @@ function chapterData() {
 }
 
 const data = chapterData();
+declareNames(data.registry);
 const langToggle = document.getElementById("lang-toggle");
 onLangChange((current) => {
   const next = LANG_TOGGLE[current];

@@ -6,7 +6,7 @@
 import { h } from "./dom.js";
 import { escapeHTML, figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { FAMILY_LABEL } from "./labels.js";
+import { ENGINE_LABEL, FAMILY, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 export const INPUTS = {
@@ -28,17 +28,16 @@ export const PRESETS = {
   shortReply: { regime: "gpu", temperature: "0.8", text: "open", memory: "yes", training: "yes", length: "short" },
 };
 
-// What each family needs besides the main model. Training: the drafter must be trained for this
-// main model (the MTP head with it). Memory: a second model or a large table/datastore.
-const NEEDS = {
-  draft: { memory: true, training: false }, mtp: { memory: false, training: true },
-  ngram: { memory: true, training: false }, lookup: { memory: false, training: false },
-  suffix: { memory: true, training: false }, medusa: { memory: false, training: true },
-  block: { memory: false, training: true }, eagle: { memory: false, training: true },
-  eagle3: { memory: false, training: true }, lookahead: { memory: false, training: false },
+// What each family needs besides the main model, from where its drafts come from (registry.json's
+// source). Training: the drafter must be trained for this main model (the MTP head with it).
+// Memory: a second model or a large table/datastore. Retrieval: drafts copied from text, long and
+// right where the text repeats.
+const needs = (family) => {
+  const source = FAMILY[family].source;
+  return { memory: source === "draft" || source === "corpus", training: source === "mtp" || source === "heads" };
 };
-
-const RETRIEVAL = ["ngram", "lookup", "suffix"]; // drafts copied from text: long and right where text repeats
+const retrieved = (family) => ["corpus", "context"].includes(FAMILY[family].source);
+const measuredFamilies = () => Object.keys(FAMILY).filter((f) => FAMILY[f].measured);
 
 // A published figure's source as the list prints it: "EAGLE-2, arXiv 2406.16858".
 export function citation(fig) {
@@ -46,8 +45,8 @@ export function citation(fig) {
 }
 
 function allowed(family, situation) {
-  const needs = NEEDS[family];
-  return !(needs.memory && situation.memory === "no") && !(needs.training && situation.training === "no");
+  const need = needs(family);
+  return !(need.memory && situation.memory === "no") && !(need.training && situation.training === "no");
 }
 
 // The families rows this situation reads: families.json's primary engine, T = 0 rows for greedy
@@ -97,7 +96,7 @@ export function scopeNote(situation, families) {
       en: "On a GPU the figures are the papers', not measured here; methods without a published figure come last." };
   }
   const { engine, temperature } = measuredRows(families, situation);
-  const engineName = engine === "compiled" ? { zh: "编译引擎", en: "compiled engine" } : { zh: "eager 引擎", en: "eager engine" };
+  const engineName = ENGINE_LABEL[engine];
   return { zh: `本章实测，相对同一引擎的普通解码：${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
     en: `Measured here, over plain decoding on the same engine: ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
 }
@@ -121,7 +120,7 @@ function cpuRanking(situation, families, conditions) {
 
 function gpuRanking(situation, published) {
   const retrieval = situation.text !== "open";
-  const items = Object.keys(NEEDS).filter((f) => allowed(f, situation)).map((family) => {
+  const items = measuredFamilies().filter((f) => allowed(f, situation)).map((family) => {
     const fig = published.gpu[family];
     const reasons = [];
     if (fig) reasons.push(fig.setting);
@@ -129,7 +128,7 @@ function gpuRanking(situation, published) {
       reasons.push({ zh: "不需要任何草稿员；transformers 的文档说它适合摘要这类以输入为依据的任务，但没有给出数字",
         en: "needs no drafter at all; the transformers docs recommend it for input-grounded tasks such as summarization, with no number" });
     }
-    if (retrieval && RETRIEVAL.includes(family)) {
+    if (retrieval && retrieved(family)) {
       reasons.push({ zh: "文本重复或照抄输入时，检索到的草稿很长而且几乎都对", en: "when the text repeats or copies its input, retrieved drafts are long and mostly right" });
     }
     return {
@@ -138,7 +137,7 @@ function gpuRanking(situation, published) {
       label: fig ? { zh: `${fig.figure.zh}（已发表：${citation(fig)}）`, en: `${fig.figure.en} (published: ${citation(fig)})` }
         : { zh: "没有已发表的数字", en: "no published figure" },
       reasons,
-      boost: retrieval && RETRIEVAL.includes(family) ? 1 : 0,
+      boost: retrieval && retrieved(family) ? 1 : 0,
     };
   });
   return items.sort((a, b) => b.boost - a.boost || b.speedup - a.speedup);

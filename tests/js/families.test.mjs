@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import "./registry.mjs";
 import { configLabel, initFamilyLedger, laneFromHash, laneRows, ledgerRunNote } from "../../static/js/family_ledger.js";
 import { FAMILY_LABEL } from "../../static/js/labels.js";
 import { branchOf, drawnAt, layout, maskRow } from "../../static/js/token_tree.js";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import "./registry.mjs";
 import { sci } from "../../static/js/format.js";
 import { test } from "node:test";
 import { burstCheck, burstColumns, burstVerdict } from "../../static/js/bursts.js";

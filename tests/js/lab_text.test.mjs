@@ -7,13 +7,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
+import "./registry.mjs";
 import { canStep, disabledButtons, initLab, newLabState } from "../../static/js/lab.js";
 import { encodePrompt, newDecoder } from "../../static/js/lab_decode.js";
 import { loadLab } from "../../static/js/lab_model.js";
 import { compareRuns, firstMismatch, raceResult } from "../../static/js/lab_race.js";
 import {
   cacheNote, charTitle, compareDone, compareProgress, counterReadouts, DRAFTS_HEAD, draftCells, draftsCaption, gammaOut,
-  identicalText, LAB_DEFAULTS, LAB_METHODS, laneName, laneStats, METHOD_LABEL, noCacheNote, promptProblem, raceButton,
+  identicalText, LAB_DEFAULTS, LAB_METHODS, laneName, laneStats, methodLabel, noCacheNote, promptProblem, raceButton,
   raceReadouts, roundTitle, sameSettings, temperatureOut,
 } from "../../static/js/lab_text.js";
 import { FAMILY_LABEL } from "../../static/js/labels.js";
@@ -29,9 +30,9 @@ const VOCAB = ["a", "b", "\n", "d"];
 
 test("the method options and the lanes name each family as every widget does", () => {
   for (const method of LAB_METHODS) {
-    for (const lang of ["zh", "en"]) assert.ok(METHOD_LABEL[method][lang].startsWith(FAMILY_LABEL[method][lang]), method);
+    for (const lang of ["zh", "en"]) assert.ok(methodLabel(method)[lang].startsWith(FAMILY_LABEL[method][lang]), method);
   }
-  assert.deepEqual(METHOD_LABEL.mtp, { zh: "MTP 头（γ = 1）", en: "MTP head (γ = 1)" });
+  assert.deepEqual(methodLabel("mtp"), { zh: "MTP 头（γ = 1）", en: "MTP head (γ = 1)" });
   assert.deepEqual(laneName("plain", 5), FAMILY_LABEL.plain);
   assert.deepEqual(laneName("mtp", 5), { zh: "MTP 头 · γ = 1", en: "MTP head · γ = 1" });
   assert.deepEqual(laneName("draft", 5).en, "draft model · γ = 5");
@@ -173,7 +174,7 @@ test("the lab follows the address before its models load: an edited hash sets it
     assert.deepEqual([method.value, el("lab-gamma").value, el("lab-gamma-out").textContent], ["ngram", "6", "6"]);
     assert.equal(el("lab-temp-out").textContent, "0（贪心）");
     assert.equal(el("lab-race-go").textContent, "开始赛跑：普通解码对 n-gram 表");
-    assert.equal(method.options[0].textContent, METHOD_LABEL.plain.zh);
+    assert.equal(method.options[0].textContent, methodLabel("plain").zh);
     editHash("#lang=en&lab-m=mtp&lab-t=0.3&lab-p=KING");
     assert.deepEqual([method.value, el("lab-gamma").disabled, el("lab-gamma-out").textContent], ["mtp", true, "1"]);
     assert.deepEqual([el("lab-temp").value, el("lab-prompt-text").value, el("lab-seed").value], ["0.3", "KING", "0"]);

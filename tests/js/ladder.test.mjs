@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import "./registry.mjs";
 import {
   bestLabel, chartNote, chartTitle, engineLabel, gainText, HASH_KEY, initLadder, ladderGroups, ladderNodes,
   tempFromHash, tempKey, verifyText,

@@ -8,6 +8,7 @@ import { gunzipSync } from "node:zlib";
 import {
   effectiveGamma, kindOf, LAB_DEFAULTS, LAB_HASH, nextLine, raceVerdict, readSettings, roundSummary, unknownNote,
 } from "../../static/js/lab_text.js";
+import "./registry.mjs";
 import { encodePrompt, METHODS, newDecoder } from "../../static/js/lab_decode.js";
 import { loadLab } from "../../static/js/lab_model.js";
 

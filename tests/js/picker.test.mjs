@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import "./registry.mjs";
 import {
   citation, decodeSituation, encodeSituation, initPicker, INPUTS, PRESETS, recommend, scopeNote, situationFromHash,
 } from "../../static/js/picker.js";

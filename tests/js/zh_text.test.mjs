@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
+import "./registry.mjs";
 import { burstReadouts, burstVerdict } from "../../static/js/bursts.js";
 import { gammaReadouts, optimalRows } from "../../static/js/gamma.js";
 import { stepsVerdict } from "../../static/js/gamma_steps.js";

@@ -1,15 +1,14 @@
 """Every measurement, run end to end on tiny random models (1 layer, n_embd 16) with small
-sizes, written into a temporary results folder and checked against build/schema.py and against
+sizes, written into a temporary results folder and checked against chapter/schema.py and against
 the properties each file exists to show. Unlike the tests that read the committed JSON, these
 fail as soon as `experiments.measure` changes what it writes."""
 import statistics
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 from scipy import stats
 
+from chapter.build import load_results, render
 from experiments import jsonio
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import meta, read_json, write_json
@@ -19,10 +18,6 @@ from experiments.measure.__main__ import main as measure_main, measure, parse_ar
 from experiments.measure.common import CONTROL, DRAFT, MAIN_MTP, Sizes
 from experiments.model import GPT, GPTConfig, save_checkpoint
 from experiments.runs import DRAFT_SNAPSHOTS, run_name
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
-from build import load_results  # noqa: E402
-from schema import SCHEMA  # noqa: E402
 
 SEEDS = (0, 1, 2)
 HEAD_SEEDS = (0, 1)  # seed 2 has no Medusa or EAGLE drafter: the families' α skips it
@@ -105,7 +100,6 @@ def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
     no peer rows, and the page still builds from what was measured, saying the
     compiled engine was not measured."""
     import shutil
-    from build import render
     from experiments import peer
     monkeypatch.setattr(peer, "available", lambda: None)  # as on a machine without transformers
     results = tmp_path / "results"

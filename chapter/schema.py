@@ -1,5 +1,5 @@
 """The contract between experiments/ and the page: which results files exist and which fields
-the page reads from each (the templates and static/js/*.js). `python build/build.py` checks every
+the page reads from each (the templates and static/js/*.js). `python -m chapter.build` checks every
 file against this before it renders anything; a missing file or field stops the build with a
 message naming both. A field the page reads must be declared here.
 

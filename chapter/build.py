@@ -23,7 +23,7 @@ from markupsafe import Markup
 from chapter.code_trail import CODE_TRAIL
 from chapter.listings import ListingError, listings
 from chapter.schema import SCHEMA
-from chapter.views import deepseek_scale, dial_view, lab_compare, published, tag_regime, tag_rows
+from chapter.views import deepseek_scale, dial_view, far_below_linear, lab_compare, published, tag_regime, tag_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -386,6 +386,7 @@ def render(data):
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
     env.filters["sci"] = sci
     env.globals["ms_pair"] = ms_pair
+    env.globals["far_below_linear"] = far_below_linear  # chapter/views.py: ⑧'s r_k against k, not the flatness rule
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # chapter/code_trail.py: the end of every section
     env.globals["listings"] = listings()  # chapter/listings.py: ①'s code, read from the source it shows

@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 site: $(STAMP)
-	$(PY) build/build.py
+	$(PY) -m chapter.build
 
 # Debian chromium for the browser test, and a CJK font so the screenshots show the Chinese text
 chromium:
@@ -42,7 +42,7 @@ test: $(STAMP) chromium axe
 	@if ls tests/js/*.test.mjs >/dev/null 2>&1; then node --test tests/js/; fi
 
 bench: site chromium
-	$(PY) tools/bench.py
+	$(PY) -m tools.bench
 
 train: $(STAMP)
 	$(PY) -m experiments.train --model all --seeds $(SEEDS) --device $(DEVICE) $(if $(FORCE),--fresh)

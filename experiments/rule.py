@@ -67,7 +67,7 @@ def accept_reject(p, q, drafts, generator=None, trace=None):
     u = uniforms(gamma, generator, p.dtype, p.device).tolist()
     if trace is not None:
         trace.update(u=u, p_draft=p_d, q_draft=q_d)
-    # page listing: rule (build/listings.py shows the lines down to its end on the page)
+    # page listing: rule (chapter/listings.py shows the lines down to its end on the page)
     n = 0
     while n < gamma and q_d[n] > 0 and u[n] * q_d[n] < p_d[n]:  # accept while u < p(d)/q(d)
         n += 1

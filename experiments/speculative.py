@@ -92,7 +92,7 @@ def speculative_decode(model, drafter, prompt, n, gamma, temperature=1.0, mode="
     result, steps = Result([]), []
     while len(seq) < target:
         record = {} if trace else None
-        # page listing: round (build/listings.py shows the lines down to its end on the page)
+        # page listing: round (chapter/listings.py shows the lines down to its end on the page)
         m = len(seq)
         g = min(gamma, target - m - 1)  # never draft a token that would not be emitted
         q, drafts = drafter.propose(seq, main.length, g, temperature, generator) if g else (None, [])

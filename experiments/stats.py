@@ -1,5 +1,6 @@
 """The statistics behind the results files: distances between distributions, chi-square tests,
-the speedup formulas, seed statistics. Pure functions of numbers; no models here."""
+the speedup formulas and the flatness rule, seed statistics. Pure functions of numbers; no models
+here. The formulas and the rule have one twin, static/js/theory.js (tests/test_theory_twin.py)."""
 import math
 import statistics
 
@@ -83,18 +84,35 @@ def pooled_burst_check(rows, mode):
             "verdict": verdict}
 
 
-# The speedup formulas (Leviathan et al. 2023).
+# The speedup formulas (Leviathan et al. 2023): the only place they are written in Python; every
+# measurement and exercise calls these (static/js/theory.js: expectedTokens, speedupTheory).
 
 def expected_tokens(alpha, gamma):
-    """Expected tokens per main forward, (1 - α^{γ+1}) / (1 - α) (Leviathan 2023, eq. 1)."""
+    """Expected tokens per main forward, (1 - α^{γ+1}) / (1 - α) (Leviathan 2023, eq. 1); γ + 1
+    when every draft passes (α = 1)."""
+    if alpha >= 1:
+        return gamma + 1
     return (1 - alpha ** (gamma + 1)) / (1 - alpha)
 
 
-def theorem_3_8(alpha, gamma, c, verify=1.0):
+def theorem_3_8(alpha, gamma, c, r=1.0):
     """Expected wall-clock improvement (Leviathan et al. 2023, Theorem 3.8): expected_tokens over
-    the round's cost in main forwards, γc + 1; `verify` replaces the 1 by what a verify of γ + 1
-    positions measured (r_{γ+1}), where a verify does not cost one forward."""
-    return expected_tokens(alpha, gamma) / (gamma * c + verify)
+    the round's cost in main forwards, γc + r, where r is the verify's price: the theorem's 1, or
+    what a verify of γ + 1 positions measured (r_{γ+1}) where it does not cost one forward."""
+    return expected_tokens(alpha, gamma) / (gamma * c + r)
+
+
+# The flatness rule: whether a forward that takes several positions costs (nearly) what a one-position
+# forward does, the premise of speculation and the "+ 1" of Theorem 3.8. Every "flat" verdict (①'s
+# price curve, the ledger's verify) asks this, and so does the ledger card's "close to the theorem's
+# assumption" (static/js/theory.js: FLAT_SLACK, isFlat).
+FLAT_SLACK = 0.15  # a forward within 15% of a one-position one counts as flat
+
+
+def is_flat(price, slack=FLAT_SLACK):
+    """Is a forward of price `price` in one-position forwards (r_k, or a verify over plain decoding's
+    forward) within `slack` of one?"""
+    return price <= 1 + slack
 
 
 # Seed statistics.

@@ -1,11 +1,11 @@
 """Shared fixtures: a headless Chromium (Debian's, driven by Playwright) and a page opener that
 records console errors and network requests and fails the test if there were any."""
-import sys
 from pathlib import Path
 
 import pytest
 import torch
 
+from chapter import build
 from experiments import aot
 from experiments.jsonio import RESULTS, read_json
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # noqa: F401 (PAGE: the tests import it from here)
@@ -21,8 +21,6 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 @pytest.fixture(scope="session")
 def rendered_page():
     """The page as `make site` would build it now, from templates/, static/ and the results JSON."""
-    sys.path.insert(0, str(ROOT / "build"))
-    import build
     return build.render(build.load_results())
 
 
@@ -63,7 +61,6 @@ def results(name):
     path = RESULTS / f"{name}.json"
     assert path.exists(), f"{path} is missing: run `make measure`"
     return read_json(path)
-
 
 
 def open_deep(page, *names):

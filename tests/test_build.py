@@ -7,12 +7,12 @@ from pathlib import Path
 
 import orjson
 import pytest
+from markupsafe import escape
+
+from chapter import build as site_build
+from chapter.listings import ListingError, listings, region
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "build"))
-import build as site_build  # noqa: E402
-from listings import ListingError, listings, region  # noqa: E402
-from markupsafe import escape  # noqa: E402
 
 
 def test_committed_site_matches_its_sources(tmp_path):
@@ -57,7 +57,7 @@ def test_missing_field_is_named(tmp_path):
 
 
 def test_build_needs_no_torch(tmp_path):
-    code = ("import sys; sys.modules['torch'] = None; sys.path.insert(0, 'build'); import build; "
+    code = ("import sys; sys.modules['torch'] = None; from chapter import build; "
             f"build.build(out={str(tmp_path / 'p.html')!r})")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -213,19 +213,19 @@ def test_unreadable_results_file_is_named_in_one_line(tmp_path, capsys, damage, 
 
 
 def test_the_build_takes_a_results_folder_and_an_output_from_its_command_line(tmp_path):
-    """`python build/build.py --results DIR --out FILE` builds from DIR into FILE (a path outside
+    """`python -m chapter.build --results DIR --out FILE` builds from DIR into FILE (a path outside
     the repository included) and says so; it ignored its arguments and rebuilt site/ before."""
     results = tmp_path / "results"
     results.mkdir()
     copy_results(results)
     out = tmp_path / "page.html"
-    run = subprocess.run([sys.executable, str(ROOT / "build" / "build.py"), "--results", str(results), "--out", str(out)],
+    run = subprocess.run([sys.executable, "-m", "chapter.build", "--results", str(results), "--out", str(out)],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert run.returncode == 0 and run.stdout.startswith(f"wrote {out} "), run.stderr
     assert out.read_bytes() == (ROOT / "site" / "16_speculative_decoding_viz.html").read_bytes()
     (results / "families.json").unlink()
     (results / "families.json").mkdir()
-    run = subprocess.run([sys.executable, str(ROOT / "build" / "build.py"), "--results", str(results), "--out", str(out)],
+    run = subprocess.run([sys.executable, "-m", "chapter.build", "--results", str(results), "--out", str(out)],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert run.returncode == 1 and "families.json is not a file" in run.stderr
 

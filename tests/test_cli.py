@@ -141,9 +141,9 @@ def test_argparse_errors_are_one_line_and_exit_2(main, argv, capsys):
 
 @pytest.mark.parametrize("argv", [["--loads", "x"], ["--no-such-flag"]])
 def test_bench_argparse_errors_are_one_line_and_exit_2(argv):
-    out = subprocess.run([sys.executable, "tools/bench.py", *argv], cwd=ROOT, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "tools.bench", *argv], cwd=ROOT, capture_output=True, text=True,
                          timeout=120)
-    assert_one_line_error(out, "(see python tools/bench.py --help)")
+    assert_one_line_error(out, "(see python -m tools.bench --help)")
 
 
 @pytest.mark.parametrize("name", ["generate", "train"])

@@ -1,17 +1,14 @@
-"""The code trail at the end of every section (build/code_trail.py): each file it names exists and
+"""The code trail at the end of every section (chapter/code_trail.py): each file it names exists and
 defines the function it names, each command parses, every section of the page has a trail, and
 the trail is what the section ends with."""
 import ast
 import re
 import shlex
-import sys
 
 import pytest
 
+from chapter.code_trail import CODE_TRAIL
 from conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "build"))
-from code_trail import CODE_TRAIL  # noqa: E402
 
 ENTRIES = [(section, path, name) for section, trail in CODE_TRAIL.items() for path, name in trail["code"]]
 COMMANDS = [(section, cmd) for section, trail in CODE_TRAIL.items() for cmd in trail["commands"]]
@@ -76,7 +73,7 @@ def sections(html):
 
 def test_every_section_ends_with_its_trail(rendered_page):
     found = sections(rendered_page)
-    assert set(found) == set(CODE_TRAIL), "sections on the page and in build/code_trail.py differ"
+    assert set(found) == set(CODE_TRAIL), "sections on the page and in chapter/code_trail.py differ"
     for section, trail in CODE_TRAIL.items():
         body = found[section]
         tail = body[body.rindex('<div class="code-trail">'):]

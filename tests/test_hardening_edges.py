@@ -2,14 +2,14 @@
 code 2; the build's own errors `build error: ...`, exit 1), found before any slow work, and leaves
 nothing behind; a damaged AOT package is rebuilt."""
 import shutil
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import torch
 
-from conftest import ARTIFACTS, ROOT
+from chapter import build as site_build
+from conftest import ARTIFACTS
 from experiments import aot
 from experiments import generate as generate_module
 from experiments import train as train_module
@@ -22,9 +22,6 @@ from experiments.model import load_checkpoint
 from experiments.runners import Runner
 from tests.test_train import TINY, run as train_tiny
 from tools import bench
-
-sys.path.insert(0, str(ROOT / "build"))
-import build as site_build  # noqa: E402
 
 
 def one_error_line(capsys, prefix="error: "):
@@ -92,7 +89,7 @@ def test_an_unknown_native_kernel_is_one_line_naming_the_allowed_ones(monkeypatc
     assert "NATIVE_KERNEL" in err and "sse9" in err and "auto, avx512, avx2, portable" in err
 
 
-# 8. build/build.py
+# 8. chapter/build.py
 
 
 def test_the_build_refuses_a_folder_as_its_output_and_leaves_nothing(tmp_path, capsys):

@@ -8,13 +8,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
 
+from chapter import views
 from experiments.data import CharData
 from experiments.jsonio import RESULTS, read_json, write_json
 from experiments.measure import lab
@@ -110,9 +110,7 @@ def test_js_forward_rule_and_table_match_python_on_a_tiny_model(exported, tmp_pa
 
 
 def test_the_comparison_rows_use_the_labs_default_gamma():
-    """build/views.py picks ⑧'s comparison rows at the lab's default γ, which lab_text.js holds."""
-    sys.path.insert(0, str(ROOT / "build"))
-    import views
+    """chapter/views.py picks ⑧'s comparison rows at the lab's default γ, which lab_text.js holds."""
     source = (ROOT / "static" / "js" / "lab_text.js").read_text(encoding="utf-8")
     defaults = re.search(r"export const LAB_DEFAULTS = \{([^}]*)\}", source).group(1)
     assert int(re.search(r"gamma: (\d+)", defaults).group(1)) == views.LAB_GAMMA

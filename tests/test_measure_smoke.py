@@ -1,16 +1,15 @@
 """Every measurement, run end to end on tiny random models (1 layer, n_embd 16) with small
-sizes, written into a temporary results folder and checked against build/schema.py and against
+sizes, written into a temporary results folder and checked against chapter/schema.py and against
 the properties each file exists to show. Unlike the tests that read the committed JSON, these
 fail as soon as `experiments.measure` changes what it writes."""
 import statistics
-import sys
-from pathlib import Path
 
 import orjson
 import pytest
 import torch
 from scipy import stats
 
+from chapter.build import load_results, render
 from experiments import jsonio
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import meta, read_json, write_json
@@ -22,10 +21,6 @@ from experiments.methods import FAMILIES, Family
 from experiments.model import GPT, GPTConfig, save_checkpoint
 from experiments.runners import Drafter
 from experiments.runs import DRAFT_SNAPSHOTS, run_name
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
-from build import load_results  # noqa: E402
-from schema import SCHEMA  # noqa: E402
 
 SEEDS = (0, 1, 2)
 HEAD_SEEDS = (0, 1)  # seed 2 has no Medusa or EAGLE drafter: the families' α skips it
@@ -124,7 +119,6 @@ def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
     no peer rows, and the page still builds from what was measured, saying the
     compiled engine was not measured."""
     import shutil
-    from build import render
     from experiments import peer
     monkeypatch.setattr(peer, "available", lambda: None)  # as on a machine without transformers
     results = tmp_path / "results"
@@ -143,7 +137,6 @@ def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
 def test_a_family_added_in_a_test_reaches_families_json_and_the_page(measured):
     """One drafter class and one record (REPEAT) put a family in the families' sweep and rows, in
     registry.json, and on the page with its name in both languages."""
-    from build import render
     families, registry = read_json(measured / "families.json"), read_json(measured / "registry.json")
     assert "repeat" in families["families"]
     rows = [r for r in families["rows"] if r["family"] == "repeat"]

@@ -5,16 +5,13 @@ in both languages and themes at 1280 and 390 px: the layout, a full-page screens
 prose as the build renders it (no browser): Chinese typesetting and the statements issue 8 fixed.
 Time budgets are not tested here: `make bench` measures them."""
 import re
-import sys
 from html.parser import HTMLParser
 
 import orjson
 import pytest
 
+from chapter import build as site_build  # the one figure check, the build's
 from conftest import ARTIFACTS, PAGE, ROOT, results
-
-sys.path.insert(0, str(ROOT / "build"))
-import build as site_build  # noqa: E402  the one figure check, the build's
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("causal", "acceptance")}

@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from conftest import ROOT, open_deep
+from experiments.stats import theorem_3_8
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("gamma_sweep", "ledger")}
@@ -20,16 +21,8 @@ ZH_HALF_WIDTH = re.compile(r".{0,8}(?:[\u4e00-\u9fff][,:;?()]|[,:;?()][\u4e00-\u
 ZH_SPACE = re.compile(r".{0,8}(?:[\u4e00-\u9fff] +[\u4e00-\u9fff]|[，。：；？！（）、] +| +[，。：；？！（）、]).{0,8}")
 
 
-def expected_tokens(alpha, gamma):
-    return (1 - alpha ** (gamma + 1)) / (1 - alpha)
-
-
-def speedup_theory(alpha, gamma, c):
-    return expected_tokens(alpha, gamma) / (gamma * c + 1)
-
-
 def best_gamma(alpha, c):
-    return max(range(1, 9), key=lambda g: (speedup_theory(alpha, g, c), -g))
+    return max(range(1, 9), key=lambda g: (theorem_3_8(alpha, g, c), -g))
 
 
 def sweep_rows(mode):
@@ -88,7 +81,7 @@ def test_gamma_sliders_and_modes(open_page):
             assert len(rows) == 4  # 0.5, 0.7, 0.85 and the slider's α
             for row, alpha in zip(rows, [0.5, 0.7, 0.85, a]):
                 g = best_gamma(alpha, c)
-                s = speedup_theory(alpha, g, c)
+                s = theorem_3_8(alpha, g, c)
                 assert row[2] == f"{s:.2f}×"
                 assert row[1].startswith("–" if s <= 1 else str(g))
     page.click("#gamma-mode-recompute")

@@ -4,15 +4,11 @@ import copy
 import html
 import math
 import re
-import sys
-from pathlib import Path
 
+from chapter import build
 from experiments.measure import conditions
 from experiments.prices import median_pair, prices_of
 from experiments.measure.ledger import gamma_summary, tokens_drops
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
-import build  # noqa: E402
 
 
 def fake_values(main, draft, mtp_head):

@@ -5,19 +5,16 @@ decoding loop adds). The summary is checked on hand-made rows; the page is rende
 committed results plus a summary, and with changed figures, and its sentences follow them."""
 import copy
 import re
-import sys
 
 import pytest
 import torch
 
+from chapter import build
+from chapter.schema import SCHEMA
 from experiments.measure import costs as C
 from experiments.measure import families as F
 from experiments.measure.common import Sizes
 from tests.conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "build"))
-import build  # noqa: E402
-from schema import SCHEMA  # noqa: E402
 
 DATA = build.load_results()
 FAM = DATA["families"]

@@ -3,12 +3,8 @@ k-position forward over a one-position one, read from costs.json's curve (eager 
 kv-cache mode), and every sentence about it follows from the r_k it prints."""
 import copy
 import re
-import sys
 
-from tests.conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "build"))
-import build  # noqa: E402
+from chapter import build
 
 DATA = build.load_results()
 

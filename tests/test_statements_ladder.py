@@ -6,14 +6,10 @@ results, then with the summary's booleans flipped, and its sentences follow them
 import copy
 import html as html_lib
 import re
-import sys
 
 import pytest
 
-from tests.conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "build"))
-import build  # noqa: E402
+from chapter import build
 
 DATA = build.load_results()
 LADDER = DATA["ladder"]

@@ -122,12 +122,25 @@ def test_measurement_modules_do_not_import_each_other():
             assert not any(t.startswith("experiments.measure") for t in targets), (name, targets)
 
 
+def top_names(path):
+    """Every module an import in the file names (absolute imports; a relative one stays in its package)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    return names + [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0]
+
+
+def test_the_experiments_and_the_build_do_not_import_each_other():
+    """experiments/ writes the results JSON and chapter/ (the build) reads it: neither imports the
+    other, so the page builds without torch and a measurement never depends on how it is printed."""
+    for path in python_files():
+        assert not any(n.split(".")[0] in ("chapter", "tools", "tests") for n in top_names(path)), path
+    for path in (ROOT / "chapter").glob("*.py"):
+        assert not any(n.split(".")[0] in ("experiments", "tools", "tests", "torch") for n in top_names(path)), path
+
+
 def test_tools_do_not_import_tests():
     for path in (ROOT / "tools").glob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
-        names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
-        assert not any(n == "conftest" or n.startswith("tests") for n in names), path
+        assert not any(n == "conftest" or n.startswith("tests") for n in top_names(path)), path
 
 
 def cli_text(*args):

@@ -3,16 +3,13 @@ module's `summarize` turns the payload it writes into its `summary` block, and t
 format it. Every summary field is checked here on a small hand-made payload, and again after the
 data change, so that a wrong rule (the wrong peak, a comparison the wrong way round) fails."""
 import copy
-import sys
 
 import pytest
 
+from chapter import build
+from chapter.schema import SCHEMA
 from experiments.measure import conditions, costs, exercises, families, ledger, regime
 from tests.conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "build"))
-import build  # noqa: E402
-from schema import SCHEMA  # noqa: E402
 
 
 def declared(filename, summary):

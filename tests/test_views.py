@@ -1,11 +1,8 @@
-"""build/views.py: what the page computes from the results, once, before the templates format it."""
-import sys
-from pathlib import Path
+"""chapter/views.py: what the page computes from the results, once, before the templates format it."""
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "build"))
-from views import deepseek_scale, dial_view, expected_chars, paired_verdict, published, tag_regime  # noqa: E402
+from chapter.views import deepseek_scale, dial_view, expected_chars, paired_verdict, published, tag_regime
 
 PAPERS = {"deepseek_v3": {"total_params": 600.0, "active_params": 30.0, "train_tokens": 1000.0,
                           "mtp_acceptance": [0.85, 0.90], "decoding_speedup": 1.8}}

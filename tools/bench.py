@@ -1,6 +1,6 @@
 """make bench: the page's time and size budgets (SPEC §8), measured in headless Chromium here.
 
-    python tools/bench.py [--loads 5] [--updates 16] [--out bench/bench.json] [--page PATH]
+    python -m tools.bench [--loads 5] [--updates 16] [--out bench/bench.json] [--page PATH]
 
 Opens site/16_speculative_decoding_viz.html from disk `loads` times (cold: a new browser context
 each) and reads the performance mark "chapter-ready" (time to interactive, from navigation start:
@@ -25,11 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from experiments.cli import ArgumentParser  # one-line errors, like every CLI here
+from experiments.jsonio import device_name, git_state, write_json
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # the browser test's Chromium, launched the same way
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # noqa: E402  the browser test's Chromium, launched the same way
-from experiments.cli import ArgumentParser  # noqa: E402  one-line errors, like every CLI here
-from experiments.jsonio import device_name, git_state, write_json  # noqa: E402
 
 # SPEC §8. The page budget is the one without the lab's weights (4 MB once they are inlined).
 BUDGETS = {"main_path_px": 25000, "interactive_ms": 300.0, "slider_update_ms": 8.0, "page_mib": 4.0, "page_without_lab_mib": 1.5,
@@ -130,11 +130,11 @@ def summary(values):
 
 
 def time_site_build():
-    """Seconds of `python build/build.py` (what make site runs), into a scratch file."""
+    """Seconds of `python -m chapter.build` (what make site runs), into a scratch file."""
     with tempfile.TemporaryDirectory() as scratch:
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, str(ROOT / "build" / "build.py"), "--out", str(Path(scratch) / "page.html")],
-                       check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "chapter.build", "--out", str(Path(scratch) / "page.html")],
+                       check=True, capture_output=True, cwd=ROOT)
         return time.perf_counter() - t0
 
 
@@ -156,7 +156,7 @@ def speed_targets(ladder_path=ROOT / "experiments" / "results" / "ladder.json"):
 
 
 def main(argv=None):
-    parser = ArgumentParser(prog="python tools/bench.py", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="python -m tools.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--loads", type=int, default=7, help="page loads for time to interactive (at least 1)")
     parser.add_argument("--updates", type=int, default=16, help="timed updates per slider (at least 1)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "bench.json")
@@ -178,7 +178,7 @@ def main(argv=None):
         "meta": {"device": device_name(), "chromium": version, "python": platform.python_version(),
                  "git_commit": git["commit"], "git_dirty": git["dirty"],
                  "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                 "command": "python tools/bench.py " + " ".join(argv if argv is not None else sys.argv[1:])},
+                 "command": "python -m tools.bench " + " ".join(argv if argv is not None else sys.argv[1:])},
         "budgets": BUDGETS,
         "page": str(args.page), "page_bytes": args.page.stat().st_size, "lab_data_bytes": lab_bytes,
         "site_build_s": site_build_s,
@@ -211,7 +211,7 @@ def main(argv=None):
     print(f"page            {result['page_bytes'] / 2**20:7.2f} MiB   (budget {BUDGETS['page_mib']} MiB; "
           f"{(result['page_bytes'] - lab_bytes) / 2**20:.2f} MiB without the lab's weights, budget "
           f"{BUDGETS['page_without_lab_mib']} MiB)")
-    print(f"make site       {site_build_s:7.2f} s     build/build.py once (budget {BUDGETS['site_build_s']:.0f} s)")
+    print(f"make site       {site_build_s:7.2f} s     python -m chapter.build once (budget {BUDGETS['site_build_s']:.0f} s)")
     print("main path       " + ", ".join(f"{lang} {px:,} px" for lang, px in result["main_path_px"].items())
           + f"   at 1280 px, every deep dive and FAQ closed, the lab loaded (budget {BUDGETS['main_path_px']:,} px)")
     r = result["interactive_ms"]

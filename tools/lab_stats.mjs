@@ -1,6 +1,6 @@
 // The lab's acceptance and characters per main forward, with the ledger's settings (600 characters
 // from "ROMEO:\n" at T = 1, 7 sampling seeds): the same JS decoders the page runs, here in node.
-//     node tools/lab_stats.mjs [gamma]      prints one JSON object (tools/bench.py records it)
+//     node tools/lab_stats.mjs [gamma]      prints one JSON object (python -m tools.bench records it)
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { loadLab } from "../static/js/lab_model.js";

@@ -16,7 +16,6 @@ from experiments.runs import RUNS, run_name
 GAMMA = 8           # γmax: the longest draft chain measured (verify example, rollback, γ sweep, costs)
 LEDGER_GAMMAS = (1, 2, 3, 4, 6, 8)
 LEDGER_PROMPT = "ROMEO:\n"
-FLAT_SLACK = 0.15    # a forward within 15% of a one-position one counts as "flat" (costs, ledger)
 MAIN_MTP, CONTROL, DRAFT = RUNS  # (model, λ) of the three training runs per seed
 ROOT = Path(__file__).resolve().parents[2]  # where `python -m experiments.generate` runs
 

@@ -4,18 +4,19 @@ draft model on one, the MTP head on one pair. The curve says how many drafts can
 with a verify for (nearly) free. The prices come from experiments/prices.py, as the ledger's; `summarize`
 writes what the page concludes from the curve.
 
-Fills build/schema.py SCHEMA["costs.json"]."""
+Fills chapter/schema.py SCHEMA["costs.json"]."""
 from experiments.engine import available_engines, compile_seconds
-from experiments.measure.common import FLAT_SLACK, engines_of, main_and_draft
+from experiments.measure.common import engines_of, main_and_draft
 from experiments.prices import forward_prices
+from experiments.stats import FLAT_SLACK, is_flat
 from experiments.timing import set_threads
 
 def flat_until(over_main, slack=FLAT_SLACK):
-    """The most new positions whose forward costs at most `slack` more than a one-position one,
-    counting up from 1 and stopping at the first that costs more."""
+    """The most new positions whose forward is flat (stats.is_flat: at most `slack` more than a
+    one-position one), counting up from 1 and stopping at the first that is not."""
     last = 1
     for n in sorted(over_main):
-        if over_main[n] > 1 + slack:
+        if not is_flat(over_main[n], slack):
             break
         last = n
     return last

@@ -14,7 +14,7 @@ How it is timed, so that every ratio is one a reader reproduces with `generate`:
 - fresh: the last rung's chosen row at T = 0 against plain, as separate
   `python -m experiments.generate` processes (rows.fresh_check): the harness must agree with it.
 
-Fills build/schema.py SCHEMA["ladder.json"]."""
+Fills chapter/schema.py SCHEMA["ladder.json"]."""
 
 import torch
 

@@ -14,7 +14,7 @@ Per scale:
 and once: the machine's roofline (a streaming read of a buffer far larger than the cache, a large
 matmul), with each scale's main(1) time and r_k as the roofline predicts them.
 
-Fills build/schema.py SCHEMA["regime.json"]."""
+Fills chapter/schema.py SCHEMA["regime.json"]."""
 import statistics
 import time
 

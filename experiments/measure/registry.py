@@ -6,7 +6,7 @@ models; and the engines with their labels (experiments/engine.py). Nothing is ti
 reads every family's and engine's name from here, so a family registered in methods.py reaches
 the page without a template or a script naming it.
 
-Fills build/schema.py SCHEMA["registry.json"].
+Fills chapter/schema.py SCHEMA["registry.json"].
 """
 from experiments.engine import ENGINE_LABELS
 from experiments.measure.common import load_seed

@@ -104,7 +104,7 @@ export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
       level: 1,
       best: best.pays ? { gamma: best.gamma, value: best.speedup } : null, // no ring when no γ pays
       curves: [{ cls: "curve", dots: true, values: gammas.map((g) => speedupTheory(alpha, g, c)) },
-        ...(verifyPrices.every((v) => v > 0) ? [{ cls: "curve2", values: gammas.map((g, i) => expectedTokens(alpha, g) / (g * c + verifyPrices[i])) }] : [])],
+        ...(verifyPrices.every((v) => v > 0) ? [{ cls: "curve2", values: gammas.map((g, i) => speedupTheory(alpha, g, c, verifyPrices[i])) }] : [])],
       points: rows.map((r) => ({ gamma: r.gamma, value: r.speedup, min: r.speedup_runs.min, max: r.speedup_runs.max,
         title: `γ = ${r.gamma}: ${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}), Theorem 3.8 ${fixed(r.speedup_theory, 2)}×` })),
     },

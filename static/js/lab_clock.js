@@ -4,7 +4,7 @@
 // the arithmetic of k positions); the drafter's forwards cost the same for its own size, and an
 // n-gram lookup costs nothing on the GPU. Arithmetic from datasheets, never a measurement: kernel
 // launches, the kv cache's traffic and the CPU's share of a round are left out.
-import { expectedTokens } from "./theory.js";
+import { speedupTheory } from "./theory.js";
 import { BYTES_PER_PARAM, DEVICES, roofline } from "./roofline.js";
 
 // The modelled main models: published shapes, for the MTP head's size (one transformer layer of
@@ -60,6 +60,6 @@ export function modelledRace(plainCalls, specCalls, clock, alpha, gamma) {
   const r = callMs(clock.device, clock.main.params, gamma + 1) / one;
   return {
     plainMs, specMs, speedup: plainMs / specMs, c, r, forwardMs: one,
-    theory: alpha === null ? null : expectedTokens(alpha, gamma) / (gamma * c + r),
+    theory: alpha === null ? null : speedupTheory(alpha, gamma, c, r),
   };
 }

@@ -14,7 +14,7 @@ import {
   laneStats, RACE_NOTE, raceReadouts, raceVerdict,
 } from "./lab_text.js";
 import { intInRange } from "./state.js";
-import { expectedTokens, speedupTheory } from "./theory.js";
+import { speedupTheory } from "./theory.js";
 
 const YIELD_MS = 30;  // the longest stretch of decoding between two chances for the page to draw
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -43,7 +43,7 @@ export function raceResult({ settings, n, plainLane, specLane, c, verify, resolu
     plainMs: plainLane.ms, specMs: specLane.ms, speedup: plainLane.ms / specLane.ms,
     alpha, tokens: sc.emitted / sc.mainForwards, c, verify, resolution,
     theory: alpha === null ? null : speedupTheory(alpha, g, c),
-    withVerify: alpha === null ? null : expectedTokens(alpha, g) / (g * c + verify),
+    withVerify: alpha === null ? null : speedupTheory(alpha, g, c, verify),
     plainForwardMs: plainLane.dec.counters.mainMs / plainLane.dec.counters.mainForwards,
     calls: { plain: plainLane.dec.calls, spec: specLane.dec.calls },
   };
@@ -174,7 +174,7 @@ export function clearRace(ui) {
 // ---- the ledger's settings, run here ----
 
 // The comparison rows the lab runs (plain decoding is the table's baseline), each with its row
-// number in the table: lab_compare (build/views.py) lists them in the table's order.
+// number in the table: lab_compare (chapter/views.py) lists them in the table's order.
 export function compareRuns(rows) {
   return rows.map((row, index) => ({ ...row, index })).filter((row) => row.method !== "plain");
 }

@@ -6,6 +6,7 @@ import { figHTML, fixed, grouped, percent } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
 import { FAMILY_LABEL, joinZh, labelled, MODE_LABEL, modePhrase } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
+import { isFlat } from "./theory.js";
 
 const METHOD_ORDER = { plain: 0, draft: 1, mtp: 2 };
 
@@ -178,7 +179,7 @@ export function ledgerVerdict(row, plain, st) {
     en: `These runs emitted ${fixed(row.tokens_per_main, 3)} characters per main forward, more than the ${fixed(row.tokens_per_main_expected, 3)} the formula expects at this row's α.` } : {
     zh: `每轮平均只打了 ${fixed(st.draftsPerRound, 2)} 个草稿，少于 γ = ${row.gamma}（最后几轮只猜还差的那几个字），草稿花的时间比定理假设的少。`,
     en: `A round drafted ${fixed(st.draftsPerRound, 2)} characters on average, fewer than γ = ${row.gamma} (the last rounds only draft the few characters still missing), so drafting cost less than the theorem assumes.` });
-  if (v < 1.1) why.push(row.mode === "recompute"
+  if (isFlat(v)) why.push(row.mode === "recompute"
     ? { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)}：${modePhrase("recompute").zh}下每次 forward 本来就要重算整个窗口，多几个位置几乎不花钱，定理“验收按 1 倍算”的假设在这里几乎成立。`,
         en: `A verify forward costs only ${percent(v - 1)} more than a one-character forward: in ${modePhrase("recompute").en} every forward reruns the whole window anyway, so a few extra positions are nearly free and the theorem's "verify costs 1×" nearly holds.` }
     : { zh: `验收 forward 只比单字 forward 贵 ${percent(v - 1)}，和定理的假设相差无几。`,

@@ -1,4 +1,5 @@
-// The formulas of section ③ (Leviathan et al. 2023), shared by the widgets that draw or word them.
+// The formulas of section ③ (Leviathan et al. 2023), shared by the widgets that draw or word them,
+// and the flatness rule: the twins of experiments/stats.py (tests/test_theory_twin.py holds them equal).
 
 // Expected characters per main forward when each of γ drafts passes independently with prob. α:
 // 1 + α + … + α^γ = (1 − α^{γ+1}) / (1 − α)   (eq. 1)
@@ -7,9 +8,18 @@ export function expectedTokens(alpha, gamma) {
   return (1 - alpha ** (gamma + 1)) / (1 - alpha);
 }
 
-// Theorem 3.8: expected wall-clock improvement when a draft forward costs c main forwards.
-export function speedupTheory(alpha, gamma, c) {
-  return expectedTokens(alpha, gamma) / (gamma * c + 1);
+// Theorem 3.8: expected wall-clock improvement when a draft forward costs c main forwards and a
+// verify r (the theorem's 1, or a measured r_{γ+1} where a verify does not cost one forward):
+// E / (γc + r)   (stats.py theorem_3_8)
+export function speedupTheory(alpha, gamma, c, r = 1) {
+  return expectedTokens(alpha, gamma) / (gamma * c + r);
+}
+
+// The flatness rule: a forward of `price` one-position forwards is flat (extra positions nearly
+// free, the verify Theorem 3.8 assumes) within FLAT_SLACK of one (stats.py FLAT_SLACK, is_flat).
+export const FLAT_SLACK = 0.15;
+export function isFlat(price, slack = FLAT_SLACK) {
+  return price <= 1 + slack;
 }
 
 // The best γ in 1..maxGamma; atEdge: a longer chain would do better still; pays: beats plain.

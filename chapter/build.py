@@ -1,8 +1,8 @@
 """Render templates/ + static/ + experiments/results/*.json into one self-contained page.
 
-    python build/build.py      # what `make site` runs; needs jinja2, orjson, latex2mathml, not torch
+    python -m chapter.build    # what `make site` runs; needs jinja2, orjson, latex2mathml, not torch
 
-Every results file is checked against build/schema.py first. CSS is inlined; the JS modules in
+Every results file is checked against chapter/schema.py first. CSS is inlined; the JS modules in
 static/js/ are bundled into one classic script, each module wrapped in its own function scope;
 the data goes in as <script type="application/json"> with every '<' escaped; LaTeX becomes
 MathML here, at build time.
@@ -20,11 +20,10 @@ import orjson
 from latex2mathml.converter import convert as latex_to_mathml
 from markupsafe import Markup
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema import SCHEMA  # noqa: E402
-from code_trail import CODE_TRAIL  # noqa: E402
-from listings import ListingError, listings  # noqa: E402
-from views import deepseek_scale, dial_view, lab_compare, published, tag_regime, tag_rows  # noqa: E402
+from chapter.code_trail import CODE_TRAIL
+from chapter.listings import ListingError, listings
+from chapter.schema import SCHEMA
+from chapter.views import deepseek_scale, dial_view, far_below_linear, lab_compare, published, tag_regime, tag_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -387,19 +386,20 @@ def render(data):
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
     env.filters["sci"] = sci
     env.globals["ms_pair"] = ms_pair
+    env.globals["far_below_linear"] = far_below_linear  # chapter/views.py: ⑧'s r_k against k, not the flatness rule
     env.filters["shuffled"] = shuffled
-    env.globals["trails"] = CODE_TRAIL  # build/code_trail.py: the end of every section
-    env.globals["listings"] = listings()  # build/listings.py: ①'s code, read from the source it shows
+    env.globals["trails"] = CODE_TRAIL  # chapter/code_trail.py: the end of every section
+    env.globals["listings"] = listings()  # chapter/listings.py: ①'s code, read from the source it shows
     env.globals["registry"] = {  # registry.json: every family's and engine's name (macros fname, engine_name)
         "families": {f["name"]: f for f in data["registry"]["families"]},
         "engines": {e["name"]: e["label"] for e in data["registry"]["engines"]}}
     css = inline_css()
     page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])
-    tag_rows(page_data)  # build/views.py: the condition each timed row's figures are printed under
-    tag_regime(page_data)  # build/views.py: the same for the dial's rows, and each row's verdict
-    page_data["dial"] = dial_view(page_data)  # build/views.py: what ⑥'s dial says in words
-    page_data["lab_compare"] = lab_compare(page_data)  # build/views.py: the rows ⑧ holds the lab to
+    tag_rows(page_data)  # chapter/views.py: the condition each timed row's figures are printed under
+    tag_regime(page_data)  # chapter/views.py: the same for the dial's rows, and each row's verdict
+    page_data["dial"] = dial_view(page_data)  # chapter/views.py: what ⑥'s dial says in words
+    page_data["lab_compare"] = lab_compare(page_data)  # chapter/views.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart
     return env.get_template("page.html.j2").render(
@@ -505,7 +505,7 @@ def main(results_dir=RESULTS, out=OUT):
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="python build/build.py", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m chapter.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=Path, default=RESULTS, help="the results JSON to build from")
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the page")
     return parser.parse_args(argv)

@@ -9,6 +9,14 @@ STATIC = Path(__file__).resolve().parent.parent / "static"
 LAB_GAMMA = 4  # the lab's default γ (static/js/lab_text.js LAB_DEFAULTS)
 
 
+def far_below_linear(r_k, k):
+    """⑧'s "more positions raise a forward's time far more slowly than their number": r_k < k / 2.
+    Not the flatness rule (experiments/stats.py is_flat: r_k within FLAT_SLACK of one, extra
+    positions nearly free), a question of how the price grows: ①'s eager r_4 = 1.24 is not flat,
+    yet far below linear."""
+    return r_k < k / 2
+
+
 def compare_row(method, gamma, row, source):
     """One row of ⑧'s comparison: what Python measured for a setting the lab can run."""
     return {"method": method, "gamma": gamma, "alpha": row.get("alpha"), "tokens_per_main": row["tokens_per_main"],

@@ -103,8 +103,8 @@ CODE_TRAIL = {
         "commands": [f"{MEASURE} ledger", f"{MEASURE} ladder"],
     },
     "s-closing": {
-        "code": [("build/build.py", "render"),
-                 ("build/code_trail.py", "CODE_TRAIL")],
+        "code": [("chapter/build.py", "render"),
+                 ("chapter/code_trail.py", "CODE_TRAIL")],
         "commands": ["make site"],
     },
 }

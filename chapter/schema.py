@@ -1,5 +1,5 @@
 """The contract between experiments/ and the page: which results files exist and which fields
-the page reads from each (the templates and static/js/*.js). `python build/build.py` checks every
+the page reads from each (the templates and static/js/*.js). `python -m chapter.build` checks every
 file against this before it renders anything; a missing file or field stops the build with a
 message naming both. A field the page reads must be declared here.
 
@@ -227,7 +227,7 @@ SCHEMA = {
         "summary.fastest.*.method:str", "summary.fastest.*.gamma:int", "summary.fastest.*.speedup:num",
         "summary.greedy_equal:int", "summary.greedy_checks:int",
         "summary.greedy_all_equal:bool",       # every greedy check identical
-        "summary.recompute_verify_flat:bool",  # recompute: verifying γmax drafts < 1.15 one-position forwards
+        "summary.recompute_verify_flat:bool",  # recompute: verifying γmax drafts is flat (stats.is_flat: ≤ 1.15 one-position forwards)
         # the compiled engine (absent without it): its fastest row against compiled plain and eager
         "summary.compiled?.beats_plain:bool",  # compiled.fastest.speedup ≥ 1
         "summary.compiled?.helps_less_than_eager:bool",  # its speedup < the fastest eager kv-cache row's
@@ -239,7 +239,7 @@ SCHEMA = {
         "summary.compiled?.back_to_back.median:num", "summary.compiled?.back_to_back.min:num",
         "summary.compiled?.back_to_back.max:num", "summary.compiled?.back_to_back.n:int",
         "summary.compiled?.loop_extra_clear:bool",  # verify_over_plain > back_to_back.max
-        "summary.compiled?.loop_verify_flat:bool",  # verify_over_plain < 1 + FLAT_SLACK (1.15)
+        "summary.compiled?.loop_verify_flat:bool",  # stats.is_flat(verify_over_plain): ≤ 1 + FLAT_SLACK (1.15)
         "summary.compiled?.greedy_equal:int", "summary.compiled?.greedy_checks:int",
         # transformers (absent without the [peer] extra): its plain decoding per character against our eager one
         "summary.peer?.greedy_identical:int",  # its methods whose greedy text is our plain greedy text

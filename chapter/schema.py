@@ -104,19 +104,6 @@ LEDGER_ROW = [  # ledger.py ledger_row: one method in one mode and engine
 ]
 
 SCHEMA = {
-    # registry.json (registry.py): every decoding method and engine as experiments/ declares them,
-    # in the order the page lists them; every name the page prints for one comes from here.
-    "registry.json": META + [
-        "families.*.name:str", "families.*.label.zh:str", "families.*.label.en:str",
-        "families.*.drafts.zh:str", "families.*.drafts.en:str",  # where its drafts come from, one phrase
-        "families.*.shapes:list",             # chain | tree: what it drafts
-        "families.*.source?:str",             # draft | mtp | heads | corpus | context | self (methods.SOURCES)
-        "families.*.q:str",                   # sampled | one-hot
-        "families.*.recent:bool",             # one of the 2025–26 methods
-        "families.*.measured:bool",           # families.json sweeps it
-        "families.*.training?.zh:str", "families.*.training?.en:str",  # what building it takes (null: a timed training run)
-        "engines.*.name:str", "engines.*.label.zh:str", "engines.*.label.en:str",
-    ],
     # models.json (models.py): every trained run and the data.
     "models.json": META + [
         "data.name:str", "data.file:str", "data.chars:int", "data.vocab_size:int", "data.sha256:str",
@@ -141,6 +128,19 @@ SCHEMA = {
         "mtp_parts.main_blocks:list", "mtp_depth:int", "mtp_head_params:int",
         "summary.seed:int",                    # the seed the summary describes (the first)
         "summary.draft_params_fraction:num",   # draft params / main params (next-token parts)
+    ],
+    # registry.json (registry.py): every decoding method and engine as experiments/ declares them,
+    # in the order the page lists them; every name the page prints for one comes from here.
+    "registry.json": META + [
+        "families.*.name:str", "families.*.label.zh:str", "families.*.label.en:str",
+        "families.*.drafts.zh:str", "families.*.drafts.en:str",  # where its drafts come from, one phrase
+        "families.*.shapes:list",             # chain | tree: what it drafts
+        "families.*.source?:str",             # draft | mtp | heads | corpus | context | self (methods.SOURCES)
+        "families.*.q:str",                   # sampled | one-hot
+        "families.*.recent:bool",             # one of the 2025–26 methods
+        "families.*.measured:bool",           # families.json sweeps it
+        "families.*.training?.zh:str", "families.*.training?.en:str",  # what building it takes (null: a timed training run)
+        "engines.*.name:str", "engines.*.label.zh:str", "engines.*.label.en:str",
     ],
     # causal.json (causal.py): section ① — causal masking, kv-cache, one verify step.
     "causal.json": META + [

@@ -10,6 +10,7 @@ import torch
 from scipy import stats
 
 from chapter.build import load_results, render
+from chapter.schema import SCHEMA
 from experiments import jsonio
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import meta, read_json, write_json

@@ -402,10 +402,21 @@ def render(data):
     page_data["lab_compare"] = lab_compare(page_data)  # chapter/views.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart
-    return env.get_template("page.html.j2").render(
+    return join_chinese_lines(env.get_template("page.html.j2").render(
         data=page_data, css=css, js=bundle_js(),
         data_parts=[(key, json_for_html(part)) for key, part in sorted(script_data(page_data).items())],
-        lab_json=json_for_html(data[LAB]))
+        lab_json=json_for_html(data[LAB])))
+
+
+# The templates hold one sentence per line. Between two Chinese sentences that line break would
+# render as a space (CSS's segment-break rule that drops it between Chinese characters is not in
+# every browser): it is taken out, outside scripts, styles and preformatted text.
+CHINESE_BREAK = re.compile(r"<(script|style|pre)\b.*?</\1>|(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])\n(?=[\u3400-\u9fff])",
+                           re.S)
+
+
+def join_chinese_lines(html):
+    return CHINESE_BREAK.sub(lambda m: m.group(0) if m.group(1) else "", html)
 
 
 # a figure tagged by macros.fig: its quantity (a glossary id without "g-"), its condition, its text

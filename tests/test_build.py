@@ -310,3 +310,17 @@ def test_ms_pair_prints_times_that_divide_to_the_printed_ratio():
         assert round(float(shown[0]) / float(shown[1]), 3) == round(a / b, 3)
         assert all(len(s.split(".")[1]) >= 4 for s in shown)
     assert site_build.ms_pair(0.00015432, 0.00063634) == ["0.15432", "0.63634"]
+
+
+def test_templates_hold_one_sentence_per_line_and_no_line_over_500_characters():
+    for path in sorted((ROOT / "templates").rglob("*.j2")):
+        long = [n for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if len(line) > 500]
+        assert not long, f"{path.relative_to(ROOT)}: lines {long} are over 500 characters"
+
+
+def test_a_line_break_between_chinese_sentences_renders_as_nothing():
+    """The templates break lines after each sentence; between two Chinese characters that break
+    would show as a space, so the build takes it out (never inside scripts, styles or <pre>)."""
+    html = "<p>第一句。\n第二句，\n第三句</p><p>One.\nTwo.</p><pre>一\n二</pre><script>'一\n二'</script>"
+    assert site_build.join_chinese_lines(html) == (
+        "<p>第一句。第二句，第三句</p><p>One.\nTwo.</p><pre>一\n二</pre><script>'一\n二'</script>")

@@ -15,8 +15,6 @@ tail (at least min_match characters; one-hot q), and draft the rest of the round
 (real q) — the simplest form of suffix-based drafting (cf. SuffixDecoding, arXiv 2411.04975,
 which keeps a suffix tree over many texts and drafts trees; this is not that method).
 """
-import time
-
 import numpy as np
 import torch
 
@@ -93,27 +91,23 @@ class NgramDrafter(Drafter):
         self.table = table
 
     def propose(self, seq, main_length, g, temperature, generator=None):
-        t0 = time.perf_counter()
-        q_rows, drafts = [], []
-        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
-        for _ in range(g):
-            q_rows.append(self.table.q(context + drafts, temperature))
-            drafts.append(sample(q_rows[-1], generator))
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += g
+        with self.timed(forwards=g):
+            q_rows, drafts = [], []
+            context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
+            for _ in range(g):
+                q_rows.append(self.table.q(context + drafts, temperature))
+                drafts.append(sample(q_rows[-1], generator))
         self.length = len(seq) + g - 1
         return torch.stack(q_rows), drafts
 
     def tree(self, seq, n_nodes, max_depth):
         """The most likely continuations under the table's own frequencies (whatever the
         temperature: a tree's candidates are checked by sampling p, so q only ranks them)."""
-        t0 = time.perf_counter()
-        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
-        propose = lambda branch: (top_choices(self.table.context_probs(context + branch), n_nodes)
-                                  if len(branch) < max_depth else [])
-        tree = best_first(seq[-1], n_nodes, propose)
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
+            propose = lambda branch: (top_choices(self.table.context_probs(context + branch), n_nodes)
+                                      if len(branch) < max_depth else [])
+            tree = best_first(seq[-1], n_nodes, propose)
         return tree
 
 
@@ -151,24 +145,21 @@ class LookupDrafter(Drafter):
         self.lookup = lookup
 
     def propose(self, seq, main_length, g, temperature, generator=None):
-        t0 = time.perf_counter()
-        drafts = self.lookup.continuation(seq, g)
-        q = torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.lookup.vocab_size).float() if drafts else None
-        self.forward_s += time.perf_counter() - t0
+        with self.timed():
+            drafts = self.lookup.continuation(seq, g)
+            q = torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.lookup.vocab_size).float() if drafts else None
         self.forwards += len(drafts)
         self.length = len(seq) + max(len(drafts) - 1, 0)
         return q, drafts
 
     def tree(self, seq, n_nodes, max_depth):
         """The continuations of every earlier match, latest first, merged into one tree."""
-        t0 = time.perf_counter()
-        tree = Tree.root(seq[-1])
-        for path in self.lookup.continuations(seq, min(max_depth, n_nodes - 1)):
-            if len(tree.tokens) + len(path) > n_nodes:
-                break
-            tree.add_path(path)
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            tree = Tree.root(seq[-1])
+            for path in self.lookup.continuations(seq, min(max_depth, n_nodes - 1)):
+                if len(tree.tokens) + len(path) > n_nodes:
+                    break
+                tree.add_path(path)
         return tree
 
 
@@ -231,15 +222,13 @@ class MatchDrafter(Drafter):
         return [] if found is None else list(seq[found[1]:found[1] + g])
 
     def propose(self, seq, main_length, g, temperature, generator=None):
-        t0 = time.perf_counter()
-        drafts = self.continuation(seq, g)
-        q_rows = list(torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.table.vocab_size).float()) if drafts else []
-        self.copied += len(drafts)
-        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
-        while len(drafts) < g:
-            q_rows.append(self.table.q(context + drafts, temperature))
-            drafts.append(sample(q_rows[-1], generator))
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += g
+        with self.timed(forwards=g):
+            drafts = self.continuation(seq, g)
+            q_rows = list(torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.table.vocab_size).float()) if drafts else []
+            self.copied += len(drafts)
+            context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
+            while len(drafts) < g:
+                q_rows.append(self.table.q(context + drafts, temperature))
+                drafts.append(sample(q_rows[-1], generator))
         self.length = len(seq) + g - 1
         return (torch.stack(q_rows) if q_rows else None), drafts

@@ -25,7 +25,6 @@ evenly over its sorted range, so a short pattern's counts are a sample.
 """
 import heapq
 import math
-import time
 from array import array
 
 import numpy as np
@@ -190,22 +189,19 @@ class SuffixDrafter(Drafter):
         return best[0]
 
     def tree(self, seq, n_nodes, max_depth):
-        t0 = time.perf_counter()
-        tree = self.best(seq, n_nodes - 1, min(n_nodes - 1, max_depth),
-                         lambda trie, occurrences, budget: speculation_tree(seq[-1], trie, occurrences, budget,
-                                                                            self.min_prob, max_depth))
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            tree = self.best(seq, n_nodes - 1, min(n_nodes - 1, max_depth),
+                             lambda trie, occurrences, budget: speculation_tree(seq[-1], trie, occurrences, budget,
+                                                                                self.min_prob, max_depth))
         return tree
 
     def propose(self, seq, main_length, g, temperature, generator=None):
-        t0 = time.perf_counter()
-        tree = self.best(seq, g, g, lambda trie, occurrences, budget: likeliest_chain(seq[-1], trie, occurrences,
-                                                                                   budget, self.min_prob))
-        drafts = tree.tokens[1:]
-        q = (torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.index.vocab_size).float()
-             if drafts else None)
-        self.forward_s += time.perf_counter() - t0
+        with self.timed():
+            tree = self.best(seq, g, g, lambda trie, occurrences, budget: likeliest_chain(seq[-1], trie, occurrences,
+                                                                                       budget, self.min_prob))
+            drafts = tree.tokens[1:]
+            q = (torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.index.vocab_size).float()
+                 if drafts else None)
         self.forwards += len(drafts)
         self.length = len(seq) + max(len(drafts) - 1, 0)
         return q, drafts

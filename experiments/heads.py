@@ -40,7 +40,7 @@ import torch.nn.functional as F
 from experiments.model import Block, MTPHead, RMSNorm, SwiGLU, check_weights, fingerprint, heavy_twin, load_checkpoint
 from experiments.engine import make_runner, native_parallel_heads
 from experiments.rule import probs_from_logits, sample
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.trees import best_first, top_choices
 
 KINDS = ("medusa", "eagle", "block", "eagle3")
@@ -285,7 +285,7 @@ class FeatureDrafter(nn.Module):
         return losses["reg"] + self.cfg.cls_weight * losses["cls"]
 
 
-class ParallelDrafter(Drafter):
+class ParallelDrafter(DrafterBase):
     """The Drafter of Medusa and of the block drafter, for chains and trees: drafts for up to K
     positions after the pending token in one call, all from the main model's feature at the newest
     position it has processed (the one that predicted the pending token): Medusa's heads read

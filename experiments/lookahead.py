@@ -17,13 +17,13 @@ trajectory into each forward; here only the newest level is fed and the older on
 memory to read the diagonals. All candidates are fixed before the verify draws its randomness,
 so the tree walk of experiments/trees.py keeps the main model's distribution at any temperature.
 """
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.trees import Tree
 
 POOL_PER_TOKEN = 8  # n-grams kept per first token, newest first
 
 
-class Lookahead(Drafter):
+class Lookahead(DrafterBase):
     def __init__(self, window=4, ngram=3, candidates=4):
         if window < 1 or ngram < 2 or candidates < 0:
             raise ValueError(f"lookahead needs window >= 1, ngram >= 2 and candidates >= 0, "

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from experiments.rule import probs_from_logits, sample
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.trees import Tree, best_first, top_choices
 
 DEFAULT_ORDER = 5
@@ -82,7 +82,7 @@ class NgramTable:
         return probs_from_logits(probs.log(), temperature)
 
 
-class NgramDrafter(Drafter):
+class NgramDrafter(DrafterBase):
     """The table as a Drafter (experiments/runners.py): each draft is a lookup, counted in
     `forwards` and timed in `forward_s` like a model's forward."""
 
@@ -135,7 +135,7 @@ class PromptLookup:
 
 
 
-class LookupDrafter(Drafter):
+class LookupDrafter(DrafterBase):
     """Prompt lookup as a Drafter: proposes the continuation (possibly fewer than g drafts, or
     none), each with a one-hot q: the acceptance rule then keeps a draft exactly when p's own
     sample would have been it."""
@@ -193,7 +193,7 @@ def longest_recurring_tail(seq, shortest=1):
             found, j = length, at
     return found, n - j
 
-class MatchDrafter(Drafter):
+class MatchDrafter(DrafterBase):
     """Copy, then the table: each round first copies up to g characters that followed the latest
     earlier occurrence of the longest suffix of seq (at least min_match characters) that also
     ends earlier in seq, with one-hot q rows as LookupDrafter; where the copy runs into the end of

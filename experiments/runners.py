@@ -11,11 +11,14 @@ A Drafter (as static/js/lab_decode.js's drafters, and transformers' CandidateGen
 - `truncate(n)`: forget positions n and later (what the main model rejected).
 - counters: `forwards` (its forwards, or lookups counted like forwards), `forward_s` (wall seconds
   inside them) and `compile_s` (compilation, kept out of forward_s).
+- `layers`: whether it reads every layer's output of the main model (observe), not the last.
 
-Runners and drafters keep their counters alike (`Counters`) and time every forward, lookup or head
-call with one wrapper: `with self.timed(forwards=k): ...`.
+`Drafter` is that protocol as a type; `DrafterBase` gives its defaults. Runners and drafters keep
+their counters alike (`Counters`) and time every forward, lookup or head call with one wrapper:
+`with self.timed(forwards=k): ...`.
 """
 import time
+from typing import Protocol
 
 import torch
 
@@ -24,6 +27,32 @@ from experiments.rule import accept_reject, probs_from_logits, sample
 from experiments.trees import Tree, top_choices
 
 MODES = ("recompute", "kvcache")
+
+
+class Drafter(Protocol):
+    """What the decoders call on a drafter (the module docstring says what each does)."""
+
+    layers: bool
+
+    @property
+    def forwards(self) -> int: ...
+
+    @property
+    def forward_s(self) -> float: ...
+
+    @property
+    def compile_s(self) -> float: ...
+
+    def propose(self, seq: list[int], main_length: int, g: int, temperature: float,
+                generator: torch.Generator | None = None) -> tuple[torch.Tensor | None, list[int]]: ...
+
+    def tree(self, seq: list[int], n_nodes: int, max_depth: int) -> Tree: ...
+
+    def observe(self, h: torch.Tensor, start: int) -> None: ...
+
+    def verified(self, tree: Tree, logits: torch.Tensor, path: list[int]) -> None: ...
+
+    def truncate(self, n: int) -> None: ...
 
 
 class Counters:
@@ -63,8 +92,8 @@ class Clock:
         owner.forwards += self.forwards
 
 
-class Drafter(Counters):
-    """The protocol's defaults: counters, and hooks that most drafters ignore."""
+class DrafterBase(Counters):
+    """The Drafter protocol's defaults: counters, and hooks that most drafters ignore."""
 
     layers = False  # whether it reads every layer's output of the main model (observe), not the last
 
@@ -72,19 +101,20 @@ class Drafter(Counters):
         super().__init__()
         self.length = 0
 
-    def propose(self, seq, main_length, g, temperature, generator=None):
+    def propose(self, seq: list[int], main_length: int, g: int, temperature: float,
+                generator: torch.Generator | None = None) -> tuple[torch.Tensor | None, list[int]]:
         raise NotImplementedError(f"{type(self).__name__} drafts token trees only")
 
-    def tree(self, seq, n_nodes, max_depth):
+    def tree(self, seq: list[int], n_nodes: int, max_depth: int) -> Tree:
         raise NotImplementedError(f"{type(self).__name__} drafts chains only")
 
-    def truncate(self, n):
+    def truncate(self, n: int) -> None:
         self.length = min(n, self.length)
 
-    def observe(self, h, start):
+    def observe(self, h: torch.Tensor, start: int) -> None:
         """The main model's features h [T, C] for positions start, start + 1, ..."""
 
-    def verified(self, tree, logits, path):
+    def verified(self, tree: Tree, logits: torch.Tensor, path: list[int]) -> None:
         """The outcome of a tree verify: every node's logits and the accepted nodes."""
 
 
@@ -198,12 +228,12 @@ class Runner(Counters):
         return torch.stack(q_rows), drafts
 
 
-class ModelDrafter(Drafter):
+class ModelDrafter(DrafterBase):
     """A small model of its own as the drafter (Leviathan et al. 2023, arXiv 2211.17192): a Runner
     (or the compiled engine's) that drafts autoregressively."""
 
     def __init__(self, runner):
-        self.runner = runner  # its counters are the runner's (the properties below), not Drafter's own
+        self.runner = runner  # its counters are the runner's (the properties below), not DrafterBase's own
 
     def propose(self, seq, main_length, g, temperature, generator=None):
         return self.runner.draft_round(seq, g, temperature, generator)
@@ -216,7 +246,7 @@ class ModelDrafter(Drafter):
     compile_s = property(lambda self: self.runner.compile_s)
 
 
-class MTPDrafter(Drafter):
+class MTPDrafter(DrafterBase):
     """The MTP head over confirmed pairs (h_j, x_{j+1}); its last row drafts the token after
     the pending one. Hidden states come from the main model's latest forward (`observe`).
     `head` is any module shaped like the MTP head (default: the model's own); an EAGLE drafter

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from experiments.ngram import longest_recurring_tail
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.trees import Tree
 
 MAX_DEPTH = 24          # the longest pattern matched, and the deepest continuation counted
@@ -140,7 +140,7 @@ def speculation_tree(root_token, trie, occurrences, budget, min_prob=MIN_PROB, m
     return tree, score
 
 
-class SuffixDrafter(Drafter):
+class SuffixDrafter(DrafterBase):
     """Suffix decoding as a Drafter: token trees (tree) and chains (propose: the likeliest
     child at each step), from the corpus index and the request's own text, whichever scores higher."""
 

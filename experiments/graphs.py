@@ -16,7 +16,6 @@ position, and each kind of step written as a plain function of the model, the ca
   the subclass's: torch.compile (experiments/engine.py) or AOTInductor (experiments/aot.py).
 """
 import os
-import time
 from shutil import which
 
 import torch
@@ -232,11 +231,9 @@ class StaticRunner(Runner):
             return super().draft_round(seq, g, temperature, generator)
         check_positions(L + g)
         u = torch.rand(g, generator=generator, dtype=torch.float64, device=self.device)  # as g samples would
-        t0 = time.perf_counter()
-        q, tokens = self.graph("round")(self.model, self.cache, *self.inputs(seq[L - 2:], L - 2), u, g, temperature)
-        drafts = tokens.tolist()
-        self.forward_s += time.perf_counter() - t0  # here the drafter's time includes its sampling
-        self.forwards += g
+        with self.timed(forwards=g):  # here the drafter's time includes its sampling
+            q, tokens = self.graph("round")(self.model, self.cache, *self.inputs(seq[L - 2:], L - 2), u, g, temperature)
+            drafts = tokens.tolist()
         self.length = L + g - 1
         return q, drafts
 

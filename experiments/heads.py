@@ -29,7 +29,6 @@ by regression, plus a cross-entropy on the main model's own distribution) and th
 is frozen. `python -m experiments.train --model medusa|eagle|eagle3|block` trains them.
 """
 import pickle
-import time
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,7 +40,7 @@ import torch.nn.functional as F
 from experiments.model import Block, MTPHead, RMSNorm, SwiGLU, check_weights, fingerprint, heavy_twin, load_checkpoint
 from experiments.engine import make_runner, native_parallel_heads
 from experiments.rule import probs_from_logits, sample
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.trees import best_first, top_choices
 
 KINDS = ("medusa", "eagle", "block", "eagle3")
@@ -286,7 +285,7 @@ class FeatureDrafter(nn.Module):
         return losses["reg"] + self.cfg.cls_weight * losses["cls"]
 
 
-class ParallelDrafter(Drafter):
+class ParallelDrafter(DrafterBase):
     """The Drafter of Medusa and of the block drafter, for chains and trees: drafts for up to K
     positions after the pending token in one call, all from the main model's feature at the newest
     position it has processed (the one that predicted the pending token): Medusa's heads read
@@ -312,26 +311,22 @@ class ParallelDrafter(Drafter):
     def propose(self, seq, main_length, g, temperature, generator=None):
         if self.h is None:  # before the main model's first forward: no features, no drafts
             return None, []
-        t0 = time.perf_counter()
-        logits = self.head_logits(seq, main_length, g)
-        q = probs_from_logits(logits, temperature)
-        drafts = [sample(row, generator) for row in q]
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            logits = self.head_logits(seq, main_length, g)
+            q = probs_from_logits(logits, temperature)
+            drafts = [sample(row, generator) for row in q]
         return q, drafts
 
     def tree(self, seq, n_nodes, max_depth):
         """Medusa's tree: the K drafts' top candidates combined best-first by the product of
         their probabilities. Draft k sees no draft token before it, so its candidates are the same
         under every branch: the tree is a pruned Cartesian product."""
-        t0 = time.perf_counter()
-        k = min(self.drafter.max_drafts, max_depth) if max_depth > 0 else 1
-        heads = torch.softmax(self.head_logits(seq, len(seq) - 1, k), dim=-1)  # at T = 1: they only rank
-        depth = min(max_depth, heads.shape[0])
-        choices = [top_choices(row, n_nodes) for row in heads[:depth]]
-        tree = best_first(seq[-1], n_nodes, lambda branch: choices[len(branch)] if len(branch) < depth else [])
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            k = min(self.drafter.max_drafts, max_depth) if max_depth > 0 else 1
+            heads = torch.softmax(self.head_logits(seq, len(seq) - 1, k), dim=-1)  # at T = 1: they only rank
+            depth = min(max_depth, heads.shape[0])
+            choices = [top_choices(row, n_nodes) for row in heads[:depth]]
+            tree = best_first(seq[-1], n_nodes, lambda branch: choices[len(branch)] if len(branch) < depth else [])
         return tree
 
 

@@ -17,15 +17,13 @@ trajectory into each forward; here only the newest level is fed and the older on
 memory to read the diagonals. All candidates are fixed before the verify draws its randomness,
 so the tree walk of experiments/trees.py keeps the main model's distribution at any temperature.
 """
-import time
-
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.trees import Tree
 
 POOL_PER_TOKEN = 8  # n-grams kept per first token, newest first
 
 
-class Lookahead(Drafter):
+class Lookahead(DrafterBase):
     def __init__(self, window=4, ngram=3, candidates=4):
         if window < 1 or ngram < 2 or candidates < 0:
             raise ValueError(f"lookahead needs window >= 1, ngram >= 2 and candidates >= 0, "
@@ -41,41 +39,38 @@ class Lookahead(Drafter):
         return 1 + self.window + self.candidates * (self.ngram - 1)
 
     def tree(self, seq, n_nodes, max_depth):
-        t0 = time.perf_counter()
-        root = len(seq) - 1  # the pending token's position
-        # short of guesses (at the start, or after a long accept): fill in with recent text; such
-        # guesses may end up in harvested n-grams too, where they are only less likely to pass
-        guesses = (self.guesses + seq[len(seq) - self.window:])[:self.window]
-        guesses = guesses[:min(max_depth, n_nodes - 1)]
-        tree = Tree.root(seq[-1])
-        for continuation in self.pool.get(seq[-1], [])[:self.candidates]:
-            continuation = continuation[:max_depth]
-            if len(tree.tokens) + len(continuation) + len(guesses) > n_nodes:
-                break
-            tree.add_path(continuation)
-        self.chain, node = [0], 0  # the window's nodes, root first
-        for token in guesses:
-            node = tree.child(node, token) or tree.add(node, token)
-            self.chain.append(node)
-        self.inputs = dict(zip(range(root, root + len(self.chain)), [seq[-1]] + guesses))
-        self.root = root
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            root = len(seq) - 1  # the pending token's position
+            # short of guesses (at the start, or after a long accept): fill in with recent text; such
+            # guesses may end up in harvested n-grams too, where they are only less likely to pass
+            guesses = (self.guesses + seq[len(seq) - self.window:])[:self.window]
+            guesses = guesses[:min(max_depth, n_nodes - 1)]
+            tree = Tree.root(seq[-1])
+            for continuation in self.pool.get(seq[-1], [])[:self.candidates]:
+                continuation = continuation[:max_depth]
+                if len(tree.tokens) + len(continuation) + len(guesses) > n_nodes:
+                    break
+                tree.add_path(continuation)
+            self.chain, node = [0], 0  # the window's nodes, root first
+            for token in guesses:
+                node = tree.child(node, token) or tree.add(node, token)
+                self.chain.append(node)
+            self.inputs = dict(zip(range(root, root + len(self.chain)), [seq[-1]] + guesses))
+            self.root = root
         return tree
 
     def verified(self, tree, logits, path):
-        t0 = time.perf_counter()
-        outputs = logits[self.chain].argmax(-1).tolist()  # outputs[j]: the guess for position root + j + 1
-        levels = self.levels + [self.inputs]
-        for j, token in enumerate(outputs):
-            P = self.root + j + 1
-            gram = [level.get(P - len(levels) + i) for i, level in enumerate(levels)] + [token]
-            if None not in gram:
-                self.remember(gram[-self.ngram:])
-        self.levels = levels[-(self.ngram - 2):] if self.ngram > 2 else []
-        next_root = self.root + 1 + len(path)
-        self.guesses = outputs[next_root - self.root:]  # outputs for positions after the new pending token
-        self.forward_s += time.perf_counter() - t0
+        with self.timed():
+            outputs = logits[self.chain].argmax(-1).tolist()  # outputs[j]: the guess for position root + j + 1
+            levels = self.levels + [self.inputs]
+            for j, token in enumerate(outputs):
+                P = self.root + j + 1
+                gram = [level.get(P - len(levels) + i) for i, level in enumerate(levels)] + [token]
+                if None not in gram:
+                    self.remember(gram[-self.ngram:])
+            self.levels = levels[-(self.ngram - 2):] if self.ngram > 2 else []
+            next_root = self.root + 1 + len(path)
+            self.guesses = outputs[next_root - self.root:]  # outputs for positions after the new pending token
 
     def remember(self, gram):
         first, rest = gram[0], gram[1:]

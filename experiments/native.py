@@ -28,7 +28,6 @@ import os
 import platform
 import re
 import shutil
-import time
 import weakref
 from pathlib import Path
 
@@ -237,12 +236,10 @@ class NativeRunner(Runner):
         check_temperature(temperature)
         u = torch.rand(g, generator=generator, dtype=torch.float64)
         q = torch.empty((g, self.vocab_size))
-        t0 = time.perf_counter()
-        self.packed.ensure_rope(L + g)
-        drafts = self.session.draft_round(list(seq[self.length:]), self.length, g, float(temperature),
-                                          u.data_ptr(), q.data_ptr())
-        self.forward_s += time.perf_counter() - t0  # the drafter's time includes its sampling
-        self.forwards += g
+        with self.timed(forwards=g):  # the drafter's time includes its sampling
+            self.packed.ensure_rope(L + g)
+            drafts = self.session.draft_round(list(seq[self.length:]), self.length, g, float(temperature),
+                                              u.data_ptr(), q.data_ptr())
         self.length = L + g - 1
         return q, drafts
 
@@ -256,12 +253,10 @@ class NativeRunner(Runner):
             return super().sample_next(seq, temperature, generator)
         check_temperature(temperature)
         u_next = torch.rand(1, generator=generator, dtype=torch.float64).item()
-        t0 = time.perf_counter()
-        if L > self.packed.positions:
-            self.packed.ensure_rope(L)
-        token = self.session.sample_next(list(seq[self.length:]), self.length, float(temperature), u_next)
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            if L > self.packed.positions:
+                self.packed.ensure_rope(L)
+            token = self.session.sample_next(list(seq[self.length:]), self.length, float(temperature), u_next)
         self.length = L
         return token
 
@@ -284,13 +279,11 @@ class NativeRunner(Runner):
         u_next = torch.rand(1, generator=generator, dtype=torch.float64).item()
         q = q.detach().contiguous() if g else None
         h = torch.empty((t, self.h_width))
-        t0 = time.perf_counter()
-        if L > self.packed.positions:
-            self.packed.ensure_rope(L)
-        n, token = self.session.verify(list(seq[start:]) + list(drafts), start, g, float(temperature),
-                                       q.data_ptr() if g else 0, u.data_ptr() if g else 0, u_next, h.data_ptr())
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            if L > self.packed.positions:
+                self.packed.ensure_rope(L)
+            n, token = self.session.verify(list(seq[start:]) + list(drafts), start, g, float(temperature),
+                                           q.data_ptr() if g else 0, u.data_ptr() if g else 0, u_next, h.data_ptr())
         self.length = L
         return n, token, h, start
 

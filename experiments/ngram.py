@@ -15,13 +15,11 @@ tail (at least min_match characters; one-hot q), and draft the rest of the round
 (real q) — the simplest form of suffix-based drafting (cf. SuffixDecoding, arXiv 2411.04975,
 which keeps a suffix tree over many texts and drafts trees; this is not that method).
 """
-import time
-
 import numpy as np
 import torch
 
 from experiments.rule import probs_from_logits, sample
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.trees import Tree, best_first, top_choices
 
 DEFAULT_ORDER = 5
@@ -84,7 +82,7 @@ class NgramTable:
         return probs_from_logits(probs.log(), temperature)
 
 
-class NgramDrafter(Drafter):
+class NgramDrafter(DrafterBase):
     """The table as a Drafter (experiments/runners.py): each draft is a lookup, counted in
     `forwards` and timed in `forward_s` like a model's forward."""
 
@@ -93,27 +91,23 @@ class NgramDrafter(Drafter):
         self.table = table
 
     def propose(self, seq, main_length, g, temperature, generator=None):
-        t0 = time.perf_counter()
-        q_rows, drafts = [], []
-        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
-        for _ in range(g):
-            q_rows.append(self.table.q(context + drafts, temperature))
-            drafts.append(sample(q_rows[-1], generator))
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += g
+        with self.timed(forwards=g):
+            q_rows, drafts = [], []
+            context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
+            for _ in range(g):
+                q_rows.append(self.table.q(context + drafts, temperature))
+                drafts.append(sample(q_rows[-1], generator))
         self.length = len(seq) + g - 1
         return torch.stack(q_rows), drafts
 
     def tree(self, seq, n_nodes, max_depth):
         """The most likely continuations under the table's own frequencies (whatever the
         temperature: a tree's candidates are checked by sampling p, so q only ranks them)."""
-        t0 = time.perf_counter()
-        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
-        propose = lambda branch: (top_choices(self.table.context_probs(context + branch), n_nodes)
-                                  if len(branch) < max_depth else [])
-        tree = best_first(seq[-1], n_nodes, propose)
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
+            propose = lambda branch: (top_choices(self.table.context_probs(context + branch), n_nodes)
+                                      if len(branch) < max_depth else [])
+            tree = best_first(seq[-1], n_nodes, propose)
         return tree
 
 
@@ -141,7 +135,7 @@ class PromptLookup:
 
 
 
-class LookupDrafter(Drafter):
+class LookupDrafter(DrafterBase):
     """Prompt lookup as a Drafter: proposes the continuation (possibly fewer than g drafts, or
     none), each with a one-hot q: the acceptance rule then keeps a draft exactly when p's own
     sample would have been it."""
@@ -151,24 +145,21 @@ class LookupDrafter(Drafter):
         self.lookup = lookup
 
     def propose(self, seq, main_length, g, temperature, generator=None):
-        t0 = time.perf_counter()
-        drafts = self.lookup.continuation(seq, g)
-        q = torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.lookup.vocab_size).float() if drafts else None
-        self.forward_s += time.perf_counter() - t0
+        with self.timed():
+            drafts = self.lookup.continuation(seq, g)
+            q = torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.lookup.vocab_size).float() if drafts else None
         self.forwards += len(drafts)
         self.length = len(seq) + max(len(drafts) - 1, 0)
         return q, drafts
 
     def tree(self, seq, n_nodes, max_depth):
         """The continuations of every earlier match, latest first, merged into one tree."""
-        t0 = time.perf_counter()
-        tree = Tree.root(seq[-1])
-        for path in self.lookup.continuations(seq, min(max_depth, n_nodes - 1)):
-            if len(tree.tokens) + len(path) > n_nodes:
-                break
-            tree.add_path(path)
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            tree = Tree.root(seq[-1])
+            for path in self.lookup.continuations(seq, min(max_depth, n_nodes - 1)):
+                if len(tree.tokens) + len(path) > n_nodes:
+                    break
+                tree.add_path(path)
         return tree
 
 
@@ -202,7 +193,7 @@ def longest_recurring_tail(seq, shortest=1):
             found, j = length, at
     return found, n - j
 
-class MatchDrafter(Drafter):
+class MatchDrafter(DrafterBase):
     """Copy, then the table: each round first copies up to g characters that followed the latest
     earlier occurrence of the longest suffix of seq (at least min_match characters) that also
     ends earlier in seq, with one-hot q rows as LookupDrafter; where the copy runs into the end of
@@ -231,15 +222,13 @@ class MatchDrafter(Drafter):
         return [] if found is None else list(seq[found[1]:found[1] + g])
 
     def propose(self, seq, main_length, g, temperature, generator=None):
-        t0 = time.perf_counter()
-        drafts = self.continuation(seq, g)
-        q_rows = list(torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.table.vocab_size).float()) if drafts else []
-        self.copied += len(drafts)
-        context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
-        while len(drafts) < g:
-            q_rows.append(self.table.q(context + drafts, temperature))
-            drafts.append(sample(q_rows[-1], generator))
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += g
+        with self.timed(forwards=g):
+            drafts = self.continuation(seq, g)
+            q_rows = list(torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.table.vocab_size).float()) if drafts else []
+            self.copied += len(drafts)
+            context = list(seq[-(self.table.order - 1):]) if self.table.order > 1 else []
+            while len(drafts) < g:
+                q_rows.append(self.table.q(context + drafts, temperature))
+                drafts.append(sample(q_rows[-1], generator))
         self.length = len(seq) + g - 1
         return (torch.stack(q_rows) if q_rows else None), drafts

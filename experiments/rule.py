@@ -15,14 +15,14 @@ import torch.nn.functional as F
 MIN_TEMPERATURE = 0.01
 
 
-def check_temperature(temperature):
+def check_temperature(temperature: float) -> float:
     if not (temperature == 0 or MIN_TEMPERATURE <= temperature < math.inf):  # NaN fails both
         raise ValueError(f"temperature must be 0 (greedy) or a finite number >= {MIN_TEMPERATURE}, "
                          f"got {temperature}")
     return temperature
 
 
-def probs_from_logits(logits, temperature):
+def probs_from_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:
     """Temperature divides the logits; T = 0 is a one-hot at the argmax (greedy)."""
     check_temperature(temperature)
     if temperature == 0:
@@ -30,7 +30,7 @@ def probs_from_logits(logits, temperature):
     return torch.softmax(logits if temperature == 1 else logits / temperature, dim=-1)
 
 
-def sample(probs, generator=None):
+def sample(probs: torch.Tensor, generator: torch.Generator | None = None) -> int:
     """One token id drawn from a probability vector, by inverting its CDF on the host (three
     small ops; torch.multinomial costs about three times as much per call on the CPU)."""
     cdf = probs.cumsum(0).tolist()
@@ -43,18 +43,20 @@ def sample(probs, generator=None):
     return i
 
 
-def uniforms(n, generator=None, dtype=torch.float32, device="cpu"):
+def uniforms(n: int, generator: torch.Generator | None = None, dtype: torch.dtype = torch.float32,
+             device: torch.device | str = "cpu") -> torch.Tensor:
     return torch.rand(n, generator=generator, dtype=dtype, device=device)
 
 
-def residual(p_i, q_i):
+def residual(p_i: torch.Tensor, q_i: torch.Tensor) -> torch.Tensor:
     """normalize(max(0, p - q)); falls back to p when the residual mass is only rounding."""
     r = (p_i - q_i).clamp_(min=0)
     mass = float(r.sum())
     return p_i if mass <= 1e-12 else r / mass
 
 
-def accept_reject(p, q, drafts, generator=None, trace=None):
+def accept_reject(p: torch.Tensor, q: torch.Tensor, drafts: torch.Tensor, generator: torch.Generator | None = None,
+                  trace: dict | None = None) -> tuple[int, int]:
     """Verify γ drafts. p: [γ+1, V] main distributions, q: [γ, V] draft distributions,
     drafts: [γ] the draft's tokens. Draft i is accepted when u_i < min(1, p_i(d_i)/q_i(d_i)),
     left to right; at the first rejection the next token comes from the residual

@@ -3,14 +3,19 @@ tree. Every drafter family is a runners.Drafter; experiments/methods.py builds t
 
 Notation (Leviathan et al. 2023, arXiv 2211.17192): p = main (target) model, q = drafter.
 """
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import torch
+
 from experiments.engine import make_runner
+from experiments.model import GPT
 from experiments.rule import check_temperature, probs_from_logits, sample
+from experiments.runners import Drafter, Runner
 from experiments.trees import tree_accept
 
 
-def check_gamma(gamma, block_size):
+def check_gamma(gamma: int, block_size: int) -> int:
     """The main model checks γ drafts and the bonus position in one forward of at most block_size
     positions, so γ <= block_size - 1 in both modes."""
     if not 1 <= gamma <= block_size - 1:
@@ -19,7 +24,7 @@ def check_gamma(gamma, block_size):
     return gamma
 
 
-def check_tree(n_nodes, block_size):
+def check_tree(n_nodes: int, block_size: int) -> int:
     """A token tree of candidates is verified in one forward of at most block_size positions; it
     holds the root and at least one candidate."""
     if not 2 <= n_nodes <= block_size:
@@ -29,19 +34,19 @@ def check_tree(n_nodes, block_size):
 
 @dataclass
 class Result:
-    tokens: list
+    tokens: list[int]
     main_forwards: int = 0
     draft_forwards: int = 0
     proposed: int = 0
     accepted: int = 0
     rejected: int = 0  # rounds that ended in a rejection (each checked draft is accepted or this)
-    run_lengths: list = field(default_factory=list)  # drafts accepted per round of full length γ
-    trace: list = field(default_factory=list)
+    run_lengths: list[int] = field(default_factory=list)  # drafts accepted per round of full length γ
+    trace: list[dict] = field(default_factory=list)
     main_forward_s: float = 0.0   # wall seconds inside the main model's forwards
     draft_forward_s: float = 0.0  # ... inside the drafter's (its forwards, lookups or head calls)
     compile_s: float = 0.0        # compilation done by this call (compiled engine, first use only)
 
-    def count_round(self, proposed, accepted, gamma):
+    def count_round(self, proposed: int, accepted: int, gamma: int) -> None:
         self.proposed += proposed
         self.accepted += accepted
         self.rejected += accepted < proposed
@@ -49,11 +54,12 @@ class Result:
             self.run_lengths.append(accepted)
 
     @property
-    def tokens_per_main(self):
+    def tokens_per_main(self) -> float:
         return len(self.tokens) / self.main_forwards
 
 
-def finished(result, seq, prompt, main, drafter=None, trace=()):
+def finished(result: Result, seq: list[int], prompt: Sequence[int], main: Runner, drafter: Drafter | None = None,
+             trace: Iterable[dict] = ()) -> Result:
     """The result of a decode: the new tokens, and the counters of both sides."""
     result.tokens = seq[len(prompt):]
     result.trace = list(trace)
@@ -65,7 +71,8 @@ def finished(result, seq, prompt, main, drafter=None, trace=()):
     return result
 
 
-def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=None, engine="eager"):
+def plain_decode(model: GPT, prompt: Sequence[int], n: int, temperature: float = 1.0, mode: str = "kvcache",
+                 generator: torch.Generator | None = None, engine: str = "eager") -> Result:
     """Autoregressive decoding: one main forward per token."""
     check_temperature(temperature)
     main = make_runner(model, mode, engine)
@@ -75,8 +82,9 @@ def plain_decode(model, prompt, n, temperature=1.0, mode="kvcache", generator=No
     return finished(Result([]), seq, prompt, main)
 
 
-def speculative_decode(model, drafter, prompt, n, gamma, temperature=1.0, mode="kvcache", generator=None,
-                       trace=False, engine="eager"):
+def speculative_decode(model: GPT, drafter: Drafter, prompt: Sequence[int], n: int, gamma: int,
+                       temperature: float = 1.0, mode: str = "kvcache", generator: torch.Generator | None = None,
+                       trace: bool = False, engine: str = "eager") -> Result:
     """Speculative decoding with a chain of drafts: each round the drafter proposes up to γ
     tokens, the main model scores all of them (plus one more position) in one forward, and
     accept_reject keeps a prefix and draws the next token (Runner.verify). A round with no drafts (a drafter
@@ -111,7 +119,8 @@ def speculative_decode(model, drafter, prompt, n, gamma, temperature=1.0, mode="
     return finished(result, seq, prompt, main, drafter, steps)
 
 
-def tree_decode(model, drafter, prompt, n, n_nodes, temperature=1.0, generator=None, engine="eager", trace=False):
+def tree_decode(model: GPT, drafter: Drafter, prompt: Sequence[int], n: int, n_nodes: int, temperature: float = 1.0,
+                generator: torch.Generator | None = None, engine: str = "eager", trace: bool = False) -> Result:
     """Speculative decoding with a token tree per main forward (kv-cache mode; experiments/trees.py):
     the drafter's tree(seq, n_nodes, max_depth) is verified in one forward and walked under p.
     The drafter hears the main model's features (observe) and each verify's outcome (verified)."""

@@ -25,14 +25,13 @@ evenly over its sorted range, so a short pattern's counts are a sample.
 """
 import heapq
 import math
-import time
 from array import array
 
 import numpy as np
 import torch
 
 from experiments.ngram import longest_recurring_tail
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.trees import Tree
 
 MAX_DEPTH = 24          # the longest pattern matched, and the deepest continuation counted
@@ -141,7 +140,7 @@ def speculation_tree(root_token, trie, occurrences, budget, min_prob=MIN_PROB, m
     return tree, score
 
 
-class SuffixDrafter(Drafter):
+class SuffixDrafter(DrafterBase):
     """Suffix decoding as a Drafter: token trees (tree) and chains (propose: the likeliest
     child at each step), from the corpus index and the request's own text, whichever scores higher."""
 
@@ -190,22 +189,19 @@ class SuffixDrafter(Drafter):
         return best[0]
 
     def tree(self, seq, n_nodes, max_depth):
-        t0 = time.perf_counter()
-        tree = self.best(seq, n_nodes - 1, min(n_nodes - 1, max_depth),
-                         lambda trie, occurrences, budget: speculation_tree(seq[-1], trie, occurrences, budget,
-                                                                            self.min_prob, max_depth))
-        self.forward_s += time.perf_counter() - t0
-        self.forwards += 1
+        with self.timed(forwards=1):
+            tree = self.best(seq, n_nodes - 1, min(n_nodes - 1, max_depth),
+                             lambda trie, occurrences, budget: speculation_tree(seq[-1], trie, occurrences, budget,
+                                                                                self.min_prob, max_depth))
         return tree
 
     def propose(self, seq, main_length, g, temperature, generator=None):
-        t0 = time.perf_counter()
-        tree = self.best(seq, g, g, lambda trie, occurrences, budget: likeliest_chain(seq[-1], trie, occurrences,
-                                                                                   budget, self.min_prob))
-        drafts = tree.tokens[1:]
-        q = (torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.index.vocab_size).float()
-             if drafts else None)
-        self.forward_s += time.perf_counter() - t0
+        with self.timed():
+            tree = self.best(seq, g, g, lambda trie, occurrences, budget: likeliest_chain(seq[-1], trie, occurrences,
+                                                                                       budget, self.min_prob))
+            drafts = tree.tokens[1:]
+            q = (torch.nn.functional.one_hot(torch.tensor(drafts, dtype=torch.long), self.index.vocab_size).float()
+                 if drafts else None)
         self.forwards += len(drafts)
         self.length = len(seq) + max(len(drafts) - 1, 0)
         return q, drafts

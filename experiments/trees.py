@@ -13,6 +13,7 @@ before it; the tree only decides how many come out of one forward. At T = 0 (p o
 greedy decoding.
 """
 import heapq
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import torch
@@ -22,31 +23,31 @@ from experiments.rule import sample
 
 @dataclass
 class Tree:
-    tokens: list                                  # node tokens; node 0 is the root
-    parents: list = field(default_factory=list)   # parent of each node (-1 for the root), parents[i] < i
-    depths: list = field(default_factory=list)
+    tokens: list[int]                                  # node tokens; node 0 is the root
+    parents: list[int] = field(default_factory=list)   # parent of each node (-1 for the root), parents[i] < i
+    depths: list[int] = field(default_factory=list)
 
     @classmethod
-    def root(cls, token):
+    def root(cls, token: int) -> "Tree":
         return cls([token], [-1], [0])
 
-    def add(self, parent, token):
+    def add(self, parent: int, token: int) -> int:
         self.tokens.append(token)
         self.parents.append(parent)
         self.depths.append(self.depths[parent] + 1)
         return len(self.tokens) - 1
 
-    def add_path(self, tokens, parent=0):
+    def add_path(self, tokens: Iterable[int], parent: int = 0) -> int:
         """Merge a chain of tokens below `parent` (a trie: shared prefixes share nodes)."""
         for token in tokens:
             parent = self.child(parent, token) or self.add(parent, token)
         return parent
 
-    def child(self, node, token):
+    def child(self, node: int, token: int) -> int | None:
         return next((i for i in range(node + 1, len(self.tokens))
                      if self.parents[i] == node and self.tokens[i] == token), None)
 
-    def ancestors(self):
+    def ancestors(self) -> torch.Tensor:
         """[T, T] bool: row i is true at i and at every ancestor of i (the tree mask)."""
         T = len(self.tokens)
         mask = torch.eye(T, dtype=torch.bool)
@@ -54,7 +55,7 @@ class Tree:
             mask[i] |= mask[self.parents[i]]
         return mask
 
-    def path_to(self, node):
+    def path_to(self, node: int) -> list[int]:
         """The nodes from the root down to node."""
         out = []
         while node >= 0:
@@ -62,7 +63,7 @@ class Tree:
             node = self.parents[node]
         return out[::-1]
 
-    def branch(self, node):
+    def branch(self, node: int) -> list[int]:
         """Tokens from the root's first child down to node."""
         out = []
         while node > 0:
@@ -71,7 +72,7 @@ class Tree:
         return out[::-1]
 
 
-def best_first(root, n_nodes, propose):
+def best_first(root: int, n_nodes: int, propose: Callable[[list[int]], list[tuple[int, float]]]) -> Tree:
     """The tree of at most n_nodes nodes (root included) whose branches are the most likely under
     the drafter: propose(branch tokens) -> [(token, probability)] for the node after a branch.
     Candidates wait in a heap scored by the product of probabilities along their branch; the best
@@ -95,7 +96,7 @@ def best_first(root, n_nodes, propose):
     return tree
 
 
-def tree_accept(p, tree, generator=None):
+def tree_accept(p: torch.Tensor, tree: Tree, generator: torch.Generator | None = None) -> tuple[list[int], int]:
     """Walk the tree under p [T, V] (one row per node). Returns (the accepted nodes top down,
     the next token)."""
     node, path = 0, []
@@ -108,7 +109,7 @@ def tree_accept(p, tree, generator=None):
         node = child
 
 
-def top_choices(probs, k):
+def top_choices(probs: torch.Tensor, k: int) -> list[tuple[int, float]]:
     """The k most likely tokens of probs [V] with their probabilities (zeros left out)."""
     values, tokens = torch.topk(probs, min(k, probs.shape[0]))
     return [(t, v) for t, v in zip(tokens.tolist(), values.tolist()) if v > 0]

@@ -11,6 +11,7 @@ from scipy import stats
 from experiments.data import CharData
 from experiments.rule import MIN_TEMPERATURE, probs_from_logits
 from experiments.methods import Models, Spec, decode, drafter
+from experiments.runners import Counters
 from experiments.speculative import plain_decode, speculative_decode
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
@@ -180,6 +181,20 @@ def test_min_temperature_gives_a_distribution():
     probs = probs_from_logits(logits, MIN_TEMPERATURE)
     assert torch.isfinite(probs).all() and abs(probs.sum().item() - 1) < 1e-6
     assert probs.argmax().item() == 0
+
+
+def test_the_one_clock_adds_seconds_and_forwards_only_for_a_block_that_finishes():
+    """Counters.timed, which every runner and drafter times its forwards with."""
+    counters = Counters()
+    with counters.timed(forwards=3):
+        time.sleep(0.002)
+    with counters.timed():
+        pass
+    assert counters.forwards == 3 and 0.002 <= counters.forward_s < 1.0 and counters.compile_s == 0.0
+    seconds = counters.forward_s
+    with pytest.raises(ValueError), counters.timed(forwards=1):
+        raise ValueError("a failed forward")
+    assert counters.forwards == 3 and counters.forward_s == seconds
 
 
 @pytest.mark.parametrize("mode", ["kvcache", "recompute"])

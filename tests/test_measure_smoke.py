@@ -20,7 +20,7 @@ from experiments.measure.__main__ import main as measure_main, measure, parse_ar
 from experiments.measure.common import CONTROL, DRAFT, MAIN_MTP, Sizes
 from experiments.methods import FAMILIES, Family
 from experiments.model import GPT, GPTConfig, save_checkpoint
-from experiments.runners import Drafter
+from experiments.runners import DrafterBase
 from experiments.runs import DRAFT_SNAPSHOTS, run_name
 
 SEEDS = (0, 1, 2)
@@ -35,7 +35,7 @@ SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2
               regime_scales=(1, 3), regime_chars=20, regime_repeats=2, regime_bandwidth_sweep=(1, 4))
 
 
-class RepeatDrafter(Drafter):
+class RepeatDrafter(DrafterBase):
     """A family added here, as README's "Adding a drafter family" says: one drafter class and one
     registry record (REPEAT), and generate, families.json and the page take it in."""
 

@@ -12,7 +12,7 @@ def paragraphs(html, section, lang):
     body = re.search(rf'<section id="{section}".*?</section>', html, re.S).group(0)
     body = re.sub(r"<math.*?</math>", "[math]", body, flags=re.S)
     body = body.replace("<wbr>", "")  # line-break hints inside long names
-    return (ZH if lang == "zh" else EN).findall(body)
+    return [" ".join(p.split()) for p in (ZH if lang == "zh" else EN).findall(body)]  # one space per line break
 
 
 def the_one(paras, *needles):

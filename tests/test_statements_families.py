@@ -122,7 +122,8 @@ def with_summary(edit_rows=None, edit_prices=None):
 def text(html, section, lang):
     body = re.search(rf'<section id="{section}".*?</section>', html, re.S).group(0)
     body = re.sub(rf'<span lang="{"en" if lang == "zh" else "zh"}">.*?</span>', "", body)
-    return [re.sub(r"<[^>]+>", "", p).replace("&#39;", "'") for p in re.findall(rf'<p lang="{lang}">(.*?)</p>', body, re.S)]
+    return [" ".join(re.sub(r"<[^>]+>", "", p).replace("&#39;", "'").split())  # one space per line break, as a reader sees it
+            for p in re.findall(rf'<p lang="{lang}">(.*?)</p>', body, re.S)]
 
 
 def one(paras, needle):

@@ -19,7 +19,7 @@ def render(edit=None):
 def lab_text(html, lang):
     section = re.search(r'<section id="s-lab".*?</section>', html, re.S).group(0)
     paras = re.findall(rf'<p lang="{lang}">(.*?)</p>', section, re.S)
-    return [re.sub(r"<[^>]+>", "", p) for p in paras]
+    return [" ".join(re.sub(r"<[^>]+>", "", p).split()) for p in paras]  # as a reader sees it: one space per line break
 
 
 def why(html, lang):

@@ -28,7 +28,7 @@ def render(edit=None):
 def words(fragment, lang):
     other = "en" if lang == "zh" else "zh"
     fragment = re.sub(rf'<span lang="{other}">.*?</span>', "", fragment, flags=re.S)
-    return html_lib.unescape(re.sub(r"<[^>]+>", "", fragment))
+    return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", fragment)).split())  # one space per line break
 
 
 def says(page, key, lang):

@@ -145,9 +145,10 @@ def test_eagle_chain_greedy_in_recompute_mode_within_the_window(models64, drafte
     assert result.tokens == plain
 
 
-# EAGLE and EAGLE-3 draft through the same chain drafter (runners.MTPDrafter): EAGLE's runs with -m slow
+# EAGLE and EAGLE-3 draft through the same chain drafter (runners.MTPDrafter), Medusa and the block
+# through the same parallel one: make test keeps the block's, the others run with -m slow
 @pytest.mark.parametrize("kind", [pytest.param("medusa", marks=pytest.mark.slow), pytest.param("eagle", marks=pytest.mark.slow),
-                                  "block", "eagle3"])
+                                  "block", pytest.param("eagle3", marks=pytest.mark.slow)])
 def test_sampled_output_follows_the_main_model(models64, drafters, kind):
     prompt, draws = CharData().encode("ROMEO:\nI "), 1200
     laws = exact_law_of_three(models64[0], prompt)

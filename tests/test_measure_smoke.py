@@ -31,6 +31,7 @@ SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1,
               condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
+              start_up_families=("draft",),
               exercise_draws=500, exercise_steps=3, ladder_choose_repeats=1, ladder_repeats=3,
               regime_scales=(1, 3), regime_chars=20, regime_repeats=2, regime_bandwidth_sweep=(1, 4))
 
@@ -359,7 +360,7 @@ def test_conditions_cover_every_temperature_length_and_family(measured):
             lane = {r["family"]: r for r in cond["by_length"] if r["engine"] == engine and r["n_chars"] == n}
             assert sorted(lane) == sorted(["plain", *families]) and lane["plain"]["speedup"] == 1
     assert {r["engine"] for r in cond["start_up"]} == {"eager"}  # the smoke sizes time eager only
-    assert sorted(r["family"] for r in cond["start_up"]) == sorted(["plain", *families])
+    assert [r["family"] for r in cond["start_up"]] == ["plain", "draft"]  # ... and plain and the families it names
     assert all(r["compile_s"] == 0 for r in cond["start_up"])  # the eager engine compiles nothing
 
 

@@ -88,6 +88,7 @@ def test_ngram_chain_keeps_the_main_models_law_at_the_lowest_temperature(models6
     assert chi_square_pvalue(firsts, law) > 1e-3
 
 
+@pytest.mark.slow  # the chain loop's law is kept in make test by the draft model's (tests/test_decoding.py)
 def test_ngram_sampled_output_follows_the_main_model(models64, table):
     prompt, draws = CharData().encode("ROMEO:\nI "), 1200
     laws = exact_law_of_three(models64[0], prompt)

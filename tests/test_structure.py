@@ -2,6 +2,8 @@
 cycle and no import inside a function; measurement modules do not import each other; every
 method of the registry runs through `generate` and writes plain decoding's greedy text."""
 import ast
+import contextlib
+import io
 import json
 from pathlib import Path
 
@@ -9,10 +11,10 @@ import pytest
 import torch
 
 from experiments.data import CharData
+from experiments.generate import main as generate_main
 from experiments.measure import MEASUREMENTS
 from experiments.methods import FAMILIES, Models, check, decode, names, spec_of
 from experiments.model import load_checkpoint
-from tests.test_cli import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "experiments"
@@ -144,9 +146,11 @@ def test_tools_do_not_import_tests():
 
 
 def cli_text(*args):
-    out = generate(*args, "--temperature", "0", "--n", "70", "--prompt", "ROMEO:\\n")
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+    """generate's JSON for these flags, run in this process (tests/test_cli.py runs it as a process)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert generate_main([*args, "--temperature", "0", "--n", "70", "--prompt", "ROMEO:\\n"]) == 0
+    return json.loads(out.getvalue())
 
 
 @pytest.fixture(scope="module")

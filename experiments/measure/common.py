@@ -41,6 +41,7 @@ class Sizes:
     condition_lengths: tuple = (8, 32, 128, 600)  # output lengths timed for every family
     condition_repeats: int = 5      # interleaved timed runs per family and length
     start_up_engines: tuple = ("eager", "compiled")  # engines whose fresh-process start-up is timed
+    start_up_families: tuple | None = None  # the families whose start-up the eager engine times (None: every one)
     exercise_draws: int = 50_000    # exercise 1's draws through the rule (exercises.py)
     exercise_steps: int = 300       # exercise 3's training steps
     fresh_repeats: int = 5          # fresh generate processes per side of a fresh-process check (families, ladder)

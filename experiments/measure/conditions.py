@@ -131,18 +131,19 @@ def warm_walls(models, prompt, lengths, repeats, engines, device):
     return rows
 
 
-def start_up(args, seed, engines, n_chars):
+def start_up(args, seed, engines, n_chars, families=None):
     """What a fresh process pays before it decodes: its wall time minus the decode's own wall_s
     (which generate reports without compilation), and the compilation alone: every family with the
     eager engine, plain decoding with the others (compiling costs every family about the same).
-    One untimed process first, so that every timed one finds the files in the page cache."""
+    One untimed process first, so that every timed one finds the files in the page cache.
+    `families` (None: every one) cuts the eager engine's list, for a quick run."""
     def run(family, engine):  # --warmup 0: the process's first decode is the one timed, as a reader's would be
         command = generate_command(args, seed, family, engine, n_chars, *CONFIGS.get(family, (None, None)))
         return subprocess.run(command + ["--warmup", "0"], capture_output=True, check=True, cwd=ROOT)
     run("plain", "eager")
     rows = []
     for engine in engines:
-        for family in ("plain", *CONFIGS) if engine == "eager" else ("plain",):
+        for family in ("plain", *(f for f in CONFIGS if families is None or f in families)) if engine == "eager" else ("plain",):
             t0 = time.perf_counter()
             result = orjson.loads(run(family, engine).stdout)
             process_s = time.perf_counter() - t0
@@ -245,7 +246,7 @@ def measure(args, data, seeds, sizes):
         "text_kinds": list(TEXT_KINDS), "by_text": texts,
         "lengths": list(sizes.condition_lengths), "repeats": sizes.condition_repeats, "by_length": walls,
         "start_up": start_up(args, seed, [e for e in engines if e in sizes.start_up_engines],
-                             min(sizes.condition_lengths)),
+                             min(sizes.condition_lengths), sizes.start_up_families),
         "preparation": preparation(args, data, seed),
         "start_up_how": ("a fresh `python -m experiments.generate` process per family and engine, "
                          f"{min(sizes.condition_lengths)} characters: its wall time minus the decode's own "

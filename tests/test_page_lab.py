@@ -10,7 +10,7 @@ import re
 import orjson
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, open_deep
 
 AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 SPECULATIVE = ["draft", "mtp", "ngram"]
@@ -268,6 +268,7 @@ def test_prose_has_the_lab_numbers(rendered_page):
 @pytest.mark.slow
 def test_the_ledger_rows_run_in_the_browser(open_page):
     page = loaded(open_page(hash_="#lang=en"))
+    open_deep(page, "lab-compare")  # the rows sit in a deep dive, closed until the reader opens it
     page.click("#lab-compare-go")
     page.wait_for_selector("#lab-compare-status[data-done]", state="attached", timeout=120000)
     for tr in page.locator("#lab-compare tbody tr").all():

@@ -167,8 +167,9 @@ export function roundSummary(round, vocab) {
   const tail = round.nextFrom === "main"
     ? { zh: `没有草稿，主模型直接抽出 ${ch}`, en: `no drafts; the main model sampled ${ch}` }
     : round.nextFrom === "bonus"
-      ? { zh: `${n} 个草稿全部通过，再加奖励字 ${ch}`, en: `all ${n} drafts passed, plus the bonus ${ch}` }
-      : { zh: `${n} 个草稿接受了 ${k} 个，第 ${k + 1} 个被拒，从残差重抽出 ${ch}`, en: `${k} of ${n} drafts accepted, draft ${k + 1} rejected, ${ch} redrawn from the residual` };
+      ? { zh: `${n} 个草稿全部通过，再加奖励字 ${ch}`, en: `${n === 1 ? "the draft" : `all ${n} drafts`} passed, plus the bonus ${ch}` }
+      : { zh: `${n} 个草稿接受了 ${k} 个，第 ${k + 1} 个被拒，从残差重抽出 ${ch}`,
+        en: `${n === 1 ? "the draft" : `${k} of ${n} drafts accepted, draft ${k + 1}`} rejected, ${ch} redrawn from the residual` };
   const out = round.emitted.length;
   return { zh: `第 ${round.index} 轮：${tail.zh}。这一轮写出 ${out} 个字。`, en: `Round ${round.index}: ${tail.en}. This round wrote ${out} character${out === 1 ? "" : "s"}.` };
 }
@@ -247,7 +248,7 @@ export function laneStats(c, ms) {
   const cps = ms > 0 ? c.emitted / (ms / 1000) : 0;
   // no-break spaces: a number never wraps away from its unit
   return { zh: `${c.emitted}\u00a0字 · ${c.mainForwards}\u00a0次主模型 forward · ${fixed(ms, 0)}\u00a0毫秒 · 每秒\u00a0${fixed(cps, 0)}\u00a0字`,
-    en: `${c.emitted}\u00a0chars · ${c.mainForwards} main forwards · ${fixed(ms, 0)}\u00a0ms · ${fixed(cps, 0)}\u00a0chars/s` };
+    en: `${c.emitted}\u00a0chars · ${c.mainForwards} main forward${c.mainForwards === 1 ? "" : "s"} · ${fixed(ms, 0)}\u00a0ms · ${fixed(cps, 0)}\u00a0chars/s` };
 }
 
 export const RACE_NOTE = {

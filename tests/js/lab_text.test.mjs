@@ -14,7 +14,7 @@ import { loadLab } from "../../static/js/lab_model.js";
 import { compareRuns, firstMismatch, raceResult } from "../../static/js/lab_race.js";
 import {
   cacheNote, charTitle, compareDone, compareProgress, counterReadouts, DRAFTS_HEAD, draftCells, draftsCaption, gammaOut,
-  identicalText, LAB_DEFAULTS, LAB_METHODS, laneName, laneStats, methodLabel, noCacheNote, promptProblem, raceButton,
+  identicalText, LAB_DEFAULTS, LAB_METHODS, laneName, laneStats, methodLabel, roundSummary, noCacheNote, promptProblem, raceButton,
   raceReadouts, roundTitle, sameSettings, temperatureOut,
 } from "../../static/js/lab_text.js";
 import { FAMILY_LABEL } from "../../static/js/labels.js";
@@ -100,6 +100,7 @@ test("the race: lane figures, the identical-text verdict at T = 0 and above, the
   const stats = laneStats({ emitted: 120, mainForwards: 48 }, 600);
   assert.equal(stats.en, "120\u00a0chars · 48 main forwards · 600\u00a0ms · 200\u00a0chars/s");
   assert.match(laneStats({ emitted: 0, mainForwards: 0 }, 0).en, /0\u00a0chars\/s$/);
+  assert.match(laneStats({ emitted: 2, mainForwards: 1 }, 5).en, / 1 main forward · /);  // one forward, singular
   assert.match(identicalText({ temperature: 0, identical: true, n: 60 }).en, /identical, all 60 characters/);
   assert.match(identicalText({ temperature: 0, identical: false, mismatch: 9 }).en, /differ at character 10/);
   assert.match(identicalText({ temperature: 0.7, identical: false }).en, /^T = 0\.7: the texts differ/);
@@ -184,4 +185,13 @@ test("the lab follows the address before its models load: an edited hash sets it
   } finally {
     remove();
   }
+});
+
+test("a round's summary says one draft in the singular", () => {
+  const vocab = ["a", "b", "c"];
+  const round = (drafts, nAccepted, nextFrom) => ({ index: 1, drafts, nAccepted, nextFrom, next: 2, emitted: [0, 2] });
+  assert.match(roundSummary(round([0], 1, "bonus"), vocab).en, /: the draft passed, plus the bonus/);
+  assert.match(roundSummary(round([0], 0, "residual"), vocab).en, /: the draft rejected, /);
+  assert.match(roundSummary(round([0, 1], 2, "bonus"), vocab).en, /: all 2 drafts passed/);
+  assert.match(roundSummary(round([0, 1], 1, "residual"), vocab).en, /: 1 of 2 drafts accepted, draft 2 rejected/);
 });

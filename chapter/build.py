@@ -492,10 +492,21 @@ def build(results_dir=RESULTS, out=OUT):
     out = Path(out)
     if out.is_dir():  # before the build: the rename onto it would fail only at the end
         raise UsageError(f"--out {out} is a folder: give the page's file name, e.g. {out / OUT.name}")
-    html = render(load_results(results_dir))
+    data = load_results(results_dir)
+    for name in unmeasured(data):
+        print(f"note: registry.json declares family {name!r}, but families.json has no rows for it yet: "
+              f"the page names it but shows none of its numbers until `make measure` sweeps it", file=sys.stderr)
+    html = render(data)
     check_figures(html)
     write_page(html, out)
     return out
+
+
+def unmeasured(data):
+    """The families the registry says families.json sweeps that it holds no rows for (declared since
+    the last `make measure`)."""
+    swept = set(data["families"]["families"])
+    return [f["name"] for f in data["registry"]["families"] if f["measured"] and f["name"] not in swept]
 
 
 def main(results_dir=RESULTS, out=OUT):

@@ -324,3 +324,10 @@ def test_a_line_break_between_chinese_sentences_renders_as_nothing():
     html = "<p>第一句。\n第二句，\n第三句</p><p>One.\nTwo.</p><pre>一\n二</pre><script>'一\n二'</script>"
     assert site_build.join_chinese_lines(html) == (
         "<p>第一句。第二句，第三句</p><p>One.\nTwo.</p><pre>一\n二</pre><script>'一\n二'</script>")
+
+
+def test_a_declared_family_families_json_has_not_swept_yet_is_named():
+    data = site_build.load_results()
+    assert site_build.unmeasured(data) == []
+    data["registry"]["families"].append({**data["registry"]["families"][1], "name": "echo"})
+    assert site_build.unmeasured(data) == ["echo"]

@@ -30,6 +30,14 @@ def each(prefix, fields):
     return [f"{prefix}.{field}" for field in fields]
 
 
+# a speedup of the harness against fresh `python -m experiments.generate` processes of the same two
+# decoders (rows.fresh_check); every file that holds one, the page prints it (macros fresh_check)
+FRESH = ["engine:str", "temperature:num", "family:str", "size:int", "scale:num", "repeats:int",
+         "harness_speedup:num", "fresh_speedup:num",
+         "tolerance:num",                     # the fraction they should agree within
+         "agrees:bool"]
+
+
 COSTS = [  # ledger.forward_costs: seconds per forward, per mode (*: recompute | kvcache)
     "forward_costs.*.seconds.main:num", "forward_costs.*.seconds.draft:num",
     "forward_costs.*.seconds.mtp_head:num",
@@ -309,11 +317,7 @@ SCHEMA = {
             "grew_most?:str",                 # verify | drafting | other: the part that grew most between them
         )],
         # the last rung's best row at T = 0 against fresh `python -m experiments.generate` processes
-        "fresh_check.engine:str", "fresh_check.temperature:num", "fresh_check.family:str",
-        "fresh_check.size:int", "fresh_check.repeats:int",
-        "fresh_check.harness_speedup:num", "fresh_check.fresh_speedup:num",
-        "fresh_check.tolerance:num",          # the fraction they should agree within
-        "fresh_check.agrees:bool",
+        *each("fresh_check", FRESH),
     ],
     # regime.json (regime.py): the dial, heavy twins of every network on the native engine.
     "regime.json": META + [
@@ -343,8 +347,7 @@ SCHEMA = {
         "points.*.best.*.*.theory?.with_verify_price:num",  # Theorem 3.8 at the row's α, c and r_{γ+1}
         "points.*.best.*.*.theory?.gap:num",  # measured / that − 1
         # the heaviest scale's fastest row at T = 1 against fresh `generate --scale` processes
-        "fresh_check?.family:str", "fresh_check?.size:int", "fresh_check?.scale:num",
-        "fresh_check?.harness_speedup:num", "fresh_check?.fresh_speedup:num", "fresh_check?.agrees:bool",
+        *each("fresh_check?", FRESH),
         # regime.py summarize
         "summary.heaviest.scale:num", "summary.heaviest.main_bytes:int", "summary.heaviest.r5:num",
         "summary.cache_edge_bytes:int",
@@ -406,8 +409,8 @@ SCHEMA = {
         # (families.json also holds verify_prices, which the summary below is computed from and the
         # page does not read: per engine, chain.<k> and tree.<nodes> = that verify forward timed back
         # to back over a one-position forward, families.py verify_prices.)
-        # (And fresh_process_check, which the page does not read: the n-gram chain row's speedup
-        # against fresh `generate` processes of the same two decoders, families.py fresh_process_check.)
+        # the n-gram chain's row against fresh `generate` processes (families.py measure)
+        *each("fresh_process_check?", FRESH),
         # families.py summarize: the conclusions sections ⑤ and ⑦ print, on the primary engine
         # (compiled where it ran).
         "summary.primary_engine:str",

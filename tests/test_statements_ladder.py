@@ -158,3 +158,19 @@ def test_the_fresh_process_check_says_whether_it_agrees(agrees):
     assert f"measured {f2(fc['fresh_speedup'])}× over plain decoding" in en and f"harness's {f2(fc['harness_speedup'])}×" in en
     assert (f"within the {tol} tolerance" in en) == agrees and (f"outside the {tol} tolerance" in en) == (not agrees)
     assert (f"相差在 {tol} 的容差以内" in zh) == agrees and (f"相差超出了 {tol} 的容差" in zh) == (not agrees)
+
+
+@pytest.mark.parametrize("stem,key", [("families", "fresh_process_check"), ("regime", "fresh_check")])
+def test_every_fresh_process_check_is_printed_and_a_failed_one_as_plainly(stem, key):
+    """families.json's and the dial's fresh-process checks are on the page too (the same macro as
+    the ladder's), and one that disagrees says so, naming its tolerance."""
+    fc = DATA[stem][key]
+    for agrees in (True, False):
+        data = copy.deepcopy(DATA)
+        data[stem][key]["agrees"] = agrees
+        page = build.render(data)
+        en = [words(p, "en") for p in re.findall(r'<p class="caption fresh-check" lang="en">(.*?)</p>', page, re.S)]
+        (mine,) = [p for p in en if f"harness's {f2(fc['harness_speedup'])}×" in p and f"measured {f2(fc['fresh_speedup'])}×" in p]
+        tol = f"{100 * fc['tolerance']:.0f}%"
+        assert (f"within the {tol} tolerance" in mine) == agrees
+        assert (f"outside the {tol} tolerance, so the harness's figure for this row is in doubt" in mine) == (not agrees)

@@ -406,9 +406,9 @@ SCHEMA = {
         "tree_rounds.*.p_top.*.chars:str", "tree_rounds.*.p_top.*.p:list",  # p at each node, top chars
         "tree_rounds.*.p_at_parent:list",     # p of each node's char at its parent
         "tree_rounds.*.tokens_per_main:num",  # over that whole decode
-        # (families.json also holds verify_prices, which the summary below is computed from and the
-        # page does not read: per engine, chain.<k> and tree.<nodes> = that verify forward timed back
-        # to back over a one-position forward, families.py verify_prices.)
+        # per engine, chain.<k> and tree.<nodes>: that verify forward timed back to back over a
+        # one-position forward (families.py verify_prices; ① prints the trees beside their chains)
+        "verify_prices?.*.chain.*:num", "verify_prices?.*.tree.*:num",
         # the n-gram chain's row against fresh `generate` processes (families.py measure)
         *each("fresh_process_check?", FRESH),
         # families.py summarize: the conclusions sections ⑤ and ⑦ print, on the primary engine

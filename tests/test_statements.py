@@ -104,3 +104,20 @@ def test_the_temperature_sentence_quotes_the_peak_of_characters_per_forward():
         peak = max(rows, key=lambda r: r["tokens_per_main"]["draft"]["mean"])
         text = page_text(changed)
         assert f"to at most {peak['tokens_per_main']['draft']['mean']:.2f} (T = {peak['temperature']})" in text
+
+
+def test_a_token_tree_s_verify_is_priced_as_a_tree_beside_its_chain_in_one_run():
+    """①'s sentence on token trees prints families.json's tree prices (the verify with the tree's
+    mask) beside the chain of as many positions timed in the same run, not costs.json's chain
+    alone under the trees' name (issue 39, item 5)."""
+    results = build.load_results()
+    engine = results["costs"]["summary"]["primary_engine"]
+    prices = results["families"]["verify_prices"][engine]
+    text = page_text(results)
+    f2 = lambda v: f"{v:.2f}"
+    # (page_text leaves a space where each figure's tag was: "1.88 ×")
+    assert (f"a tree of 16 or 32 nodes, verified with its mask, costs {f2(prices['tree']['16'])} × or "
+            f"{f2(prices['tree']['32'])} × one position, against {f2(prices['chain']['16'])} × or "
+            f"{f2(prices['chain']['32'])} × for as many positions in a chain in the same run") in text
+    del results["families"]["verify_prices"]  # an older families.json: the chain prices of costs.json, as before
+    assert "16 or 32 nodes at once cost" in page_text(results)

@@ -111,7 +111,7 @@ export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
   };
 }
 
-const MEASURED_HEAD = ["γ", { zh: "实测 α", en: "measured α" }, { zh: "字 / 主 forward", en: "chars / main forward" },
+const MEASURED_HEAD = ["γ", { zh: "实测 α", en: "measured α" }, { zh: "每次主模型 forward 的字数", en: "chars / main forward" },
   { zh: "公式（该行 α）", en: "formula at the row's α" }, { zh: "实测加速（最小–最大）", en: "measured speedup (min–max)" },
   { zh: "定理 3.8（该行 α、c）", en: "Theorem 3.8 at the row's α, c" }];
 
@@ -163,7 +163,7 @@ export function initGamma(gammaSweep, ledger) {
       `<tr class="${r.slider ? "sel" : ""}"><td>${r.alpha}${r.slider ? `<span class="muted">${t({ zh: "（滑块）", en: " (slider)" })}</span>` : ""}</td>` +
       `<td>${r.gamma}${r.note ? ` <span class="muted">${t(r.note)}</span>` : ""}</td><td>${r.speedup}</td><td>${r.tokens}</td></tr>`);
     el("gamma-optimal").innerHTML =
-      `<thead><tr><th scope="col">α</th><th scope="col">${t({ zh: "最优 γ", en: "best γ" })}</th><th scope="col">${t({ zh: "加速", en: "speedup" })}</th><th scope="col">${t({ zh: "字 / 主 forward", en: "chars / main forward" })}</th></tr></thead><tbody>` +
+      `<thead><tr><th scope="col">α</th><th scope="col">${t({ zh: "最优 γ", en: "best γ" })}</th><th scope="col">${t({ zh: "加速", en: "speedup" })}</th><th scope="col">${t({ zh: "每次主模型 forward 的字数", en: "chars / main forward" })}</th></tr></thead><tbody>` +
       rows.join("") + "</tbody>";
     el("gamma-optimal-c").textContent = fixed(state.c, 2);
   }

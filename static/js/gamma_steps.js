@@ -56,7 +56,7 @@ export function initGammaSteps(gammaSweep) {
   const modes = Object.keys(gammaSweep.c).filter((m) => gammaSweep.rows.some((r) => r.mode === m));
 
   function render() {
-    const head = ["γ", t({ zh: "两行的实测 α", en: "the two rows' α" }), t({ zh: "字 / 主 forward", en: "chars / main forward" }),
+    const head = ["γ", t({ zh: "两行的实测 α", en: "the two rows' α" }), t({ zh: "每次主模型 forward 的字数", en: "chars / main forward" }),
       t({ zh: "实测增量", en: "measured gain" }), t({ zh: "α 不变时的增量", en: "gain at the same α" }),
       t({ zh: "增量归零的 α", en: "break-even α" })];
     const groups = modes.map((mode) => {

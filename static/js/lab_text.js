@@ -370,7 +370,7 @@ export function gpuBudget(m, gamma) {
 export function gpuVerdict(m, measured, clock, gamma) {
   const x = (v) => `${fixed(v, 2)}×`, b = gpuBudget(m, gamma), ms2 = (v) => fixed(v, 2);
   return {
-    zh: `同一场赛跑（同样的草稿、同样的接受和拒绝），放在 ${clock.device.name} 上跑 ${clock.main.name} 的算法里是 ${x(m.speedup)}，在你的浏览器里实测是 ${x(measured)}。差别全在价钱上：这里一次 forward 读一遍权重，验收多几个位置几乎不多花时间（r = ${fixed(m.r, 2)}）。一轮的账：${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} 毫秒，最多得 ${b.chars} 个字；普通解码写 ${b.chars} 个字要 ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} 毫秒。这是按规格书算的，不是测量。`,
+    zh: `同一场赛跑（同样的草稿、同样的接受和拒绝），按 ${clock.device.name} 跑 ${clock.main.name} 的规格算下来是 ${x(m.speedup)}，在你的浏览器里实测是 ${x(measured)}。差别全在价钱上：这里一次 forward 读一遍权重，验收多几个位置几乎不多花时间（r = ${fixed(m.r, 2)}）。一轮的账：${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} 毫秒，最多得 ${b.chars} 个字；普通解码写 ${b.chars} 个字要 ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} 毫秒。这是按规格书算的，不是测量。`,
     en: `The same race (the same drafts, the same acceptances and rejections) comes out at ${x(m.speedup)} in the arithmetic of a ${clock.main.name} on an ${clock.device.name}, against ${x(measured)} measured in your browser. The whole difference is the prices: here a forward reads the weights once, and a verify's extra positions cost next to nothing (r = ${fixed(m.r, 2)}). One round's budget: ${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} ms for up to ${b.chars} characters, against ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} ms for plain decoding to write as many. Arithmetic from datasheets, not a measurement.`,
   };
 }

@@ -214,7 +214,7 @@ export const LEDGER_COLUMNS = [
   { key: "method", label: { zh: "方法", en: "method" } },
   { key: "speedup", label: { zh: "实测加速", en: "speedup" } },
   { key: "speedup_theory", label: { zh: "定理 3.8", en: "Theorem 3.8" } },
-  { key: "tokens_per_main", label: { zh: "字 / 主 forward", en: "chars / forward" } },
+  { key: "tokens_per_main", label: { zh: "每次主模型 forward 的字数", en: "chars / main forward" } },
   { key: "alpha", label: { zh: "α", en: "α" } },
   { key: "main_forwards", label: { zh: "主模型 forward", en: "main forwards" } },
   { key: "draft_forwards", label: { zh: "草稿 forward", en: "draft forwards" } },

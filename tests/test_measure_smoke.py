@@ -12,6 +12,7 @@ from scipy import stats
 from chapter.build import load_results, render
 from chapter.schema import SCHEMA
 from experiments import jsonio
+from experiments.generate import main as generate
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import meta, read_json, write_json
 from experiments.measure import MEASUREMENTS
@@ -151,7 +152,6 @@ def test_a_family_added_in_a_test_reaches_families_json_and_the_page(measured):
 
 def test_a_family_added_in_a_test_runs_through_generate(monkeypatch, capsys):
     """generate --method repeat, greedy: the main model's own text (the rule keeps it whatever the drafts)."""
-    from experiments.generate import main as generate
     monkeypatch.setitem(FAMILIES, "repeat", REPEAT)
     texts = {}
     for method in ("plain", "repeat"):

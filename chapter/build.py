@@ -23,7 +23,8 @@ from markupsafe import Markup
 from chapter.code_trail import CODE_TRAIL
 from chapter.listings import ListingError, listings
 from chapter.schema import SCHEMA
-from chapter.views import deepseek_scale, dial_view, far_below_linear, lab_compare, published, tag_regime, tag_rows
+from chapter.views import (deepseek_scale, dial_view, far_below_linear, lab_compare, paired_verdict, published,
+                           tag_regime, tag_rows)
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -463,6 +464,36 @@ def check_figures(html):
     return figure_clashes(FIGURE.findall(text), set(re.findall(r'id="g-([\w-]+)"', text)))
 
 
+# a verdict printed by macros.verdict, with the paired speedups it was judged on
+VERDICT = re.compile(r'<span class="verdict v-\w+" data-v="(\w+)" data-min="([^"]+)" data-max="([^"]+)" data-n="(\d+)">'
+                     r'(<span lang="zh">[^<]*</span><span lang="en">[^<]*</span>)</span>')
+# wording that calls a row faster or slower than plain decoding: only macros.verdict may print it,
+# or a sentence that states the rule itself ("in every paired repeat", 每次配对重复都/里都)
+VERDICT_WORDS = re.compile(r"\b(?:(?:faster|slower) than|beats?) plain decoding(?! in (?:every|all \d+) paired repeats?)|"
+                           r"(?<!配对重复都)(?<!配对重复里都)(?:比普通解码还?[快慢]|[快慢](?:过|于)普通解码)")
+
+
+def verdict_clashes(html):
+    """Every verdict on the page follows the one rule (views.paired_verdict) for the paired speedups
+    it was printed with, and no sentence calls a row faster or slower than plain decoding except
+    through macros.verdict. Returns the problems, each in a line."""
+    text = re.sub(r"<script\b.*?</script>|<style\b.*?</style>", "", html, flags=re.S)
+    problems = [f"a verdict says {v!r} where the rule gives {rule!r} (paired repeats {lo}–{hi}, n = {n})"
+                for v, lo, hi, n, _ in VERDICT.findall(text)
+                if v != (rule := paired_verdict({"min": float(lo), "max": float(hi), "n": int(n)}))]
+    rest = re.sub(r"<[^>]+>", "", VERDICT.sub("", text))
+    problems += [f"a sentence calls a row faster or slower outside the verdict rule: …{rest[max(0, m.start() - 80):m.end() + 20]}…"
+                 for m in VERDICT_WORDS.finditer(rest)]
+    return problems
+
+
+def check_verdicts(html):
+    problems = verdict_clashes(html)
+    if problems:
+        raise BuildError("verdicts off the rule (a row is faster or slower only when every paired repeat is on one "
+                         "side of 1×; write it with macros.verdict): " + "; ".join(p.replace("\n", " ") for p in problems))
+
+
 def template_error(err):
     """A jinja2 error with the template and line it arose at: jinja2 puts each template line it
     ran into the traceback as a frame of its own, the deepest last."""
@@ -498,6 +529,7 @@ def build(results_dir=RESULTS, out=OUT):
               f"the page names it but shows none of its numbers until `make measure` sweeps it", file=sys.stderr)
     html = render(data)
     check_figures(html)
+    check_verdicts(html)
     write_page(html, out)
     return out
 

@@ -299,7 +299,7 @@ SCHEMA = {
         "rungs.*.*.best.family:str", "rungs.*.*.best.shape:str", "rungs.*.*.best.size:int",
         "rungs.*.*.best.chars_per_s:num",
         "rungs.*.*.best.speedup:num",         # over this engine's own plain decoding (medians)
-        "rungs.*.*.best.speedup_runs.min:num", "rungs.*.*.best.speedup_runs.max:num",  # paired, repeat by repeat
+        *each("rungs.*.*.best.speedup_runs", SPREAD),  # paired, repeat by repeat
         # ladder.py summarize, per temperature (the fields marked ? need the reference rung and another after it)
         "summary.reference:str",
         *[f"summary.{key}.{field}" for key in ("T1", "T0") for field in (
@@ -312,6 +312,8 @@ SCHEMA = {
             "speculation_last?:num",          # the last rung's best row over its own plain
             "speculation_grows?:bool",        # speculation_last > speculation_gain
             # the best row's round on the reference rung and on the last, in plain forwards of its engine
+            # the best row's verify, positions and price (r at those positions), on the reference rung and the last
+            "verify_ref?.positions:int", "verify_ref?.price:num", "verify_last?.positions:int", "verify_last?.price:num",
             "round_ref?.verify:num", "round_ref?.drafting:num", "round_ref?.other:num",
             "round_last?.verify:num", "round_last?.drafting:num", "round_last?.other:num",
             "grew_most?:str",                 # verify | drafting | other: the part that grew most between them
@@ -424,11 +426,13 @@ SCHEMA = {
                         "verify_over_main:num", "drafter_per_round:num", "other_per_round:num")],
         *[f"summary.recent?.drafting.{f}.*.{field}" for f in ("eagle", "eagle3", "block")
           for field in ("size:int", "drafter_per_round:num")],
-        # each family's best row at T = 1 and at T = 0 (rows above): its speedups, faster at T = 0?
+        # each family's best row at T = 1 and at T = 0 (rows above): its speedups and paired ranges;
+        # at_T0: faster | slower | unclear (the two ranges overlap)
         "summary.temperature_change.engine:str",
         *each("summary.temperature_change.families.*",
-              ["family:str", "speedup_T1:num", "speedup_T0:num", "faster_at_T0:bool"]),
+              ["family:str", "speedup_T1:num", "speedup_T0:num", "runs_T1.*:num", "runs_T0.*:num", "at_T0:str"]),
         "summary.temperature_change.faster_at_T0:list", "summary.temperature_change.slower_at_T0:list",
+        "summary.temperature_change.unclear_at_T0:list",
         # a row's verify price in the decoding loop (its verify_over_main) beside the same forward
         # timed back to back in the same run (families.py verify_prices; over a one-position forward):
         # in_loop = back_to_back + loop_extra, and for a tree back_to_back = chain_back_to_back + mask_extra
@@ -449,7 +453,8 @@ SCHEMA = {
         "summary.fastest_round?.verify_biggest:bool",   # the verify is the largest of the three parts
         # at T = 1: the rows slower than plain (speedup < 1) and the slowest, its round in plain forwards
         "summary.slower_than_plain?.temperature:num", "summary.slower_than_plain?.rows:int",
-        "summary.slower_than_plain?.families:list",
+        "summary.slower_than_plain?.families:list",  # slower in every paired repeat (stats.paired_verdict)
+        "summary.slower_than_plain?.unclear?:list",  # neither side of 1x in every repeat
         *each("summary.slower_than_plain?.slowest", ["family:str", "shape:str", "size:int", "speedup:num",
                                                      "tokens_per_main:num", "verify_over_main:num",
                                                      "drafter_per_round:num", "other_per_round?:num",

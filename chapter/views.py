@@ -56,16 +56,23 @@ def figure_condition(method, config, engine, mode, temperature, run):
 
 
 def tag_rows(data):
-    """Every timed row of the ledger, the γ sweep and the families gets its figure condition, as `fig`."""
+    """Every timed row of the ledger, the γ sweep and the families gets its figure condition, as `fig`,
+    and its verdict (judge); a summary's cut-down row gets its full row's paired speedups back."""
     ledger, families = data["ledger"], data["families"]
+    pools = {"families": families["rows"] + ledger.get("family_rows", []), "sweep": families["sweep"]}
 
     def family_row(row, engine, temperature, run):
+        if "speedup_runs" in row:
+            judge(row)
+        else:
+            restore_runs(row, pools[run], ("family", "shape", "size"), {"engine": engine, "temperature": temperature})
         config = "-" if row["family"] == "plain" else f"{row['shape']}{row['size']}"
         row["fig"] = figure_condition(row["family"], config, engine, "kvcache", temperature, row.get("run", run))
 
     for row in ledger["rows"] + ledger.get("compiled", {}).get("rows", []):
         config = "-" if row["method"] == "plain" else f"chain{row['gamma']}"
         row["fig"] = figure_condition(row["method"], config, row.get("engine", "eager"), row["mode"], ledger["temperature"], "ledger")
+        judge(row)
         if "verify_over_main" in row:  # a ledger row's verify price is rₖ timed back to back before the runs, k = γ + 1
             row["fig_r"] = f"ledger|{row.get('engine', 'eager')}|{row['mode']}|k{row['gamma'] + 1}"
     for run, rows in (("families", families["rows"]), ("sweep", families["sweep"]), ("families", ledger.get("family_rows", []))):
@@ -74,7 +81,13 @@ def tag_rows(data):
     sweep = data["gamma_sweep"]  # ③'s rows are the ledger's eager draft-model rows, so they share its conditions
     for row in sweep["rows"]:
         row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", row["mode"], sweep["temperature"], "ledger")
+        judge(row)
+    for mode, row in ledger["summary"]["fastest"].items():
+        restore_runs(row, ledger["rows"], ("method", "gamma"), {"mode": mode})
+    if "compiled" in ledger:
+        restore_runs(ledger["compiled"]["fastest"], ledger["compiled"]["rows"], ("method", "gamma"))
     for mode, row in sweep["summary"]["fastest"].items():
+        restore_runs(row, sweep["rows"], ("gamma",), {"mode": mode})
         row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", mode, sweep["temperature"], "ledger")
     summary, engine = families["summary"], families["summary"]["primary_engine"]  # rows the sentences quote, cut down
     for key, temperature in (("T1", 1.0), ("T0", 0.0)):
@@ -89,6 +102,9 @@ def tag_rows(data):
         for row in (shapes[shape]["fastest"], shapes[shape]["most_tokens"], summary.get("tree_verify", {}).get(shape)):
             if row:
                 family_row(row, engine, shapes["temperature"], "sweep")
+    for rungs in data["ladder"].get("rungs", {}).values():  # ⑥'s engine ladder: each engine's best row
+        for rung in rungs:
+            judge(rung["best"])
     recent = summary.get("recent")  # ⑤'s 2025–26 paragraph: timed rows, cut down
     if recent:
         for row in [*recent["each_new"].values(), recent.get("best_new"), recent.get("best_old")]:
@@ -96,11 +112,30 @@ def tag_rows(data):
                 family_row(row, recent["engine"], recent["temperature"], "families")
 
 
-def paired_verdict(row):
-    """faster / slower / unclear: whether every paired repeat of a timed row lies on one side of 1×
-    (experiments/measure/regime.py separated, which the dial's summary uses, says the same)."""
-    runs = row["speedup_runs"]
+def paired_verdict(runs):
+    """The chapter's verdict rule, the build's twin of experiments/stats.py paired_verdict: "faster"
+    ("slower") only when every paired repeat of a timed row lies above (below) 1×; otherwise, or
+    with a single run, "unclear". runs: the row's speedup_runs {min, max, n}."""
+    if runs["n"] < 2:
+        return "unclear"
     return "faster" if runs["min"] > 1 else "slower" if runs["max"] < 1 else "unclear"
+
+
+def judge(row):
+    """A timed row gets its verdict (macros.verdict prints it; check_verdicts holds the page to it)."""
+    row["verdict"] = paired_verdict(row["speedup_runs"])
+
+
+def restore_runs(cut, rows, keys, given=None):
+    """A summary quotes a row cut down to a few fields: give it back its full row's paired speedups
+    (and so its verdict), found by the fields that name it (`keys`, read from the cut row, and
+    `given`, what the summary says once for all its rows)."""
+    want = {k: cut.get(k) for k in keys} | (given or {})
+    full = next((r for r in rows if all(r.get(k) == v for k, v in want.items())), None)
+    if full is None:
+        raise ValueError(f"no timed row matches the summary's {want}")
+    cut["speedup_runs"] = full["speedup_runs"]
+    judge(cut)
 
 
 def tag_regime(data):
@@ -113,7 +148,7 @@ def tag_regime(data):
             for row in rows:
                 row["fig"] = figure_condition(row["family"], f"{row['shape']}{row['size']}", "native", "kvcache",
                                               float(key[1:]), run)
-                row["verdict"] = paired_verdict(row)
+                judge(row)
 
 
 THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction

@@ -331,3 +331,33 @@ def test_a_declared_family_families_json_has_not_swept_yet_is_named():
     assert site_build.unmeasured(data) == []
     data["registry"]["families"].append({**data["registry"]["families"][1], "name": "echo"})
     assert site_build.unmeasured(data) == ["echo"]
+
+
+def verdict_html(runs):
+    """What macros.verdict prints for a row with these paired speedups (its verdict from views)."""
+    import jinja2
+    from chapter.views import paired_verdict
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(site_build.TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined)
+    row = {"speedup_runs": runs, "verdict": paired_verdict(runs)}
+    return env.from_string('{% from "macros.html.j2" import verdict %}{{ verdict(row) }}').render(row=row)
+
+
+def test_every_verdict_follows_the_rule_and_only_the_verdict_macro_words_one():
+    faster, straddling = {"min": 1.05, "max": 1.4, "n": 7}, {"min": 0.87, "max": 1.77, "n": 7}
+    page = f"<p>The draft model ran 1.13×: {verdict_html(straddling)}; the n-gram table, {verdict_html(faster)}.</p>"
+    assert site_build.verdict_clashes(page) == []
+    assert "no difference from plain decoding this measurement can see: 7 paired repeats span 0.87–1.77×, across 1×" in page
+    assert "faster than plain decoding in all 7 paired repeats, 1.05–1.40×" in page
+    # a verdict span that says faster for repeats that cross 1x is caught
+    lying = verdict_html(faster).replace('data-min="1.05"', 'data-min="0.95"')
+    assert "rule gives 'unclear'" in site_build.verdict_clashes(lying)[0]
+    # so is a sentence that calls a row faster without the macro, in either language
+    for sentence in ("<p>It is 1.13× faster than plain decoding.</p>", "<p>草稿模型比普通解码快。</p>",
+                     "<p>the draft model beats plain decoding</p>"):
+        assert "outside the verdict rule" in site_build.verdict_clashes(sentence)[0], sentence
+        with pytest.raises(site_build.BuildError, match="verdicts off the rule"):
+            site_build.check_verdicts(sentence)
+    # ...unless the sentence states the rule itself
+    assert site_build.verdict_clashes("<p>9 families beat plain decoding in every paired repeat.</p>") == []
+    assert site_build.verdict_clashes("<p>每次配对重复都比普通解码快。</p>") == []

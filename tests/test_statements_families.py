@@ -20,9 +20,14 @@ DATA = build.load_results()
 FAM = DATA["families"]
 
 
+def runs(speedup, spread=0.05, n=5):
+    """Paired repeats ±spread around a median."""
+    return {"median": speedup, "min": (1 - spread) * speedup, "max": (1 + spread) * speedup, "n": n}
+
+
 def row(family, temperature, speedup, engine="compiled", shape="chain", size=2, verify=1.5, tokens=2.0):
-    return {"family": family, "temperature": temperature, "speedup": speedup, "engine": engine,
-            "shape": shape, "size": size, "verify_over_main": verify, "tokens_per_main": tokens,
+    return {"family": family, "temperature": temperature, "speedup": speedup, "speedup_runs": runs(speedup),
+            "engine": engine, "shape": shape, "size": size, "verify_over_main": verify, "tokens_per_main": tokens,
             "drafter_per_round": 0.1}
 
 
@@ -37,13 +42,16 @@ def test_temperature_change_lists_families_by_their_best_rows():
     rows = [row("plain", 1.0, 1.0), row("plain", 0.0, 1.0),
             row("ngram", 1.0, 1.72), row("ngram", 0.0, 1.33), row("lookup", 1.0, 0.81), row("lookup", 0.0, 1.99),
             row("eagle", 1.0, 0.70), row("eagle", 0.0, 0.56), row("draft", 1.0, 0.99), row("draft", 0.0, 1.10),
+            row("mtp", 1.0, 1.00), row("mtp", 0.0, 1.02),  # ±5% ranges that overlap: neither
             row("ngram", 1.0, 9.0, engine="eager"), row("ngram", 0.0, 0.1, engine="eager")]
     out = F.temperature_change(rows, "compiled")
     assert out["engine"] == "compiled"
     assert out["faster_at_T0"] == ["draft", "lookup"]  # in FAMILIES order, plain left out
     assert out["slower_at_T0"] == ["ngram", "eagle"]
+    assert out["unclear_at_T0"] == ["mtp"]
     by = {r["family"]: r for r in out["families"]}
-    assert by["ngram"] == {"family": "ngram", "speedup_T1": 1.72, "speedup_T0": 1.33, "faster_at_T0": False}
+    assert by["ngram"] == {"family": "ngram", "speedup_T1": 1.72, "speedup_T0": 1.33, "runs_T1": runs(1.72),
+                           "runs_T0": runs(1.33), "at_T0": "slower"}
     assert F.temperature_change(rows, "eager")["slower_at_T0"] == ["ngram"]
 
 
@@ -182,11 +190,15 @@ def test_choosing_lists_the_families_faster_and_slower_at_t0():
     html = build.render(data)
     tch = s["temperature_change"]
     en, zh = t0_sentence(html, "en"), t0_sentence(html, "zh")
-    faster = en[en.index("T = 0 is faster for"):en.index("and slower for")]
-    slower = en[en.index("and slower for"):]
+    clauses = {word: "" for word in ("faster", "slower", "unclear")}
+    for part in en.split("; "):
+        word = "faster" if "T = 0 is faster for" in part else "slower" if "T = 0 is slower for" in part else \
+            "unclear" if "the two ranges overlap" in part else None
+        if word:
+            clauses[word] = part
     for r in tch["families"]:
         figures = f"({f2(r['speedup_T1'])}× → {f2(r['speedup_T0'])}×)"
-        assert figures in (faster if r["faster_at_T0"] else slower), (r, en)
+        assert figures in clauses[r["at_T0"]], (r, en)
         assert f"（{f2(r['speedup_T1'])}× → {f2(r['speedup_T0'])}×）" in zh
     for claim in ("longer runs", "one reason being", "retrieval and trees"):
         assert claim not in en
@@ -196,22 +208,30 @@ def test_choosing_lists_the_families_faster_and_slower_at_t0():
 
 
 def test_choosing_sentence_follows_the_rows():
-    def ngram_gains(fam):  # the n-gram table's best T = 0 row made faster than its T = 1 one
+    def ngram_gains(fam):  # the n-gram table's best T = 0 row made faster than its T = 1 one, ranges apart
         for r in fam["rows"]:
             if r["family"] == "ngram" and r["temperature"] == 0.0:
-                r["speedup"] = 4.56
+                r["speedup"], r["speedup_runs"] = 4.56, runs(4.56)
     data, s = with_summary(edit_rows=ngram_gains)
     en = t0_sentence(build.render(data), "en")
     assert "ngram" in s["temperature_change"]["faster_at_T0"]
-    assert "n-gram table (" in en[en.index("faster for"):en.index("slower for") if "slower for" in en else None]
-    assert "→ 4.56×)" in en
+    faster = next(part for part in en.split("; ") if "T = 0 is faster for" in part)
+    assert "n-gram table (" in faster and "→ 4.56×)" in faster
 
     def all_slower(fam):
         for r in fam["rows"]:
             if r["temperature"] == 0.0 and r["family"] != "plain":
-                r["speedup"] = 0.01
+                r["speedup"], r["speedup_runs"] = 0.01, runs(0.01)
     en = t0_sentence(build.render(with_summary(edit_rows=all_slower)[0]), "en")
-    assert f"all {len(FAM['families'])} families are slower at T = 0" in en
+    assert "T = 0 is faster for" not in en and "ranges overlap" not in en
+    assert all(fname in en for fname in ("T = 0 is slower for",))
+
+    def straddling(fam):  # every T = 0 row's repeats spread far enough to overlap its T = 1 row's
+        for r in fam["rows"]:
+            if r["family"] != "plain":
+                r["speedup_runs"] = runs(r["speedup"], spread=0.9)
+    en = t0_sentence(build.render(with_summary(edit_rows=straddling)[0]), "en")
+    assert "T = 0 is faster for" not in en and "T = 0 is slower for" not in en and "the two ranges overlap" in en
 
 
 def test_busy_hardware_case_follows_the_cost_curve():

@@ -42,6 +42,7 @@ from experiments.probes import DEPTH, DEPTH_STRIDE, alpha_along, alpha_by_depth,
 from experiments.trees import Tree
 from experiments.timing import interleaved, interleaved_calls, set_threads
 from experiments.runs import run_name
+from experiments.stats import paired_verdict
 
 TEMPERATURES = (1.0, 0.0)
 
@@ -250,15 +251,22 @@ def primary_engine(engines):
 
 
 def temperature_change(rows, engine):
-    """Each family's best row at T = 1 and at T = 0 on `engine`: its speedups, and whether it is
-    faster at T = 0; then the two lists, in the registry's order."""
+    """Each family's best row at T = 1 and at T = 0 on `engine`: its speedups and their paired
+    ranges, and whether it is faster at T = 0, slower, or neither by this measurement (the two
+    ranges overlap: the verdict rule, stats.paired_verdict, for two rows); then the three lists,
+    in the registry's order."""
     best = {(r["family"], r["temperature"]): r for r in rows if r["engine"] == engine and r["family"] != "plain"}
+
+    def change(one, zero):
+        a, b = one["speedup_runs"], zero["speedup_runs"]
+        return "faster" if b["min"] > a["max"] else "slower" if b["max"] < a["min"] else "unclear"
+
     families = [{"family": f, "speedup_T1": best[(f, 1.0)]["speedup"], "speedup_T0": best[(f, 0.0)]["speedup"],
-                 "faster_at_T0": best[(f, 0.0)]["speedup"] > best[(f, 1.0)]["speedup"]}
+                 "runs_T1": best[(f, 1.0)]["speedup_runs"], "runs_T0": best[(f, 0.0)]["speedup_runs"],
+                 "at_T0": change(best[(f, 1.0)], best[(f, 0.0)])}
                 for f in measured_families() if (f, 1.0) in best and (f, 0.0) in best]
     return {"engine": engine, "families": families,
-            "faster_at_T0": [r["family"] for r in families if r["faster_at_T0"]],
-            "slower_at_T0": [r["family"] for r in families if not r["faster_at_T0"]]}
+            **{f"{word}_at_T0": [r["family"] for r in families if r["at_T0"] == word] for word in ("faster", "slower", "unclear")}}
 
 
 def verify_positions(row):
@@ -301,7 +309,7 @@ def recent(rows, drafting_prices, engine, temperature=1.0):
     row, the fastest row of each group (both timed in one interleaved run, except the ledger's
     draft model and MTP head at T = 1), each with its round's parts in plain forwards, plain
     decoding's time per character in the same units (1 + its rest), whether the new one is
-    faster, whether every new one is slower than plain, and on `engine` the drafting price per
+    faster, whether every new one is slower than plain in every paired repeat, and on `engine` the drafting price per
     round against γ of the chain drafters that run a network (drafting_prices: EAGLE, EAGLE-3: one
     call per draft; the block: one call per round)."""
     lane = [r for r in rows if r["engine"] == engine and r["temperature"] == temperature]
@@ -314,14 +322,15 @@ def recent(rows, drafting_prices, engine, temperature=1.0):
     per_char = 1 + plain["other_per_round"] if plain and plain.get("other_per_round") is not None else None
     fastest = lambda group: max(group, key=lambda r: r["speedup"])
     parts = lambda row: pick(row, *ROUND_PARTS)
-    each_new = {f: parts(fastest([r for r in new if r["family"] == f])) for f in recent_families if any(r["family"] == f for r in new)}
+    fastest_new = {f: fastest([r for r in new if r["family"] == f]) for f in recent_families if any(r["family"] == f for r in new)}
+    each_new = {f: parts(r) for f, r in fastest_new.items()}
     best_new, best_old = fastest(new), fastest(old)
     drafting = {f: [{"size": int(g), "drafter_per_round": v} for g, v in sorted(by_gamma.items(), key=lambda kv: int(kv[0]))]
                 for f, by_gamma in drafting_prices.get(engine, {}).items()}
     return {"engine": engine, "temperature": temperature, "plain_per_char": per_char,
             "each_new": each_new, "best_new": parts(best_new), "best_old": parts(best_old),
             "new_is_faster": best_new["speedup"] > best_old["speedup"],
-            "all_new_slower_than_plain": all(r["speedup"] < 1.0 for r in each_new.values()),
+            "all_new_slower_than_plain": all(paired_verdict(r["speedup_runs"]) == "slower" for r in fastest_new.values()),
             "drafting": drafting}
 
 
@@ -356,7 +365,9 @@ def summarize(payload, family="ngram", temperature=1.0):
         slowest = min(spec, key=lambda r: r["speedup"])
         out["slower_than_plain"] = {
             "temperature": temperature, "rows": len(spec),
-            "families": [r["family"] for r in spec if r["speedup"] < 1.0],
+            # by the chapter's verdict rule: every paired repeat below 1x, or neither side of it
+            "families": [r["family"] for r in spec if paired_verdict(r["speedup_runs"]) == "slower"],
+            "unclear": [r["family"] for r in spec if paired_verdict(r["speedup_runs"]) == "unclear"],
             "slowest": {**pick(slowest, "speedup", "tokens_per_main", "verify_over_main", "drafter_per_round"),
                         "other_per_round": slowest.get("other_per_round"), "round_total": round_cost(slowest)}}
         # (a row whose verify was not timed back to back, e.g. the ledger's draft model at a γ past

@@ -26,7 +26,7 @@ from experiments.measure.common import LEDGER_PROMPT, engines_of, load_seed
 from experiments.measure.rows import fresh_check, timed_row
 from experiments.methods import accepts, config_decoder, config_name, spec_of
 from experiments.prices import forward_prices
-from experiments.stats import theorem_3_8
+from experiments.stats import paired_verdict, theorem_3_8
 from experiments.timing import interleaved, set_threads, summary
 
 ENGINE = "native"
@@ -152,9 +152,8 @@ def scale_point(models, scale, prompt, n_chars, device, sizes, roof):
 
 
 def separated(row):
-    """faster / slower / unclear: whether every paired repeat lies on one side of 1×."""
-    runs = row["speedup_runs"]
-    return "faster" if runs["min"] > 1 else "slower" if runs["max"] < 1 else "unclear"
+    """faster / slower / unclear: the chapter's verdict rule (stats.paired_verdict) on one row."""
+    return paired_verdict(row["speedup_runs"])
 
 
 def faster_at(point, key, family):

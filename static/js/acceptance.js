@@ -33,13 +33,15 @@ export function routes(p, q, x) {
   return { alpha, acceptProb, viaAccept, residualX, viaResidual, total: viaAccept + viaResidual };
 }
 
-// The char the card opens on: the one the draft over-weights most (q > p: the interesting
-// case), else the main model's favourite.
+// The char the card opens on. At the "draft over-weights" position, the char q over-weights (q > p:
+// the rule's other case, all of it through route ①). Elsewhere a char that reaches the output by
+// both routes, accepted and redrawn (p > q > 0): the one whose smaller route is largest; failing
+// that, the main model's favourite.
 export function defaultChar(pos, vocab) {
   if (pos.overweight_char != null) return vocab.indexOf(pos.overweight_char);
-  const excess = pos.q.map((qi, i) => qi - pos.p[i]);
-  const worst = excess.indexOf(Math.max(...excess));
-  return excess[worst] > 0 ? worst : pos.p.indexOf(Math.max(...pos.p));
+  const both = pos.p.map((pi, i) => Math.min(pos.q[i], pi - pos.q[i]));
+  const best = both.indexOf(Math.max(...both));
+  return both[best] > 0 ? best : pos.p.indexOf(Math.max(...pos.p));
 }
 
 // A histogram of output chars against p, as columnChart columns: counts of n draws.

@@ -80,7 +80,7 @@ function dialSvg(series, regime, chosen, shownScale) {
   for (let v = Math.ceil(bottom / step) * step; v <= top; v += step) ticks.push(Number(v.toFixed(2)));
   const ends = spreadLabels(series.map((f) => y(f.points[f.points.length - 1].row.speedup)), 13, T + 4, H - B);
   return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "dial-chart",
-    "aria-label": t({ zh: "每类草稿员最快一行的加速比（相对同一倍数的普通解码）与主模型的字节数（对数刻度）；数字见下表", en: "each family's fastest row's speedup (over plain decoding at the same scale) against the main model's bytes (log scale); the numbers are in the table below" }) },
+    "aria-label": t({ zh: "每个家族最快一行的加速比（相对同一倍数的普通解码）与主模型的字节数（对数刻度）；数字见下表", en: "each family's fastest row's speedup (over plain decoding at the same scale) against the main model's bytes (log scale); the numbers are in the table below" }) },
   edge > lo && edge < hi ? [
     s("rect", { class: "dial-cache", x: L, y: T, width: x(edge) - L, height: H - T - B }),
     s("text", { class: "dial-note", x: L + 4, y: T + 12 }, t({ zh: "装得进缓存", en: "fits in cache" })),

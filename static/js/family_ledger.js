@@ -5,6 +5,7 @@ import { figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
+import { pairedVerdict } from "./theory.js";
 
 export function configLabel(row) {
   if (row.family === "plain") return { zh: "—", en: "—" };
@@ -72,7 +73,7 @@ export function initFamilyLedger(families) {
       h("caption", {}, t({ zh: `${state.engine === "compiled" ? "编译引擎" : "eager 引擎"} · T = ${state.temperature} · 各 ${families.repeats} 次`,
         en: `${state.engine} engine · T = ${state.temperature} · ${families.repeats} repeats each` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
-      h("tbody", {}, rows.map((r) => h("tr", { class: r.speedup < 1 && r.family !== "plain" ? "warn" : "" },
+      h("tbody", {}, rows.map((r) => h("tr", { class: r.family === "plain" ? "" : `v-${pairedVerdict(r.speedup_runs)}` },
         COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) }))))));
     const note = ledgerRunNote(rows);
     document.getElementById("family-ledger-note").replaceChildren(...(note ? [t(note)] : []));

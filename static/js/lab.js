@@ -8,14 +8,14 @@
 import { onLangChange, t } from "./i18n.js";
 import { encodePrompt, newDecoder } from "./lab_decode.js";
 import { pageLab } from "./lab_load.js";
-import { DRAFT_SIZES, MAIN_PRESETS } from "./lab_clock.js";
+import { DRAFT_SIZES } from "./lab_clock.js";
 import { clearRace, drawGpu, drawRace, newRace, runCompare, runRace } from "./lab_race.js";
 import { appendRound, drawCounters, drawRound, drawText, outline } from "./lab_round.js";
 import {
   gammaOut, GPU_HASH, GPU_LABELS, LAB_HASH, loadError, mainPresetLabel, MAX_SEED, methodLabel, paramsLabel, promptProblem,
   raceButton, readGpu, readSettings, readyNote, sameSettings, temperatureOut, UNPACKING,
 } from "./lab_text.js";
-import { DEVICES } from "./roofline.js";
+import { DEVICES, MAIN_PRESETS } from "./roofline.js";
 import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
 
 const PLAY_MS = 250;

@@ -5,15 +5,8 @@
 // n-gram lookup costs nothing on the GPU. Arithmetic from datasheets, never a measurement: kernel
 // launches, the kv cache's traffic and the CPU's share of a round are left out.
 import { speedupTheory } from "./theory.js";
-import { BYTES_PER_PARAM, DEVICES, roofline } from "./roofline.js";
+import { BYTES_PER_PARAM, DEVICES, MAIN_PRESETS, roofline } from "./roofline.js";
 
-// The modelled main models: published shapes, for the MTP head's size (one transformer layer of
-// the model, its projection and the output head it reads: DeepSeek-V3's depth-1 module).
-export const MAIN_PRESETS = [
-  { id: "1b", params: 1.24e9, layers: 16, width: 2048, vocab: 128256, name: "Llama 3.2 1B" },
-  { id: "7b", params: 6.74e9, layers: 32, width: 4096, vocab: 32000, name: "Llama 2 7B" },
-  { id: "70b", params: 68.98e9, layers: 80, width: 8192, vocab: 32000, name: "Llama 2 70B" },
-];
 export const DRAFT_SIZES = [68e6, 0.5e9, 1e9, 3e9];  // the reader picks the draft model's size
 
 // What each of the lab's drafters reads per forward, in parameters (0: a table lookup).

@@ -4,9 +4,9 @@
 import { charLabel, fixed, grouped, sci } from "./format.js";
 import { TIMING } from "./lab_decode.js";
 import { FAMILY_LABEL } from "./labels.js";
-import { DRAFT_SIZES, MAIN_PRESETS } from "./lab_clock.js";
+import { DRAFT_SIZES } from "./lab_clock.js";
 import { intInRange } from "./state.js";
-import { BYTES_PER_PARAM, DEVICES } from "./roofline.js";
+import { BYTES_PER_PARAM, DEVICES, MAIN_PRESETS } from "./roofline.js";
 
 export const LAB_METHODS = ["plain", "draft", "mtp", "ngram"];
 export const LAB_DEFAULTS = { method: "draft", gamma: 4, temperature: 1, seed: 0, prompt: "ROMEO:\n", chars: 200 };

@@ -8,6 +8,7 @@ import { escapeHTML, figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { ENGINE_LABEL, FAMILY, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
+import { pairedVerdict, verdictPhrase } from "./theory.js";
 
 export const INPUTS = {
   regime: ["cpu", "gpu", "batch"],
@@ -104,18 +105,19 @@ export function scopeNote(situation, families) {
 function cpuRanking(situation, families, conditions) {
   const { rows } = measuredRows(families, situation);
   const ranked = rows.filter((r) => allowed(r.family, situation)).sort((a, b) => b.speedup - a.speedup).map((r) => ({
-    method: r.family, source: "measured", speedup: r.speedup,
+    method: r.family, source: "measured", speedup: r.speedup, verdict: pairedVerdict(r.speedup_runs),
     label: { zh: `${fixed(r.speedup, 2)}×（${configText(r).zh}）`, en: `${fixed(r.speedup, 2)}× (${configText(r).en})` },
     figure: { text: fixed(r.speedup, 2), quantity: "speedup", condition: r.fig }, // the label's number, tagged when drawn
     reasons: [{ zh: `每次 forward ${fixed(r.tokens_per_main, 2)} 个字，起草每轮 ${fixed(r.drafter_per_round, 2)} 次 forward 的价钱`,
       en: `${fixed(r.tokens_per_main, 2)} characters per forward, drafting at ${fixed(r.drafter_per_round, 2)} forwards' worth per round` },
-    ...alphaNote(r.family, situation, conditions)],
+    verdictPhrase(r.speedup_runs), ...alphaNote(r.family, situation, conditions)],
   }));
-  if (!ranked.length || ranked[0].speedup < 1) {
-    return [dont({ zh: "剩下的每种方法在本章都实测比普通解码慢", en: "every remaining method measured slower than plain decoding here" }), ...ranked];
+  // the chapter's verdict rule: a method is called faster only when every paired repeat is above 1×
+  if (!ranked.some((r) => r.verdict === "faster")) {
+    return [dont({ zh: "剩下的方法在本章没有一种每次配对重复都快过普通解码", en: "no remaining method measured here is faster than plain decoding in every paired repeat" }), ...ranked];
   }
   const plain = { method: "plain", source: "measured", speedup: 1, label: { zh: "1×（基准）", en: "1× (the baseline)" }, reasons: [] };
-  return [...ranked.filter((r) => r.speedup >= 1), plain, ...ranked.filter((r) => r.speedup < 1)];
+  return [...ranked.filter((r) => r.verdict === "faster"), plain, ...ranked.filter((r) => r.verdict !== "faster")];
 }
 
 function gpuRanking(situation, published) {

@@ -17,7 +17,14 @@ export const DEVICES = [
       en: "NVIDIA H100 datasheet: 80 GB of memory, 3.35 TB/s bandwidth; its 1979 TFLOPS BF16/FP16 tensor figure counts sparsity, dense is half, 989.4" },
     url: "https://www.nvidia.com/en-us/data-center/h100/" },
 ];
-export const MODEL_SIZES = [1e9, 7e9, 70e9]; // plus this chapter's main model, read from models.json
+// The GPU-sized main models ① prices and ⑧'s GPU clock runs: published shapes (the layers, width and
+// vocabulary give the MTP head's size in lab_clock.js), declared once for both.
+export const MAIN_PRESETS = [
+  { id: "1b", params: 1.24e9, layers: 16, width: 2048, vocab: 128256, name: "Llama 3.2 1B" },
+  { id: "7b", params: 6.74e9, layers: 32, width: 4096, vocab: 32000, name: "Llama 2 7B" },
+  { id: "70b", params: 68.98e9, layers: 80, width: 8192, vocab: 32000, name: "Llama 2 70B" },
+];
+export const MODEL_SIZES = MAIN_PRESETS.map((m) => m.params); // plus this chapter's main model, read from models.json
 export const BYTES_PER_PARAM = 2; // 16-bit weights
 
 // One decode step at batch 1 over k new positions, ideal overlap of memory and arithmetic: every

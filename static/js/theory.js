@@ -22,6 +22,27 @@ export function isFlat(price, slack = FLAT_SLACK) {
   return price <= 1 + slack;
 }
 
+// The verdict rule: a timed row is faster (slower) than plain decoding only when every paired repeat
+// lies above (below) 1×; otherwise, or with a single run, "unclear": the measurement cannot tell
+// (stats.py paired_verdict). runs: a row's speedup_runs {min, max, n}.
+export function pairedVerdict(runs) {
+  if (runs.n < 2) return "unclear";
+  return runs.min > 1 ? "faster" : runs.max < 1 ? "slower" : "unclear";
+}
+
+// The verdict in words, as templates/macros.html.j2 verdict prints it: {zh, en}.
+export function verdictPhrase(runs) {
+  const span = `${runs.min.toFixed(2)}–${runs.max.toFixed(2)}×`;
+  return {
+    faster: { zh: `${runs.n} 次配对重复都快过普通解码，${span}`, en: `faster than plain decoding in all ${runs.n} paired repeats, ${span}` },
+    slower: { zh: `${runs.n} 次配对重复都慢于普通解码，${span}`, en: `slower than plain decoding in all ${runs.n} paired repeats, ${span}` },
+    unclear: runs.n < 2
+      ? { zh: "只跑了一次，分不出和普通解码谁快", en: "a single run, which cannot tell it from plain decoding" }
+      : { zh: `这次测量分不出它和普通解码谁快：${runs.n} 次配对重复在 ${span} 之间，跨过 1×`,
+        en: `no difference from plain decoding this measurement can see: ${runs.n} paired repeats span ${span}, across 1×` },
+  }[pairedVerdict(runs)];
+}
+
 // The best γ in 1..maxGamma; atEdge: a longer chain would do better still; pays: beats plain.
 export function optimalGamma(alpha, c, maxGamma) {
   let best = 1;

@@ -7,7 +7,7 @@ import { onLangChange, t } from "./i18n.js";
 import { ENGINE_LABEL, labelled } from "./labels.js";
 import { verifyCostRatio } from "./lab_decode.js";
 import { pageLab } from "./lab_load.js";
-import { BYTES_PER_PARAM, DEVICES, MODEL_SIZES, ridge, roofline } from "./roofline.js";
+import { BYTES_PER_PARAM, DEVICES, MAIN_PRESETS, MODEL_SIZES, ridge, roofline } from "./roofline.js";
 import { fitNote } from "./roofline_fit.js";
 
 // The measured curve of one engine: [{n, ratio, lo, hi, ms}]: ratio to one position (the median
@@ -33,7 +33,11 @@ const flatKey = (engine, slack) => ({
   en: `${ENGINE_LABEL[engine].en}: the most new positions one forward takes while costing at most ${fixed(1 + slack, 2)}× one position`,
 });
 const us = (seconds) => (seconds < 1e-3 ? `${fixed(seconds * 1e6, 2)} µs` : `${fixed(seconds * 1e3, 2)} ms`);
-const sizeLabel = (params) => (params >= 1e9 ? `${params / 1e9}B` : `${fixed(params / 1e6, 2)}M`);
+// a GPU-sized model by its name and size (roofline.js MAIN_PRESETS, the models ⑧'s clock runs too)
+const sizeLabel = (params) => {
+  const preset = MAIN_PRESETS.find((m) => m.params === params);
+  return preset ? `${preset.name} (${Number((params / 1e9).toPrecision(3))}B)` : `${fixed(params / 1e6, 2)}M`;
+};
 
 function rooflineNodes(state, sizes) {
   const device = DEVICES.find((d) => d.id === state.device);

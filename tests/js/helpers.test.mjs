@@ -106,8 +106,14 @@ test("acceptance views: histogram columns, the calculation card, the default cha
   const x = defaultChar(pos, acc.vocab);
   const rows = calcRows(pos, acc.vocab, x, acc.draws);
   assert.equal(rows.at(-2).value, fixed(pos.p[x], 5)); // ① + ② = p
-  const over = { p: [0.5, 0.2, 0.3], q: [0.2, 0.6, 0.2] };
-  assert.equal(defaultChar(over, ["a", "b", "c"]), 1); // the char q over-weights most
+  // a position that is not the over-weighting one opens on a char both routes reach, when there is one
+  if (pos.overweight_char == null && pos.p.some((pi, i) => pi > pos.q[i] && pos.q[i] > 0)) {
+    const r = routes(pos.p, pos.q, x);
+    assert.ok(r.viaAccept > 0 && r.viaResidual > 0, "the default card shows route ① and route ② at work");
+  }
+  const mixed = { p: [0.5, 0.2, 0.3], q: [0.2, 0.6, 0.2] };
+  assert.equal(defaultChar(mixed, ["a", "b", "c"]), 0); // min(q, p − q): a 0.2, c 0.1; b has p < q
+  assert.equal(defaultChar({ ...mixed, overweight_char: "b" }, ["a", "b", "c"]), 1); // the char q over-weights
   assert.equal(defaultChar({ p: [0.2, 0.8], q: [0.2, 0.8] }, ["a", "b"]), 1); // none: p's favourite
 });
 

@@ -21,7 +21,9 @@ function fakeFamilies(speedups) {
   const rows = [];
   for (const [family, speedup] of Object.entries(speedups)) {
     for (const temperature of [1, 0]) {
-      rows.push({ family, engine: "compiled", temperature, shape: "chain", size: 4, speedup: temperature ? speedup : 1.1, tokens_per_main: 2, drafter_per_round: 0.1 });
+      const median = temperature ? speedup : 1.1;  // paired repeats ±5% around it: on one side of 1× unless it is within 5%
+      rows.push({ family, engine: "compiled", temperature, shape: "chain", size: 4, speedup: median, tokens_per_main: 2, drafter_per_round: 0.1,
+        speedup_runs: { min: 0.95 * median, max: 1.05 * median, median, n: 5 } });
     }
   }
   return { engines: ["eager", "compiled"], summary: { primary_engine: "compiled" }, rows };
@@ -60,7 +62,7 @@ test("no training drops the learned drafters, no memory drops the draft model an
 test("CPU: when every remaining method measured slower than plain, the answer is don't", () => {
   const ranked = ranking({ ...CPU, training: "no", memory: "no" }, fakeFamilies(ALL));
   assert.deepEqual(methods(ranked), ["dont", "lookup", "lookahead"]);
-  assert.match(ranked[0].reasons[0].en, /slower than plain/);
+  assert.match(ranked[0].reasons[0].en, /faster than plain decoding in every paired repeat/);
 });
 
 test("short outputs and a compute-bound batch: don't speculate, whatever the drafters", () => {
@@ -175,4 +177,14 @@ test("the situation from the hash: a known one, else the one given", () => {
   assert.deepEqual(situationFromHash(get(encodeSituation(PRESETS.gpuEditing)), INPUTS, current), PRESETS.gpuEditing);
   assert.equal(situationFromHash(get(undefined), INPUTS, current), current);
   assert.equal(situationFromHash(get("constructor"), INPUTS, current), current);
+});
+
+test("CPU: a method whose paired repeats straddle 1× is not called faster: it goes below plain decoding, with its range", () => {
+  const ranked = ranking(CPU, fakeFamilies({ ngram: 1.8, draft: 1.02 }));
+  assert.deepEqual(methods(ranked), ["ngram", "plain", "draft"]);
+  const draft = ranked.find((r) => r.method === "draft");
+  assert.equal(draft.verdict, "unclear");
+  assert.ok(draft.reasons.some((r) => /no difference from plain decoding this measurement can see: 5 paired repeats span 0\.97–1\.07×/.test(r.en)));
+  // only straddling rows left: the answer is don't
+  assert.equal(methods(ranking(CPU, fakeFamilies({ draft: 1.02, mtp: 0.99 })))[0], "dont");
 });

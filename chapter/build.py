@@ -411,8 +411,10 @@ def render(data):
 
 # The templates hold one sentence per line. Between two Chinese sentences that line break would
 # render as a space (CSS's segment-break rule that drops it between Chinese characters is not in
-# every browser): it is taken out, outside scripts, styles and preformatted text.
-CHINESE_BREAK = re.compile(r"<(script|style|pre)\b.*?</\1>|(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])\n(?=[\u3400-\u9fff])",
+# every browser): it is taken out, outside scripts, styles and preformatted text; so is one after
+# Chinese punctuation (。，；：）) before a Latin word or a figure, where a space would show as well.
+CHINESE_BREAK = re.compile(r"<(script|style|pre)\b.*?</\1>|(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])\n(?=[\u3400-\u9fff])"
+                           r"|(?<=[\u3000-\u303f\uff00-\uffef])\n(?=\S)",  # after a Chinese full stop or comma, before anything
                            re.S)
 
 

@@ -324,6 +324,8 @@ def test_a_line_break_between_chinese_sentences_renders_as_nothing():
     html = "<p>第一句。\n第二句，\n第三句</p><p>One.\nTwo.</p><pre>一\n二</pre><script>'一\n二'</script>"
     assert site_build.join_chinese_lines(html) == (
         "<p>第一句。第二句，第三句</p><p>One.\nTwo.</p><pre>一\n二</pre><script>'一\n二'</script>")
+    # after Chinese punctuation a Latin word or a figure follows without a space too
+    assert site_build.join_chinese_lines("<p>对照。\nT = 1 时最快。\n2.10× 快。</p>") == "<p>对照。T = 1 时最快。2.10× 快。</p>"
 
 
 def test_a_declared_family_families_json_has_not_swept_yet_is_named():

@@ -152,11 +152,21 @@ def test_costs_flat_start_and_primary_engine():
 # families.json
 
 
+def runs(speedup, spread=0.05, n=5):
+    """Paired repeats ±spread around a median (the verdict rule reads their min and max)."""
+    return {"median": speedup, "min": (1 - spread) * speedup, "max": (1 + spread) * speedup, "n": n}
+
+
 def frow(family, temperature, speedup, engine="compiled", shape="chain", size=2, tokens=2.0, verify=1.5,
          drafting=0.1, other=0.2, **extra):
-    return {"family": family, "temperature": temperature, "speedup": speedup, "engine": engine, "shape": shape,
-            "size": size, "tokens_per_main": tokens, "verify_over_main": verify, "drafter_per_round": drafting,
-            "other_per_round": other, **extra}
+    return {"family": family, "temperature": temperature, "speedup": speedup, "speedup_runs": runs(speedup),
+            "engine": engine, "shape": shape, "size": size, "tokens_per_main": tokens, "verify_over_main": verify,
+            "drafter_per_round": drafting, "other_per_round": other, **extra}
+
+
+def retime(row, speedup, spread=0.05):
+    """A row given another median, its paired repeats moved with it."""
+    row.update(speedup=speedup, speedup_runs=runs(speedup, spread))
 
 
 def families_payload():
@@ -205,7 +215,11 @@ def test_families_fastest_rows_and_the_round():
 def test_families_rows_slower_than_plain():
     payload = families_payload()
     sp = families.summarize(payload)["slower_than_plain"]
-    assert (sp["temperature"], sp["rows"], sp["families"]) == (1.0, 3, ["draft", "lookahead"])
+    assert (sp["temperature"], sp["rows"], sp["families"], sp["unclear"]) == (1.0, 3, ["draft", "lookahead"], [])
+    retime(payload["rows"][3], 0.98)  # the draft model's repeats now straddle 1x: not slower, not faster
+    sp = families.summarize(payload)["slower_than_plain"]
+    assert (sp["families"], sp["unclear"]) == (["lookahead"], ["draft"])
+    payload = families_payload()
     assert sp["slowest"]["family"] == "lookahead" and sp["slowest"]["round_total"] == pytest.approx(1.8)
     assert (sp["slowest"]["shape"], sp["slowest"]["size"], sp["slowest"]["tokens_per_main"]) == ("tree", 4, 1.2)
     payload["rows"][3]["speedup"] = 0.5  # the draft model becomes the slowest
@@ -267,11 +281,13 @@ def test_families_recent_against_the_rest():
     assert sorted(r["each_new"]) == ["block", "suffix"] and r["each_new"]["block"]["speedup"] == 1.2
     assert r["all_new_slower_than_plain"] is False and r["plain_per_char"] == pytest.approx(1.05)
     assert (r["best_old"]["verify_over_main"], r["best_old"]["other_per_round"]) == (1.9, 0.3)  # the n-gram row's parts
-    payload["rows"][-4]["speedup"] = 0.9  # both new rows of the lane now slower than plain
-    payload["rows"][-3]["speedup"] = 0.8
+    retime(payload["rows"][-4], 0.9)  # both new rows of the lane now slower than plain in every repeat
+    retime(payload["rows"][-3], 0.8)
     assert families.summarize(payload)["recent"]["all_new_slower_than_plain"] is True
-    payload["rows"][-4]["speedup"] = 1.4
-    payload["rows"][-3]["speedup"] = 1.7  # the block row now beats the n-gram table's
+    retime(payload["rows"][-3], 0.8, spread=0.3)  # ...unless one's repeats reach past 1x
+    assert families.summarize(payload)["recent"]["all_new_slower_than_plain"] is False
+    retime(payload["rows"][-4], 1.4)
+    retime(payload["rows"][-3], 1.7)  # the block row now beats the n-gram table's
     r = families.summarize(payload)["recent"]
     assert (r["best_new"]["family"], r["new_is_faster"]) == ("block", True)
 

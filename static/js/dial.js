@@ -190,8 +190,7 @@ export function initDial(regime) {
       onclick: () => { state.scale = p.scale; hashSet("dialx", p.scale); draw(); } }, megabytes(p.main_bytes))));
     // the dial scrolls sideways on a phone rather than shrink its labels past reading
     chart.replaceChildren(h("figure", { class: "dial-fig", tabindex: "0", "aria-label": t({ zh: "表盘图（可左右滚动）", en: "the dial's chart (scrolls sideways)" }) },
-      dialSvg(series, regime, series[0]?.family, state.scale)),
-    h("figure", { class: "dial-fig" }, rkSvg(regime)));
+      dialSvg(series, regime, series[0]?.family, state.scale)));
     const rows = point.best[state.key] ?? [];
     table.replaceChildren(h("table", { class: "ledger dial-rows" },
       h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· 原生 C++ 引擎 · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${regime.repeats} 次配对重复`,

@@ -20,7 +20,10 @@ def test_the_dial_draws_every_family_and_its_buttons_pick_the_table(open_page, l
     dial.scroll_into_view_if_needed()
     families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
     assert dial.locator("g.dial-line").count() == len(families)
-    assert dial.locator("g.rk-line").count() == len(POINTS)
+    assert dial.locator("g.rk-line").count() == 0  # r_k is drawn once, in ①'s deep dive on the heavy twins
+    page.evaluate("document.getElementById('deep-twin-rk').open = true")
+    assert page.locator("#rk-widget g.rk-line").count() == len(POINTS)
+    page.click("#dial-table-box > summary")  # the table opens from its box
     rows = dial.locator(".dial-rows tbody tr")
     assert rows.count() == len(POINTS[-1]["best"]["T1"])
     assert mb(POINTS[-1]["main_bytes"]) in dial.locator(".dial-rows caption").inner_text()
@@ -37,5 +40,5 @@ def test_the_dial_draws_every_family_and_its_buttons_pick_the_table(open_page, l
 
 def test_an_address_opens_the_dial_on_its_scale_and_temperature(open_page):
     page = open_page(hash_=f"#lang=en&dialT=0&dialx={POINTS[1]['scale']:g}")
-    caption = page.locator("#dial-widget .dial-rows caption").inner_text()
+    caption = page.locator("#dial-widget .dial-rows caption").text_content()  # drawn, in its closed box
     assert "T = 0" in caption and mb(POINTS[1]["main_bytes"]) in caption

@@ -140,6 +140,7 @@ def shown_indices(page):
 
 def test_ledger_sorting_by_mouse_and_keyboard(open_page):
     page = open_page()
+    page.evaluate("document.getElementById('deep-ledger-trained').open = true")  # the in-cache ledger is a deep dive
     assert page.locator("#ledger-mode-kvcache").get_attribute("aria-pressed") == "true"
     assert page.locator('#ledger-table th[data-key="speedup"]').get_attribute("aria-sort") == "descending"
     assert shown_indices(page) == sorted_indices("kvcache", "speedup", "desc")
@@ -186,6 +187,7 @@ def card_checks(page, row):
 
 def test_ledger_rows_open_their_card(open_page):
     page = open_page()
+    page.evaluate("document.getElementById('deep-ledger-trained').open = true")  # the in-cache ledger is a deep dive
     spec = [r for r in ledger_rows("kvcache") if r["method"] != "plain"]
     top = max(spec, key=lambda r: r["speedup"])
     card_checks(page, top)  # opens on the fastest speculative row
@@ -334,6 +336,7 @@ def test_zh_labels_are_not_left_in_english(open_page):
 
 def test_state_comes_back_from_the_hash(open_page):
     page = open_page(hash_="#lang=en&gmode=recompute&galpha=0.6&gc=0.3&lmode=recompute&lsort=alpha-asc")
+    page.evaluate("document.getElementById('deep-ledger-trained').open = true")  # the in-cache ledger is a deep dive
     assert page.locator("#gamma-mode-recompute").get_attribute("aria-pressed") == "true"
     assert page.locator("#gamma-alpha-out").inner_text() == "0.600"
     assert page.locator("#gamma-c-out").inner_text() == "0.300"

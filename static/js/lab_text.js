@@ -293,13 +293,16 @@ export function raceReadouts(r, pytorchVerify) {
   ];
 }
 
-// The race's verdict sentence: measured speedup beside the theorem's two predictions.
+// The race's sentence: its measured speedup beside the theorem's two predictions. One race is one
+// pair of runs, not paired repeats, so it calls neither side faster (the chapter's verdict rule,
+// theory.js pairedVerdict): it gives the ratio and asks for another race.
 export function raceVerdict(r) {
   const x = (v) => `${fixed(v, 2)}×`;
-  const faster = r.speedup >= 1, name = FAMILY_LABEL[r.method];
-  const head = faster
-    ? { zh: `在你的浏览器里，${name.zh}比普通解码快，是它的 ${x(r.speedup)}。`, en: `In your browser the ${name.en} beat plain decoding: ${x(r.speedup)} its speed.` }
-    : { zh: `在你的浏览器里，${name.zh}只有普通解码 ${x(r.speedup)} 的速度。`, en: `In your browser the ${name.en} ran at ${x(r.speedup)} the speed of plain decoding.` };
+  const name = FAMILY_LABEL[r.method];
+  const head = {
+    zh: `在你的浏览器里，这一场${/^[A-Za-z]/.test(name.zh) ? " " : ""}${name.zh}${/[A-Za-z]$/.test(name.zh) ? " " : ""}跑出普通解码 ${x(r.speedup)} 的速度（只有一场，不是配对重复：再跑几场，看看它变动多少）。`,
+    en: `In your browser, this race ran the ${name.en} at ${x(r.speedup)} the speed of plain decoding (one race, not paired repeats: race again to see how much it moves).`,
+  };
   if (r.theory === null) return head;
   return {
     zh: `${head.zh}定理 3.8 按“一次验收只花一次 forward”预测 ${x(r.theory)}；这里一次验收实测要 ${fixed(r.verify, 1)} 次 forward，把它代进去，预测变成 ${x(r.withVerify)}。`,

@@ -63,6 +63,12 @@ test("sentences about real rounds and races: both languages, Chinese typesetting
     }
   }
   assert.deepEqual([...kinds].sort(), ["accept", "bonus", "main", "residual"]);
+  // one race is no paired repeat: its sentence gives the ratio and calls neither side faster
+  for (const speedup of [0.55, 1.3]) {
+    const { zh, en } = raceVerdict({ method: "draft", speedup, theory: null });
+    assert.match(en, new RegExp(`at ${speedup.toFixed(2)}× the speed of plain decoding \\(one race, not paired repeats`));
+    assert.ok(!/faster|slower|beat/.test(en) && !/比普通解码[快慢]/.test(zh), en);
+  }
   for (const { zh, en } of texts) {
     assert.ok(zh && en, "both languages");
     assert.ok(!badZh(zh), zh);

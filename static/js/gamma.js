@@ -62,7 +62,7 @@ export function gammaReadouts(alpha, c, gammaMax) {
       key: { zh: `γ = ${best.gamma} 时每次主 forward 期望吐出的字数`, en: `expected characters per main forward at γ = ${best.gamma}` } },
     { value: `α ${pays ? ">" : "≤"} c`,
       key: pays
-        ? { zh: `${a} > ${cc}：γ = 1 就已经比普通解码快，(1 + α)/(1 + c) = ${one}×`, en: `${a} > ${cc}: even γ = 1 beats plain decoding, (1 + α)/(1 + c) = ${one}×` }
+        ? { zh: `${a} > ${cc}：按定理 3.8，γ = 1 就已经划算，(1 + α)/(1 + c) = ${one}×`, en: `${a} > ${cc}: by Theorem 3.8 even γ = 1 pays, (1 + α)/(1 + c) = ${one}×` }
         : { zh: `${a} ≤ ${cc}：γ = 1 没有收益`, en: `${a} ≤ ${cc}: γ = 1 gains nothing` } },
   ];
 }

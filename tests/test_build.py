@@ -5,12 +5,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jinja2
 import orjson
 import pytest
 from markupsafe import escape
 
 from chapter import build as site_build
 from chapter.listings import ListingError, listings, region
+from chapter.views import paired_verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -337,8 +339,6 @@ def test_a_declared_family_families_json_has_not_swept_yet_is_named():
 
 def verdict_html(runs):
     """What macros.verdict prints for a row with these paired speedups (its verdict from views)."""
-    import jinja2
-    from chapter.views import paired_verdict
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(site_build.TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     row = {"speedup_runs": runs, "verdict": paired_verdict(runs)}

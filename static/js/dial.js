@@ -196,7 +196,7 @@ export function initDial(regime) {
       h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· 原生 C++ 引擎 · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${regime.repeats} 次配对重复`,
         en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · native C++ engine · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${regime.repeats} paired repeats each` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
-      h("tbody", {}, rows.map((r) => h("tr", { class: r.verdict === "slower" ? "warn" : "" },
+      h("tbody", {}, rows.map((r) => h("tr", { class: `v-${r.verdict}` },
         COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) })))))));
   }
 

@@ -22,6 +22,7 @@ const ms = (s) => fixed(1000 * s, 3);
 // the chapter's verdict rule (theory.js pairedVerdict): slower only when every paired repeat is below 1×
 const verdictOf = (row) => (row.method === "plain" ? "plain" : pairedVerdict(row.speedup_runs));
 const slowerThanPlain = (row) => verdictOf(row) === "slower";
+const verdictClass = (row) => ({ slower: "warn", faster: "good" })[verdictOf(row)] ?? "";  // a readout's colour
 
 // Sortable columns: the value a sort compares (null sorts last either way).
 export const LEDGER_SORT = {
@@ -205,7 +206,7 @@ export function ledgerSummary(rows, lane) {
     { value: `−${percent(1 - fewest.main_forwards / plain.main_forwards, 0)}`, key: {
       zh: `主模型 forward 最多省掉的比例（${name(fewest).zh}：${fixed(fewest.main_forwards, 0)} 次，普通解码 ${grouped(plain.main_forwards)} 次）`,
       en: `the largest cut in main forwards (${name(fewest).en}: ${fixed(fewest.main_forwards, 0)} against plain decoding's ${grouped(plain.main_forwards)})` } },
-    { value: `${fixed(fastest.speedup, 2)}×`, cls: { slower: "warn", faster: "good" }[verdictOf(fastest)] ?? "",
+    { value: `${fixed(fastest.speedup, 2)}×`, cls: verdictClass(fastest),
       key: { zh: `中位数最快的一行：${name(fastest).zh}；${verdictPhrase(fastest.speedup_runs).zh}`,
         en: `the fastest row by its median: ${name(fastest).en}; ${verdictPhrase(fastest.speedup_runs).en}` } },
     { value: `${inMode.filter(slowerThanPlain).length} / ${inMode.length}`, key: { zh: "每次配对重复都慢于普通解码的投机解码行", en: "speculative rows slower than plain decoding in every paired repeat" } },
@@ -290,7 +291,7 @@ function cardNodes(row, plain, costs, paramShare, fold) {
   const drafting = draftingText(row, costs, st);
   return [title,
     h("div", { class: "readouts" },
-      readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速（${spread.n} 次重复逐次配对：${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×）`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), { slower: "warn", faster: "good" }[verdictOf(row)] ?? ""),
+      readoutBox(`${fixed(row.speedup, 2)}×`, t({ zh: `实测加速（${spread.n} 次重复逐次配对：${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×）`, en: `measured speedup (${spread.n} paired repeats: ${fixed(spread.min, 2)}–${fixed(spread.max, 2)}×)` }), verdictClass(row)),
       readoutBox(`${fixed(row.speedup_theory, 2)}×`, t({ zh: `定理 3.8：α = ${fixed(row.alpha, 3)}，γ = ${row.gamma}，c = ${fixed(row.c_used, 3)}`, en: `Theorem 3.8 with α = ${fixed(row.alpha, 3)}, γ = ${row.gamma}, c = ${fixed(row.c_used, 3)}` }))),
     foldBox(fold, t({ zh: "从定理走到钟表：一步一步", en: "From the theorem to the clock, step by step" }),
       h("table", { class: "steps" }, h("tbody", {}, cardSteps(row, plain, costs, st).map((step) => h("tr", {},

@@ -45,7 +45,7 @@ bench: site chromium
 	$(PY) -m tools.bench
 
 train: $(STAMP)
-	$(PY) -m experiments.train --model all --seeds $(SEEDS) --device $(DEVICE) $(if $(FORCE),--fresh)
+	$(PY) -m experiments.train --model all --seeds $(SEEDS) --device $(DEVICE) $(if $(FORCE),--fresh --force)
 
 data: train
 	$(MAKE) measure

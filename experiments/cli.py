@@ -75,6 +75,15 @@ def check_seed(seed, flag="--seed"):
     return seed
 
 
+def check_folder(path, flag, holds):
+    """A folder the user named: a missing one or a file in its place is one line, not a path inside it."""
+    if not path.exists():
+        raise UsageError(f"{flag} {path} not found: it should be a folder of {holds}")
+    if not path.is_dir():
+        raise UsageError(f"{flag} {path} is a file, not a folder of {holds}")
+    return path
+
+
 def open_checkpoint(path, device, flag="--checkpoint"):
     """load_checkpoint (model, payload) for a path the user gave; a missing file or one that
     experiments.train did not write is a UsageError. Check the device first."""

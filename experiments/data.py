@@ -8,6 +8,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 SHA256 = "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
+VOCAB_SIZE = 65  # the distinct characters of the file of that checksum: every model's vocabulary
 URL = "https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 LOCAL = ROOT / "data" / "tinyshakespeare.txt"
 SHARED = ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
@@ -26,8 +27,15 @@ def find_data():
     override = os.environ.get("TINYSHAKESPEARE")
     candidates = [Path(override)] if override else [LOCAL, SHARED]
     for path in candidates:
+        if path.is_dir():
+            fix = "point it at the file itself" if override else "remove it and rerun (the file is downloaded there)"
+            raise DataError(f"{'TINYSHAKESPEARE=' if override else ''}{path} is a folder, not the data file "
+                            f"tinyshakespeare.txt: {fix}")
         if path.exists():
-            digest = sha256_of(path)
+            try:
+                digest = sha256_of(path)
+            except OSError as err:
+                raise DataError(f"{path} cannot be read ({err.strerror or err})") from None
             if digest != SHA256:
                 fix = ("point TINYSHAKESPEARE at the right file or unset it" if override else
                        f"delete it (or fix it) and rerun; the project will download a fresh copy to {LOCAL}")

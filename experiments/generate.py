@@ -37,6 +37,7 @@ from experiments.runs import CHECKPOINTS
 
 
 MAX_SCALE = 1000  # 1000× the trained main model is about 3 GB of weights
+MAX_TEXT = ROPE_POSITIONS - 64  # prompt + --n on every engine: the static engines' RoPE tables, less a round's drafts
 
 
 def load_model(path, device, flag="--checkpoint"):
@@ -63,7 +64,7 @@ def models_from_flags(args, device, data):
         models.draft = load_model(args.draft_checkpoint, device, "--draft-checkpoint")
     if FAMILIES[args.method].source == "heads":
         path = Path(args.heads_checkpoint or CHECKPOINTS / f"{args.method}_s0.pt")
-        if not path.is_file():
+        if not path.exists():
             raise UsageError(f"--heads-checkpoint {path} not found: run `make data` (or python -m "
                              f"experiments.train --model {args.method}) to train it")
         try:
@@ -112,6 +113,9 @@ def run(args):
     prompt_text = args.prompt.replace("\\n", "\n")
     if not prompt_text:
         raise UsageError("--prompt must not be empty")
+    if len(prompt_text) + args.n > MAX_TEXT:
+        raise UsageError(f"--n {args.n} and the prompt ({len(prompt_text)} characters) make {len(prompt_text) + args.n:,}: "
+                         f"every engine holds at most {MAX_TEXT:,} characters of text")
     data = CharData()
     try:
         prompt = data.encode(prompt_text)
@@ -177,7 +181,8 @@ def main(argv=None):
                              "only, and they need a C++ compiler: without one, one line says so and eager runs)")
     parser.add_argument("--temperature", type=float, default=1.0,
                         help="divides both models' logits: 0 is greedy, otherwise at least 0.01")
-    parser.add_argument("--n", type=int, default=200, help="characters to generate")
+    parser.add_argument("--n", type=int, default=200,
+                        help=f"characters to generate (with the prompt, at most {MAX_TEXT:,} on every engine)")
     parser.add_argument("--prompt", default="ROMEO:\\n", help="the text to continue (\\n is a newline)")
     parser.add_argument("--seed", type=int, default=0, help="the sampling seed")
     parser.add_argument("--warmup", type=int, default=None,

@@ -37,7 +37,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from experiments.model import Block, MTPHead, RMSNorm, SwiGLU, check_weights, fingerprint, heavy_twin, load_checkpoint
+from experiments.model import (MAX_BLOCK_SIZE, REMEDY, Block, CheckpointError, MTPHead, RMSNorm, SwiGLU, check_weights,
+                               checkpoint_file, fingerprint, first_line, heavy_twin, load_checkpoint)
 from experiments.engine import make_runner, native_parallel_heads
 from experiments.rule import probs_from_logits, sample
 from experiments.runners import DrafterBase
@@ -58,6 +59,23 @@ class HeadsConfig:
     block_size: int = 64         # training windows (the main model's)
     cls_weight: float = 0.1      # EAGLE: weight of the token loss beside the feature regression
     feature_noise: float = 0.1   # EAGLE: U(-a, a) noise on the input features while training
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        if not isinstance(self.main, str):
+            raise ValueError(f"main must name a checkpoint, got {type(self.main).__name__}")
+        sizes = {name: getattr(self, name) for name in ("n_heads", "n_masks", "anchor_stride", "ttt_steps", "block_size")}
+        bad = [f"{name} = {value}" for name, value in sizes.items()
+               if not isinstance(value, int) or not 1 <= value <= MAX_BLOCK_SIZE]
+        if bad:
+            raise ValueError(f"every size must be a whole number from 1 to {MAX_BLOCK_SIZE}, got {', '.join(bad)}")
+
+    def sizes_in(self, state):
+        """The sizes of this config that the drafter's weights fix (Medusa's heads, the block's masks)."""
+        if self.kind == "medusa":
+            return {"n_heads": len({key.split(".")[2] for key in state if key.startswith("net.res.")})}
+        return {"n_masks": state["net.masks"].shape[0]} if self.kind == "block" else {}
 
 
 class MedusaHeads(nn.Module):
@@ -136,8 +154,6 @@ class FeatureDrafter(nn.Module):
 
     def __init__(self, main, cfg):
         super().__init__()
-        if cfg.kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {cfg.kind!r}")
         self.cfg = cfg
         self.__dict__["main"] = main
         main.requires_grad_(False)
@@ -330,18 +346,44 @@ class ParallelDrafter(DrafterBase):
         return tree
 
 
-def load_drafter(path, device="cpu", main=None, checkpoints=None):
-    """A trained FeatureDrafter and its payload; its main model is loaded from the checkpoint the
-    drafter names (in `checkpoints`, default: beside it) unless one is given. A drafter trained on
-    another main model, or whose weights do not fit this one, is a ValueError naming both files
-    (drafters saved before `trained_on` existed record no main model: only their shapes are checked)."""
+def check_trained_on(trained_on, path):
+    """What a drafter records of its main model: {checkpoint, fingerprint}, both strings."""
+    if not (isinstance(trained_on, dict) and all(isinstance(trained_on.get(k), str) for k in ("checkpoint", "fingerprint"))):
+        raise CheckpointError(f"{path}: field trained_on should record the main model's checkpoint and fingerprint, "
+                              f"got {trained_on!r:.60}: the file is not what experiments.train wrote ({REMEDY})")
+
+
+def read_drafter(path, device):
+    """(config, payload) of a drafter checkpoint, its config checked against its weights before
+    anything is built; a CheckpointError naming the file for anything else."""
+    checkpoint_file(path)
     try:
         payload = torch.load(path, map_location=device, weights_only=True)
         cfg = HeadsConfig(**payload["config"])
+        wrong = [f"config.{name} is {getattr(cfg, name)} but the weights hold {value}"
+                 for name, value in cfg.sizes_in(payload["model"]).items() if getattr(cfg, name) != value]
+        if wrong:
+            raise CheckpointError(f"{path}: {'; '.join(wrong)}: the file's config does not describe its weights "
+                                  f"({REMEDY})")
+        if "trained_on" in payload:  # drafters saved before it existed record no main model
+            check_trained_on(payload["trained_on"], path)
         check_weights(payload, path)
-    except (pickle.UnpicklingError, EOFError, OSError, KeyError, TypeError, RuntimeError) as err:
-        raise ValueError(f"{path} is not a drafter checkpoint written by experiments.train "
-                         f"--model {'|'.join(KINDS)} ({type(err).__name__})") from None
+    except CheckpointError:
+        raise
+    except (pickle.UnpicklingError, EOFError, OSError, KeyError, TypeError, ValueError, AttributeError,
+            RuntimeError) as err:
+        raise CheckpointError(f"{path} is not a drafter checkpoint written by experiments.train "
+                              f"--model {'|'.join(KINDS)} ({type(err).__name__}: {first_line(err)})") from None
+    return cfg, payload
+
+
+def load_drafter(path, device="cpu", main=None, checkpoints=None):
+    """A trained FeatureDrafter and its payload; its main model is loaded from the checkpoint the
+    drafter names (in `checkpoints`, default: beside it) unless one is given. A file that is no
+    drafter is a CheckpointError; a drafter trained on another main model, or whose weights do not
+    fit this one, is a ValueError naming both files (drafters saved before `trained_on` existed
+    record no main model: only their shapes are checked)."""
+    cfg, payload = read_drafter(path, device)
     if main is None:
         main, _ = load_checkpoint(Path(checkpoints or Path(path).parent) / f"{cfg.main}.pt", device)
     main_name = main.checkpoint_path or "the main model given"

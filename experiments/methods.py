@@ -24,7 +24,7 @@ from experiments.heads import load_drafter
 from experiments.lookahead import Lookahead
 from experiments.ngram import (DEFAULT_ORDER, MAX_ORDER, LookupDrafter, MatchDrafter, NgramDrafter, NgramTable,
                                PromptLookup)
-from experiments.model import load_checkpoint
+from experiments.model import CheckpointError, load_checkpoint
 from experiments.runners import Drafter, ModelDrafter
 from experiments.runs import RUNS, run_name
 from experiments.speculative import Result, check_gamma, check_tree, plain_decode, speculative_decode, tree_decode
@@ -322,8 +322,14 @@ def load_models(checkpoints, seed, device="cpu", train_tokens=None, vocab_size=6
     main_run, _, draft_run = RUNS
     main = load_checkpoint(path(run_name(*main_run, seed)), device)[0]
     draft = load_checkpoint(path(run_name(*draft_run, seed)), device)[0]
-    loaded = {kind: load_drafter(path(run_name(kind, 0, seed)), device, main=main) for kind in names(source="heads")
-              if not FAMILIES[kind].optional or (Path(checkpoints) / f"{run_name(kind, 0, seed)}.pt").exists()}
+    kinds = [kind for kind in names(source="heads")
+             if not FAMILIES[kind].optional or (Path(checkpoints) / f"{run_name(kind, 0, seed)}.pt").exists()]
+    try:
+        loaded = {kind: load_drafter(path(run_name(kind, 0, seed)), device, main=main) for kind in kinds}
+    except CheckpointError:
+        raise
+    except ValueError as err:  # trained on another main model, or one of another shape: it names both files
+        raise UsageError(str(err)) from None
     return Models(main, draft, {kind: d for kind, (d, _) in loaded.items()}, train_tokens, vocab_size,
                   dict(tables or {}), {kind: payload for kind, (_, payload) in loaded.items()})
 

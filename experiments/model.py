@@ -4,12 +4,18 @@ and a preallocated kv-cache with a sliding window and rollback."""
 import hashlib
 import os
 import pickle
+import stat
+import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from experiments.data import VOCAB_SIZE
+
+MAX_BLOCK_SIZE = 1024  # the rope tables hold 16 × block_size positions; the trained models use 64
 
 
 @dataclass
@@ -28,6 +34,8 @@ class GPTConfig:
         small = [f"{name} = {value}" for name, value in sizes.items() if not isinstance(value, int) or value < 1]
         if small:
             raise ValueError(f"every size must be a whole number of at least 1, got {', '.join(small)}")
+        if self.block_size > MAX_BLOCK_SIZE:
+            raise ValueError(f"block_size must be at most {MAX_BLOCK_SIZE}, got {self.block_size}")
         if self.n_embd % (2 * self.n_head):  # RoPE rotates each head's dimensions in pairs
             raise ValueError(f"n_embd {self.n_embd} must be an even multiple of n_head {self.n_head}")
 
@@ -359,18 +367,60 @@ def checksums(state):
 
 def check_weights(payload, path):
     """A CheckpointError for the first tensor of payload["model"] that is not finite or whose bytes
-    differ from the checksum the file records (files saved before checksums are only checked for
-    finiteness)."""
-    recorded = payload.get("sha256", {})
+    differ from the checksum the file records. A file that records no checksums (saved before they
+    existed) is only checked for finiteness, and one note says so."""
+    recorded = payload.get("sha256")
+    if recorded is None:
+        print(f"note: {path} records no checksums: its weights are checked only for being finite", file=sys.stderr)
+    elif not isinstance(recorded, dict) or not all(isinstance(v, str) for v in recorded.values()):
+        raise CheckpointError(f"{path}: field sha256 should map each tensor to its checksum, got "
+                              f"{type(recorded).__name__}: {CORRUPT}")
     for name, now in checksums(payload["model"]).items():
         tensor = payload["model"][name]
         bad = (~torch.isfinite(tensor)).sum().item() if tensor.is_floating_point() else 0
         if bad:
-            raise CheckpointError(f"{path}: tensor {name} holds {bad} NaN or infinite value(s): the file is "
-                                  f"corrupt (retrain it with make data, or restore a committed one with git checkout)")
-        if name in recorded and recorded[name] != now:
-            raise CheckpointError(f"{path}: tensor {name} does not match the checksum the file records: the file "
-                                  f"is corrupt (retrain it with make data, or restore a committed one with git checkout)")
+            raise CheckpointError(f"{path}: tensor {name} holds {bad} NaN or infinite value(s): {CORRUPT}")
+        if recorded is not None and recorded.get(name) != now:
+            raise CheckpointError(f"{path}: tensor {name} does not match the checksum the file records"
+                                  f"{'' if name in recorded else ' (it records none for it)'}: {CORRUPT}")
+
+
+REMEDY = "retrain it with make data, or restore a committed one with git checkout"
+CORRUPT = f"the file is corrupt ({REMEDY})"
+
+
+def gpt_sizes(state):
+    """The sizes a GPT's weights imply, read from their shapes without building anything."""
+    vocab_size, n_embd = state["tok_emb.weight"].shape
+    layers = {key.split(".")[1] for key in state if key.startswith("blocks.")}
+    return {"vocab_size": vocab_size, "n_embd": n_embd, "n_layer": len(layers),
+            "mlp_hidden": state["blocks.0.mlp.w2.weight"].shape[1], "mtp": any(k.startswith("mtp.") for k in state)}
+
+
+def check_config(cfg, state, path):
+    """A config is trusted only where its weights agree with it, checked before any module is built
+    (a config of 10**6 layers would otherwise allocate them first), and its vocabulary must be the
+    data's."""
+    sizes = gpt_sizes(state)
+    wrong = [f"config.{name} is {getattr(cfg, name)} but the weights hold {value}" for name, value in sizes.items()
+             if getattr(cfg, name) != value]
+    if wrong:
+        raise CheckpointError(f"{path}: {'; '.join(wrong)}: the file's config does not describe its weights ({REMEDY})")
+    if cfg.vocab_size != VOCAB_SIZE:
+        raise CheckpointError(f"{path}: config.vocab_size is {cfg.vocab_size}, but tiny shakespeare has "
+                              f"{VOCAB_SIZE} characters: a model of another vocabulary cannot read or write this text")
+
+
+def checkpoint_file(path):
+    """The path of a checkpoint to read, or a CheckpointError saying what is there instead."""
+    path = Path(path)
+    if not path.exists():
+        raise CheckpointError(f"{path} not found: run `make data` (or python -m experiments.train) to train it")
+    if path.is_dir():
+        raise CheckpointError(f"{path} is a folder, not a checkpoint file")
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise CheckpointError(f"{path} is not a regular file (a device or a pipe), not a checkpoint")
+    return path
 
 
 def widen(mlp, extra, generator):
@@ -429,16 +479,18 @@ def save_checkpoint(path, model, extra=None):
 def load_checkpoint(path, device="cpu"):
     """(model, payload) of a checkpoint save_checkpoint wrote; a CheckpointError naming the file
     for one that is missing, cut short, corrupt or of no model this code builds."""
-    if not Path(path).is_file():
-        raise CheckpointError(f"{path} not found: run `make data` (or python -m experiments.train) to train it")
+    checkpoint_file(path)
     try:
         payload = torch.load(path, map_location=device, weights_only=True)
-        model = GPT(GPTConfig(**payload["config"]))
+        cfg = GPTConfig(**payload["config"])
+        check_config(cfg, payload["model"], path)
         check_weights(payload, path)
+        model = GPT(cfg)
         model.load_state_dict(payload["model"])
     except CheckpointError:
         raise
-    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, RuntimeError, OSError) as err:
+    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, AttributeError, RuntimeError,
+            OSError) as err:
         raise CheckpointError(f"{path} is not a checkpoint written by experiments.train, or it is cut short or "
                               f"corrupt ({type(err).__name__}: {first_line(err)})") from None
     model.to(device).eval()

@@ -28,6 +28,7 @@ import os
 import platform
 import re
 import shutil
+import time
 import weakref
 from pathlib import Path
 
@@ -61,11 +62,18 @@ def extension_name():
 def load_extension():
     """The compiled native.cpp, built on the first call in a process (a minute at most; later
     processes load the cached build)."""
+    return extension_and_seconds()[0]
+
+
+def extension_and_seconds():
+    """(the compiled native.cpp, the seconds this call spent building or loading it: 0 once the
+    process has it). The runners report those seconds as compile_s, kept out of wall_s."""
     if _EXTENSION:
-        return _EXTENSION[0]
+        return _EXTENSION[0], 0.0
     cxx = os.environ.get("CXX", "g++")
     if shutil.which(cxx) is None:
         raise NativeUnavailable(f"no C++ compiler ({cxx}) on PATH")
+    t0 = time.perf_counter()
     try:
         module = cpp_extension.load(name=extension_name(), sources=[str(SOURCE)], extra_cflags=CFLAGS, verbose=False)
     except Exception as err:  # ninja missing, compiler errors, ...: one line, not a build log
@@ -73,7 +81,7 @@ def load_extension():
         raise NativeUnavailable(f"building {SOURCE.name} failed: {type(err).__name__}: "
                                 f"{lines[0] if lines else ''}") from err
     _EXTENSION.append(module)
-    return module
+    return module, time.perf_counter() - t0
 
 
 def available_kernels():
@@ -186,12 +194,14 @@ class NativeRunner(Runner):
     accepted for make_runner's sake and ignored: the ring buffer needs no rollback margin."""
 
     def __init__(self, model, lookahead=None, kernel=None, layers=False):
+        build_s = extension_and_seconds()[1]  # the first native object of a process builds or loads native.cpp
         self.packed = packed_weights(model)
         self.kernel_request = kernel_choice(kernel)
         cfg = model.cfg
         self.vocab_size = cfg.vocab_size
         self.h_width = cfg.n_layer * cfg.n_embd if layers else cfg.n_embd  # h: every layer's output, or the last
         super().__init__(model, "kvcache", lookahead, layers)
+        self.compile_s = build_s
         self.session = self.cache.session
         self.session.set_layers(layers)
         self.kernel = self.session.kernel  # the path chosen: "avx512", "avx2" or "portable"
@@ -300,9 +310,11 @@ class NativeMTPDrafter(MTPDrafter):
     the MTP head, or EAGLE's or EAGLE-3's layer (`head`), on its own ring-buffer cache."""
 
     def __init__(self, model, head=None, kernel=None):
+        build_s = extension_and_seconds()[1]
         self.packed = packed_weights(model, head or model.mtp)
         self.kernel_request = kernel_choice(kernel)
         super().__init__(model, "kvcache", head)
+        self.compile_s = build_s
         self.session = self.cache.session
 
     def new_cache(self, margin):

@@ -4,12 +4,16 @@
     python -m experiments.train --model main --mtp 0 --seed 0        # control: no MTP loss
     python -m experiments.train --model draft --seed 0               # the small draft model
 
-Weights go to experiments/checkpoints/<name>.pt (written atomically, committed), the optimizer
-state for resuming to <name>.opt.pt (not committed); rerunning an interrupted command resumes.
-The loss curves, config, seed, device and wall time go to experiments/results/train_<name>.json.
+Weights go to experiments/checkpoints/<name>.pt (committed) and the loss curves, config, seed,
+device and wall time to experiments/results/train_<name>.json, both only when the run ends: until
+then the run keeps its resume state in <name>.opt.pt and its snapshots in <name>.partial/ (neither
+committed), and rerunning an interrupted command resumes. A finished checkpoint is never replaced
+unless --force says so; --out DIR trains a trial run into DIR instead.
 """
 import math
+import os
 import pickle
+import shutil
 import sys
 import time
 from dataclasses import asdict, replace
@@ -17,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from experiments.cli import ArgumentParser, UsageError, check_device, check_seed, check_threads, run_cli
+from experiments.cli import ArgumentParser, UsageError, check_device, check_folder, check_seed, check_threads, run_cli
 from experiments.data import CharData, find_data
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import RESULTS, git_state, meta, write_json
@@ -34,12 +38,12 @@ def unreadable(path, err, remedy):
     return UsageError(f"{path} cannot be read (truncated or corrupt: {type(err).__name__}): {remedy}")
 
 
-def read_resume_file(path, device="cpu", weights_only=True):
+def read_resume_file(path, device="cpu", weights_only=True, remedy="rerun with --fresh to train from scratch"):
     """torch.load for the files a rerun resumes from; a truncated or corrupt one is one line."""
     try:
         return torch.load(path, map_location=device, weights_only=weights_only)
     except UNREADABLE as err:
-        raise unreadable(path, err, "rerun with --fresh to train from scratch") from None
+        raise unreadable(path, err, remedy) from None
 
 
 FLAGS = {"mtp_weight": "--mtp", "steps": "--steps", "batch_size": "--batch", "lr": "--lr"}  # config key -> option
@@ -104,16 +108,35 @@ def make_optimizer(model, lr, weight_decay):
     return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95))
 
 
+def staging_dir(checkpoint_dir, name):
+    """Where a run keeps its snapshots until it ends (the finished files are only replaced then)."""
+    return Path(checkpoint_dir) / f"{name}.partial"
+
+
+def finish(staging, checkpoint_dir, name, snapshots, steps):
+    """Copy the run's snapshots into place, each atomically: the staged ones stay until the run's
+    resume state is gone, so a kill in here is finished again by rerunning the command."""
+    for step in (s for s in snapshots if s <= steps):
+        staged, final = snapshot_path(staging, name, step), snapshot_path(checkpoint_dir, name, step)
+        shutil.copyfile(staged, f"{final}.tmp")
+        os.replace(f"{final}.tmp", final)
+
+
 def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight_decay=0.1,
           eval_interval=250, eval_batches=20, snapshots=(), device="cpu", data=None,
-          checkpoint_dir=CHECKPOINTS, results_dir=RESULTS, log_every=100, command=None, build=None):
+          checkpoint_dir=CHECKPOINTS, results_dir=RESULTS, log_every=100, command=None, build=None,
+          force=False):
     """Train one model (a GPT of cfg, or what build() returns); resumable; returns the training
-    log (also written as JSON)."""
+    log (also written as JSON). The weights, snapshots and log are written into place only when
+    the run ends; a finished checkpoint already there is refused unless `force`."""
     git = git_state()  # the commit trained is the one checked out when the run starts
     checkpoint_dir, results_dir = Path(checkpoint_dir), Path(results_dir)
     checkpoint_dir.mkdir(parents=True, exist_ok=True)
     weights_path = checkpoint_dir / f"{name}.pt"
     state_path = checkpoint_dir / f"{name}.opt.pt"
+    staging = staging_dir(checkpoint_dir, name)
+    if not (force or state_path.exists()):
+        refuse_finished(weights_path)
     data = data or CharData()
 
     torch.manual_seed(seed)
@@ -144,8 +167,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     state = None
     if state_path.exists():
         state = read_resume_file(state_path, device, weights_only=False)
-        missing = [s for s in snapshots
-                   if s <= state["step"] and not snapshot_path(checkpoint_dir, name, s).exists()]
+        missing = [s for s in snapshots if s <= state["step"] and not snapshot_path(staging, name, s).exists()]
         if missing:  # e.g. left by older code, which saved the state first: only a fresh run has them
             print(f"[{name}] snapshots at steps {missing} are missing: training from scratch", flush=True)
             state = None
@@ -156,12 +178,14 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     if state is not None:
         log, step = resume(state, state_path, config, model, optimizer, generators)
         print(f"[{name}] resuming from step {step}", flush=True)
+    else:  # a fresh run: snapshots of an earlier, abandoned one are not this run's
+        shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(exist_ok=True)
 
     about = {"name": name, "seed": seed, "mtp_weight": mtp_weight,
              **({"trained_on": model.trained_on()} if build is not None else {})}
 
     def save(step):
-        save_checkpoint(weights_path, model, {"step": step, **about})
         save_atomic({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "log": log, "step": step,
                      **{key: generator.get_state() for key, generator in generators.items()}}, state_path)
 
@@ -180,7 +204,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     if step == 0:
         record(0, {})
         if 0 in snapshots:
-            save_checkpoint(snapshot_path(checkpoint_dir, name, 0), model, {"step": 0, "seed": seed})
+            save_checkpoint(snapshot_path(staging, name, 0), model, {"step": 0, "seed": seed})
     sums, count = {}, 0
     t0, t_last, step_last = time.time() - log["elapsed_s"], time.time(), step
     while step < steps:
@@ -201,7 +225,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
         # snapshot up to s exists. A kill between the two resumes from an earlier state and redoes
         # this step exactly (the batch generator's state is saved too), rewriting the same file.
         if step in snapshots:
-            save_checkpoint(snapshot_path(checkpoint_dir, name, step), model, {"step": step, "seed": seed})
+            save_checkpoint(snapshot_path(staging, name, step), model, {"step": step, "seed": seed})
         if step % eval_interval == 0 or step == steps:
             means = {key: total / count for key, total in sums.items()}
             val = record(step, means)
@@ -222,25 +246,44 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
     final = {key: values[-1] for key, values in log["curves"]["val"].items()}
     result = {"meta": meta([seed], device, command, git), **log, "final_val": final,
               "wall_time_s": round(log["elapsed_s"], 1)}
+    finish(staging, checkpoint_dir, name, snapshots, steps)
+    save_checkpoint(weights_path, model, {"step": step, **about})
     write_json(results_dir / f"train_{name}.json", result)
-    save(step)
+    state_path.unlink()
+    shutil.rmtree(staging)
     return result
 
 
 HEAD_STEPS, HEAD_LR = 2000, 2e-3
 
 
-def is_complete(name, steps, snapshots):
-    paths = [CHECKPOINTS / f"{name}.pt"] + [snapshot_path(CHECKPOINTS, name, s) for s in snapshots]
+def trained_step(path, remedy="add --force to train it again"):
+    """The step a checkpoint's run ended at (None for a file that records none)."""
+    return read_resume_file(path, remedy=remedy).get("step")
+
+
+def refuse_finished(weights_path):
+    """A finished checkpoint is replaced only on purpose: one line saying what is there and how."""
+    if weights_path.exists():
+        step = trained_step(weights_path)
+        raise UsageError(f"{weights_path} holds a finished run ({f'step {step}' if step is not None else 'its step unknown'}"
+                         f"): add --force to train it again (it is replaced when the new run ends), or --out DIR to "
+                         f"write a trial run elsewhere")
+
+
+def is_complete(name, steps, snapshots, checkpoint_dir=CHECKPOINTS):
+    paths = [checkpoint_dir / f"{name}.pt"] + [snapshot_path(checkpoint_dir, name, s) for s in snapshots if s <= steps]
     if not all(p.exists() for p in paths):
         return False
-    return read_resume_file(paths[0]).get("step") == steps
+    return trained_step(paths[0]) == steps
 
 
-def head_builder(kind, seed, device):
-    """build() for train(): a FeatureDrafter on the frozen main + MTP model of the same seed."""
+def head_builder(kind, seed, device, out=CHECKPOINTS):
+    """build() for train(): a FeatureDrafter on the frozen main + MTP model of the same seed (from
+    `out` if a run was trained there, else the committed one)."""
     main_name = run_name(*RUNS[0], seed)
-    main_path = CHECKPOINTS / f"{main_name}.pt"
+    main_path = next((d / f"{main_name}.pt" for d in (out, CHECKPOINTS) if (d / f"{main_name}.pt").exists()),
+                     CHECKPOINTS / f"{main_name}.pt")
     if not main_path.exists():
         raise UsageError(f"{main_path} not found: train the main model of seed {seed} first "
                          f"(python -m experiments.train --model main --seed {seed})")
@@ -248,7 +291,7 @@ def head_builder(kind, seed, device):
         main = load_checkpoint(main_path, device)[0]
     except CheckpointError as err:  # it names the file
         raise UsageError(f"{err}: retrain it (python -m experiments.train --model main --seed {seed} "
-                         f"--fresh)") from None
+                         f"--fresh --force)") from None
     return lambda: FeatureDrafter(main, HeadsConfig(kind, main=main_name))
 
 
@@ -256,20 +299,22 @@ def default_steps(model):
     return HEAD_STEPS if model in KINDS else 5000
 
 
-def train_one(model, mtp, seed, steps, batch, lr, device, fresh):
+def train_one(model, mtp, seed, args):
     name = run_name(model, mtp, seed)
-    if fresh:
-        (CHECKPOINTS / f"{name}.opt.pt").unlink(missing_ok=True)
-    steps = steps or default_steps(model)
-    paths = dict(checkpoint_dir=CHECKPOINTS, results_dir=RESULTS)  # read now, like the unlink above
+    out = args.out
+    if args.fresh:
+        (out / f"{name}.opt.pt").unlink(missing_ok=True)
+    steps = args.steps or default_steps(model)
+    common = dict(device=args.device, checkpoint_dir=out, results_dir=RESULTS if out.resolve() == CHECKPOINTS else out,
+                  force=args.force)
     if model in KINDS:
-        result = train(None, name, 0.0, steps, batch, seed, lr or HEAD_LR, device=device,
-                       build=head_builder(model, seed, device), **paths)
+        result = train(None, name, 0.0, steps, args.batch, seed, args.lr or HEAD_LR,
+                       build=head_builder(model, seed, args.device, out), **common)
     else:
         cfg = replace(MAIN, mtp=mtp > 0) if model == "main" else DRAFT
-        lr = lr or (2e-3 if model == "main" else 3e-3)
+        lr = args.lr or (2e-3 if model == "main" else 3e-3)
         snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
-        result = train(cfg, name, mtp, steps, batch, seed, lr, snapshots=snapshots, device=device, **paths)
+        result = train(cfg, name, mtp, steps, args.batch, seed, lr, snapshots=snapshots, **common)
     print(f"[{name}] done in {result['wall_time_s'] / 60:.1f} min: val " +
           " ".join(f"{k} {v:.4f}" for k, v in result["final_val"].items()), flush=True)
 
@@ -288,13 +333,18 @@ def arg_parser():
     parser.add_argument("--steps", type=int, default=None,
                         help=f"default 5000 ({HEAD_STEPS} for the drafters on the main model)")
     parser.add_argument("--batch", type=int, default=32)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--seeds", type=int, nargs="+", help="seeds for --model all")
+    parser.add_argument("--seed", type=int, default=None, help="the run's seed (default 0)")
+    parser.add_argument("--seeds", type=int, nargs="+", help="several seeds, one run each (instead of --seed)")
     parser.add_argument("--lr", type=float, default=None)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--fresh", action="store_true",
                         help="ignore saved states and train from scratch")
+    parser.add_argument("--force", action="store_true",
+                        help="train again a model whose finished checkpoint exists (replaced when the new run ends)")
+    parser.add_argument("--out", type=Path, default=CHECKPOINTS,
+                        help="where the checkpoints and training logs go (default experiments/checkpoints, the logs "
+                             "to experiments/results): a trial run elsewhere leaves the committed files alone")
     return parser
 
 
@@ -310,30 +360,48 @@ def check_args(args):
         raise UsageError(f"--steps must be at least 1, got {args.steps}")
     if args.batch < 1:
         raise UsageError(f"--batch must be at least 1, got {args.batch}")
-    check_seed(args.seed)
-    for seed in args.seeds or []:
-        check_seed(seed, "--seeds")
+    if args.seed is not None and args.seeds:
+        raise UsageError("give --seed or --seeds, not both")
+    args.seeds = args.seeds or [0 if args.seed is None else args.seed]
+    for seed in args.seeds:
+        check_seed(seed, "--seeds" if len(args.seeds) > 1 else "--seed")
     check_threads(args.threads)
     args.device = check_device(args.device)
+    if args.out.exists():  # created by the first run that ends
+        check_folder(args.out, "--out", "checkpoints")
     find_data()  # a missing or corrupt data file is one line (DataError), not a traceback mid-run
+
+
+def jobs_to_run(args):
+    """(model, λ, seed) of every run the command asks for that is not already finished; a finished
+    checkpoint of other steps is refused (before anything trains), one of these steps skipped."""
+    runs = RUNS + HEAD_RUNS if args.model == "all" else [(args.model, main_mtp(args))]
+    jobs = []
+    for seed in args.seeds:
+        for model, mtp in runs:
+            name = run_name(model, mtp, seed)
+            snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
+            resuming = (args.out / f"{name}.opt.pt").exists() and not args.fresh
+            if not (args.force or resuming):
+                if is_complete(name, args.steps or default_steps(model), snapshots, args.out):
+                    print(f"{name}: checkpoint complete, skipped (--force trains it again)", flush=True)
+                    continue
+                refuse_finished(args.out / f"{name}.pt")
+            jobs.append((model, mtp, seed))
+    return jobs
+
+
+def main_mtp(args):
+    return (0.3 if args.mtp is None else args.mtp) if args.model == "main" else 0.0
 
 
 def run(args):
     check_args(args)
     torch.set_num_threads(args.threads)
-    if args.model != "all":
-        mtp = (0.3 if args.mtp is None else args.mtp) if args.model == "main" else 0.0
-        train_one(args.model, mtp, args.seed, args.steps, args.batch, args.lr, args.device, args.fresh)
-        return 0
-    jobs = [(model, mtp, seed) for seed in (args.seeds or [args.seed]) for model, mtp in RUNS + HEAD_RUNS]
+    jobs = jobs_to_run(args)
     for i, (model, mtp, seed) in enumerate(jobs, 1):
-        name = run_name(model, mtp, seed)
-        snapshots = DRAFT_SNAPSHOTS if model == "draft" else ()
-        if not args.fresh and is_complete(name, args.steps or default_steps(model), snapshots):
-            print(f"[{i}/{len(jobs)}] {name}: checkpoint complete, skipped (FORCE=1 retrains)", flush=True)
-            continue
-        print(f"[{i}/{len(jobs)}] training {name}", flush=True)
-        train_one(model, mtp, seed, args.steps, args.batch, args.lr, args.device, args.fresh)
+        print(f"[{i}/{len(jobs)}] training {run_name(model, mtp, seed)}", flush=True)
+        train_one(model, mtp, seed, args)
     return 0
 
 

@@ -79,7 +79,7 @@ def test_compiled_engine_refuses_a_tree_past_its_positions_before_decoding(eager
     prompt = CharData().path.read_text()[:16000]
     code = generate_main(["--engine", "compiled", "--method", "ngram", "--tree", "64", "--temperature", "0",
                           "--prompt", prompt, "--n", "382"])
-    assert code == 2 and "holds 16384 positions" in one_error_line(capsys)
+    assert code == 2 and "every engine holds at most 16,320 characters" in one_error_line(capsys)
     assert eager_compiled_engine == []  # refused before the first forward
 
 

@@ -137,16 +137,16 @@ def test_a_kill_between_snapshot_and_state_loses_nothing(tmp_path, data, straigh
     assert_same_as_straight(straight, tmp_path, run(tmp_path, data, 30, snapshots=SNAPSHOTS))
 
 
-def test_a_missing_snapshot_is_noticed_and_rebuilt(tmp_path, data, straight, monkeypatch):
-    """A state past a missing snapshot (what the old order left behind) cannot rebuild it:
-    is_complete says the run is incomplete and train starts over."""
-    run(tmp_path, data, 30, snapshots=SNAPSHOTS)
-    monkeypatch.setattr(train_module, "CHECKPOINTS", tmp_path / "ck")
-    assert is_complete("tiny", 30, SNAPSHOTS)
-    (tmp_path / "ck" / "tiny_step10.pt").unlink()
-    assert not is_complete("tiny", 30, SNAPSHOTS)
+def test_a_missing_snapshot_is_noticed_and_rebuilt(tmp_path, data, straight):
+    """A resume state past a missing snapshot (what the old order left behind) cannot rebuild it:
+    train starts over; is_complete says a finished run missing a snapshot is incomplete."""
+    with pytest.raises(Interrupted):
+        run(tmp_path, FlakyData(data, fail_after=25), 30, snapshots=SNAPSHOTS)  # state at step 20
+    (tmp_path / "ck" / "tiny.partial" / "tiny_step10.pt").unlink()
     assert_same_as_straight(straight, tmp_path, run(tmp_path, data, 30, snapshots=SNAPSHOTS))
-    assert is_complete("tiny", 30, SNAPSHOTS)
+    assert is_complete("tiny", 30, SNAPSHOTS, tmp_path / "ck")
+    (tmp_path / "ck" / "tiny_step10.pt").unlink()
+    assert not is_complete("tiny", 30, SNAPSHOTS, tmp_path / "ck")
 
 
 def cut_in_half(source, target):
@@ -155,9 +155,9 @@ def cut_in_half(source, target):
 
 
 @pytest.mark.parametrize("damaged,source,args,remedy", [
-    ("main_s7.opt.pt", "tiny.opt.pt", ["--model", "main"], "--fresh"),   # the resume state
-    ("main_s7.pt", "tiny.pt", ["--model", "all"], "--fresh"),            # is_complete reads the weights
-    ("main_s7.pt", "tiny.pt", ["--model", "eagle"], "--model main --seed 7 --fresh")])  # a drafter's main
+    ("main_s7.opt.pt", "tiny.pt", ["--model", "main"], "--fresh"),        # the resume state
+    ("main_s7.pt", "tiny.pt", ["--model", "all"], "--force"),             # is_complete reads the weights
+    ("main_s7.pt", "tiny.pt", ["--model", "eagle"], "--model main --seed 7 --fresh --force")])  # a drafter's main
 def test_a_truncated_file_is_one_line_that_names_it(tmp_path, straight, monkeypatch, capsys,
                                                      damaged, source, args, remedy):
     """Issue 18, item 19: a resume file cut short is one line naming it, not a PytorchStreamReader
@@ -165,9 +165,77 @@ def test_a_truncated_file_is_one_line_that_names_it(tmp_path, straight, monkeypa
     monkeypatch.setattr(train_module, "CHECKPOINTS", tmp_path)
     monkeypatch.setattr(train_module, "RESULTS", tmp_path)
     cut_in_half(straight[0] / "ck" / source, tmp_path / damaged)
-    assert train_cli([*args, "--seed", "7", "--seeds", "7", "--threads", "1"]) == 2
+    assert train_cli([*args, "--seed", "7", "--threads", "1", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and len(err.splitlines()) == 1, err
     assert str(tmp_path / damaged) in err and remedy in err
     if damaged.endswith(".opt.pt"):
-        assert train_cli([*args, "--seed", "7", "--fresh", "--steps", "1", "--batch", "1", "--threads", "1"]) == 0
+        assert train_cli([*args, "--seed", "7", "--fresh", "--steps", "1", "--batch", "1", "--threads", "1",
+                          "--out", str(tmp_path)]) == 0
+
+
+# Issue 45, items 1 and 2: a finished checkpoint is never replaced by accident, and a run writes its
+# weights into place only when it ends.
+
+
+@pytest.fixture
+def committed(tmp_path, straight, monkeypatch):
+    """A stand-in for experiments/checkpoints and experiments/results holding a finished draft_s0."""
+    checkpoints, results = tmp_path / "checkpoints", tmp_path / "results"
+    checkpoints.mkdir()
+    results.mkdir()
+    (checkpoints / "draft_s0.pt").write_bytes((straight[0] / "ck" / "tiny.pt").read_bytes())
+    (results / "train_draft_s0.json").write_text('{"finished": true}\n')
+    monkeypatch.setattr(train_module, "CHECKPOINTS", checkpoints)
+    monkeypatch.setattr(train_module, "RESULTS", results)
+    return tmp_path
+
+
+def contents(folder):
+    return {path.relative_to(folder): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+QUICK = ["--steps", "2", "--batch", "1", "--threads", "1"]
+
+
+def test_a_finished_checkpoint_is_refused_in_one_line(committed, capsys):
+    before = contents(committed)
+    assert train_cli(["--model", "draft", *QUICK]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and len(err.splitlines()) == 1, err
+    assert "draft_s0.pt holds a finished run (step 30)" in err and "--force" in err and "--out DIR" in err
+    assert contents(committed) == before
+
+
+def test_a_trial_run_goes_to_out_and_force_retrains(committed, capsys):
+    before = contents(committed)
+    assert train_cli(["--model", "draft", *QUICK, "--out", str(committed / "trial")]) == 0
+    assert {k: v for k, v in contents(committed).items() if k.parts[0] != "trial"} == before
+    assert load_checkpoint(committed / "trial" / "draft_s0.pt")[1]["step"] == 2
+    assert read_json(committed / "trial" / "train_draft_s0.json")["config"]["steps"] == 2
+    assert sorted(p.name for p in (committed / "trial").iterdir()) == \
+        ["draft_s0.pt", "draft_s0_step0.pt", "train_draft_s0.json"]  # no resume state or staging left
+    assert train_cli(["--model", "draft", *QUICK, "--force"]) == 0
+    assert load_checkpoint(committed / "checkpoints" / "draft_s0.pt")[1]["step"] == 2
+    assert read_json(committed / "results" / "train_draft_s0.json")["config"]["steps"] == 2
+
+
+def test_seeds_are_honoured_for_one_model(committed, capsys):
+    assert train_cli(["--model", "draft", *QUICK, "--seeds", "3", "4", "--out", str(committed / "trial")]) == 0
+    assert {load_checkpoint(committed / "trial" / f"draft_s{seed}.pt")[1]["seed"] for seed in (3, 4)} == {3, 4}
+    assert train_cli(["--model", "draft", "--seed", "3", "--seeds", "4"]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
+def test_an_interrupted_run_leaves_the_finished_file_alone(tmp_path, data, straight):
+    """Retraining on purpose (force) and dying mid-run: the finished weights are still there,
+    byte for byte; the rerun resumes and only then replaces them."""
+    (tmp_path / "ck").mkdir()
+    finished = (straight[0] / "ck" / "tiny.pt").read_bytes()
+    (tmp_path / "ck" / "tiny.pt").write_bytes(finished)
+    with pytest.raises(Interrupted):
+        run(tmp_path, FlakyData(data, fail_after=25), 30, snapshots=SNAPSHOTS, force=True, seed=1)
+    assert (tmp_path / "ck" / "tiny.pt").read_bytes() == finished
+    assert not (tmp_path / "res").exists() and not (tmp_path / "ck" / "tiny_step10.pt").exists()
+    run(tmp_path, data, 30, snapshots=SNAPSHOTS, seed=1)  # the resume state says a run is under way
+    assert load_checkpoint(tmp_path / "ck" / "tiny.pt")[1]["seed"] == 1

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import torch
 
-from experiments.cli import ArgumentParser, UsageError, check_seed, open_checkpoint, run_cli
+from experiments.cli import ArgumentParser, UsageError, check_folder, check_seed, open_checkpoint, run_cli
 from experiments.data import CharData
 from experiments.exercises import chi2, gamma, medusa_head, solutions
 from experiments.exercises import rollback as reader
@@ -16,6 +16,7 @@ from experiments.runs import CHECKPOINTS
 
 
 def models(args):
+    check_folder(args.checkpoints, "--checkpoints", "checkpoints (main_s0.pt, draft_s0.pt)")
     main = open_checkpoint(args.checkpoints / "main_s0.pt", "cpu", "--checkpoints")[0]
     draft = open_checkpoint(args.checkpoints / "draft_s0.pt", "cpu", "--checkpoints")[0]
     return main, draft

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import torch
 
-from experiments.cli import ArgumentParser, UsageError, check_device, check_seed, check_threads, run_cli
+from experiments.cli import ArgumentParser, UsageError, check_device, check_folder, check_seed, check_threads, run_cli
 from experiments.data import CharData
 from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.measure import MEASUREMENTS
@@ -37,6 +37,9 @@ def parse_args(argv=None):
 def measure(args, sizes=Sizes()):
     """Run the chosen measurements and write their results files; returns the exit code."""
     git = git_state()  # the commit measured is the one checked out when the run starts
+    check_folder(Path(args.checkpoints), "--checkpoints", "trained checkpoints")
+    if Path(args.results).exists():  # created when the first results file is written
+        check_folder(Path(args.results), "--results", "results files")
     args.device = check_device(args.device)
     if "native" in args.engines:
         kernel_choice()  # $NATIVE_KERNEL, before any measurement starts

@@ -28,7 +28,6 @@ normalizes its two inputs); the difference is what it is trained to produce (the
 by regression, plus a cross-entropy on the main model's own distribution) and that the main model
 is frozen. `python -m experiments.train --model medusa|eagle|eagle3|block` trains them.
 """
-import pickle
 import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,8 +36,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from experiments.model import (MAX_BLOCK_SIZE, REMEDY, Block, CheckpointError, MTPHead, RMSNorm, SwiGLU, check_weights,
-                               checkpoint_file, fingerprint, first_line, heavy_twin, load_checkpoint)
+from experiments.model import (MAX_BLOCK_SIZE, REMEDY, Block, CheckpointError, MTPHead, RMSNorm, SwiGLU, fingerprint,
+                               heavy_twin, load_checkpoint, read_checkpoint)
 from experiments.engine import make_runner, native_parallel_heads
 from experiments.rule import probs_from_logits, sample
 from experiments.runners import DrafterBase
@@ -354,26 +353,12 @@ def check_trained_on(trained_on, path):
 
 
 def read_drafter(path, device):
-    """(config, payload) of a drafter checkpoint, its config checked against its weights before
-    anything is built; a CheckpointError naming the file for anything else."""
-    checkpoint_file(path)
-    try:
-        payload = torch.load(path, map_location=device, weights_only=True)
-        cfg = HeadsConfig(**payload["config"])
-        wrong = [f"config.{name} is {getattr(cfg, name)} but the weights hold {value}"
-                 for name, value in cfg.sizes_in(payload["model"]).items() if getattr(cfg, name) != value]
-        if wrong:
-            raise CheckpointError(f"{path}: {'; '.join(wrong)}: the file's config does not describe its weights "
-                                  f"({REMEDY})")
-        if "trained_on" in payload:  # drafters saved before it existed record no main model
-            check_trained_on(payload["trained_on"], path)
-        check_weights(payload, path)
-    except CheckpointError:
-        raise
-    except (pickle.UnpicklingError, EOFError, OSError, KeyError, TypeError, ValueError, AttributeError,
-            RuntimeError) as err:
-        raise CheckpointError(f"{path} is not a drafter checkpoint written by experiments.train "
-                              f"--model {'|'.join(KINDS)} ({type(err).__name__}: {first_line(err)})") from None
+    """(config, payload) of a drafter checkpoint (model.read_checkpoint), with what it records of
+    its main model checked too."""
+    cfg, payload = read_checkpoint(path, device, HeadsConfig,
+                                   f"a drafter checkpoint written by experiments.train --model {'|'.join(KINDS)}")
+    if "trained_on" in payload:  # drafters saved before it existed record no main model
+        check_trained_on(payload["trained_on"], path)
     return cfg, payload
 
 

@@ -43,6 +43,14 @@ class GPTConfig:
     def head_dim(self):
         return self.n_embd // self.n_head
 
+    @staticmethod
+    def sizes_in(state):
+        """The sizes a GPT's weights imply, read from their shapes without building anything."""
+        vocab_size, n_embd = state["tok_emb.weight"].shape
+        layers = {key.split(".")[1] for key in state if key.startswith("blocks.")}
+        return {"vocab_size": vocab_size, "n_embd": n_embd, "n_layer": len(layers),
+                "mlp_hidden": state["blocks.0.mlp.w2.weight"].shape[1], "mtp": any(k.startswith("mtp.") for k in state)}
+
 
 MAIN = GPTConfig(n_layer=4, n_embd=128, n_head=4, mlp_hidden=304, mtp=True)
 DRAFT = GPTConfig(n_layer=1, n_embd=64, n_head=4, mlp_hidden=176, mtp=False)
@@ -389,26 +397,34 @@ REMEDY = "retrain it with make data, or restore a committed one with git checkou
 CORRUPT = f"the file is corrupt ({REMEDY})"
 
 
-def gpt_sizes(state):
-    """The sizes a GPT's weights imply, read from their shapes without building anything."""
-    vocab_size, n_embd = state["tok_emb.weight"].shape
-    layers = {key.split(".")[1] for key in state if key.startswith("blocks.")}
-    return {"vocab_size": vocab_size, "n_embd": n_embd, "n_layer": len(layers),
-            "mlp_hidden": state["blocks.0.mlp.w2.weight"].shape[1], "mtp": any(k.startswith("mtp.") for k in state)}
-
-
 def check_config(cfg, state, path):
-    """A config is trusted only where its weights agree with it, checked before any module is built
-    (a config of 10**6 layers would otherwise allocate them first), and its vocabulary must be the
-    data's."""
-    sizes = gpt_sizes(state)
-    wrong = [f"config.{name} is {getattr(cfg, name)} but the weights hold {value}" for name, value in sizes.items()
-             if getattr(cfg, name) != value]
+    """A config is trusted only where its weights agree with it (cfg.sizes_in: the sizes their shapes
+    imply), checked before any module is built: a config of 10**6 layers would allocate them first."""
+    wrong = [f"config.{name} is {getattr(cfg, name)} but the weights hold {value}"
+             for name, value in cfg.sizes_in(state).items() if getattr(cfg, name) != value]
     if wrong:
         raise CheckpointError(f"{path}: {'; '.join(wrong)}: the file's config does not describe its weights ({REMEDY})")
-    if cfg.vocab_size != VOCAB_SIZE:
-        raise CheckpointError(f"{path}: config.vocab_size is {cfg.vocab_size}, but tiny shakespeare has "
-                              f"{VOCAB_SIZE} characters: a model of another vocabulary cannot read or write this text")
+
+
+UNREADABLE = (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, AttributeError, RuntimeError, OSError)
+
+
+def read_checkpoint(path, device, config_type, what):
+    """(config, payload) of a checkpoint file, its config checked against its weights and the
+    weights against their checksums, before anything is built; a CheckpointError naming the file
+    for anything else (`what` says what the file should have been)."""
+    checkpoint_file(path)
+    try:
+        payload = torch.load(path, map_location=device, weights_only=True)
+        cfg = config_type(**payload["config"])
+        check_config(cfg, payload["model"], path)
+        check_weights(payload, path)
+    except CheckpointError:
+        raise
+    except UNREADABLE as err:
+        raise CheckpointError(f"{path} is not {what}, or it is cut short or corrupt "
+                              f"({type(err).__name__}: {first_line(err)})") from None
+    return cfg, payload
 
 
 def checkpoint_file(path):
@@ -478,21 +494,17 @@ def save_checkpoint(path, model, extra=None):
 
 def load_checkpoint(path, device="cpu"):
     """(model, payload) of a checkpoint save_checkpoint wrote; a CheckpointError naming the file
-    for one that is missing, cut short, corrupt or of no model this code builds."""
-    checkpoint_file(path)
+    for one that is missing, cut short, corrupt, of no model this code builds or of a vocabulary
+    other than the data's."""
+    cfg, payload = read_checkpoint(path, device, GPTConfig, "a checkpoint written by experiments.train")
+    if cfg.vocab_size != VOCAB_SIZE:
+        raise CheckpointError(f"{path}: config.vocab_size is {cfg.vocab_size}, but tiny shakespeare has "
+                              f"{VOCAB_SIZE} characters: a model of another vocabulary cannot read or write this text")
+    model = GPT(cfg)
     try:
-        payload = torch.load(path, map_location=device, weights_only=True)
-        cfg = GPTConfig(**payload["config"])
-        check_config(cfg, payload["model"], path)
-        check_weights(payload, path)
-        model = GPT(cfg)
         model.load_state_dict(payload["model"])
-    except CheckpointError:
-        raise
-    except (pickle.UnpicklingError, EOFError, KeyError, TypeError, ValueError, AttributeError, RuntimeError,
-            OSError) as err:
-        raise CheckpointError(f"{path} is not a checkpoint written by experiments.train, or it is cut short or "
-                              f"corrupt ({type(err).__name__}: {first_line(err)})") from None
+    except RuntimeError as err:  # a tensor missing or extra, beyond the sizes checked
+        raise CheckpointError(f"{path} is not a checkpoint written by experiments.train ({first_line(err)})") from None
     model.to(device).eval()
     model.checkpoint_path = Path(path)
     return model, payload

@@ -1,13 +1,22 @@
 """Render templates/ + static/ + experiments/results/*.json into one self-contained page.
 
-    python -m chapter.build    # what `make site` runs; needs jinja2, orjson, latex2mathml, not torch
+    python -m chapter.build [--results DIR] [--out FILE]
+    # what `make site` runs (experiments/results -> site/); needs jinja2, orjson, latex2mathml, not torch
 
-Every results file is checked against chapter/schema.py first. CSS is inlined; the JS modules in
-static/js/ are bundled into one classic script, each module wrapped in its own function scope;
-the data goes in as <script type="application/json"> with every '<' escaped; LaTeX becomes
-MathML here, at build time.
+Every results file is checked first: against chapter/schema.py (each field's kind, the families and
+engines registry.json declares) and chapter/facts.py (what the templates rely on across fields). CSS
+is inlined; the JS modules in static/js/ are bundled into one classic script, each module wrapped in
+its own function scope; the data goes in as <script type="application/json"> with every '<'
+escaped; LaTeX becomes MathML here, at build time.
+
+A failed build prints one line on stderr, `error: <what>`, and no traceback. Exit status 2: the input
+is at fault (a flag, --out, a results file that is missing, unreadable, not JSON or breaks the
+contract; the message names the file and field). Exit status 1: the project's own sources are (a
+template, static/, the page's own checks check_figures and check_verdicts, or an error the checks
+let through, named with the template line it arose at).
 """
 import argparse
+import functools
 import os
 import random
 import re
@@ -21,8 +30,9 @@ from latex2mathml.converter import convert as latex_to_mathml
 from markupsafe import Markup
 
 from chapter.code_trail import CODE_TRAIL
+from chapter.facts import check_facts
 from chapter.listings import ListingError, listings
-from chapter.schema import SCHEMA
+from chapter.schema import SCHEMA, ResultsError
 from chapter.views import (deepseek_scale, dial_view, far_below_linear, lab_compare, paired_verdict, published,
                            tag_regime, tag_rows)
 
@@ -32,11 +42,15 @@ TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
 ENTRY = "main.js"
 OUT = ROOT / "site" / "16_speculative_decoding_viz.html"
-TYPES = {"num": (int, float), "int": int, "str": str, "list": list, "obj": dict, "bool": bool}
+TYPES = {"num": (int, float), "int": int, "str": str, "list": list, "obj": dict, "bool": bool,
+         "family": str, "engine": str}  # family, engine: a name registry.json declares (registry_names)
+# a family's or an engine's name, as the page uses it: a key of the scripts' objects (so never
+# __proto__), a class, an attribute and part of the page's address (#lab-m=ngram)
+PLACEABLE = re.compile(r"[a-z][a-z0-9_]*")
 
 
 class BuildError(Exception):
-    pass
+    """The project's own sources are at fault (a template, static/, the page's own checks): exit 1."""
 
 
 class UsageError(Exception):
@@ -44,29 +58,40 @@ class UsageError(Exception):
     this build cannot import: it needs torch)."""
 
 
-def check_field(obj, parts, kind, filename, where=""):
+def check_value(value, kind, filename, where, names):
+    """The value at the end of a declared path against its kind ('num', 'int+', 'family', ...)."""
+    base = kind.removesuffix("+")
+    expected = TYPES.get(base)
+    if expected and (not isinstance(value, expected) or (base != "bool" and isinstance(value, bool))):
+        raise ResultsError(f"{filename}: field '{where}' should be {base}, got {type(value).__name__}")
+    if kind.endswith("+") and not value > 0:
+        raise ResultsError(f"{filename}: field '{where}' should be above 0, got {value}")
+    if base in names and value not in names[base]:
+        raise ResultsError(f"{filename}: field '{where}' names the {base} {value!r}, which registry.json does not declare")
+
+
+def check_field(obj, parts, kind, filename, where="", names=None):
     """Walk a dotted path ('*' = every key/item); fail naming the first missing piece. A part
     ending in '?' is optional: 'x?' may be absent or null (what follows it is checked when it is
-    there), '*?' may be an empty object or list."""
+    there), '*?' may be an empty object or list. names: {'family': the registry's names, 'engine':
+    ...} (registry_names); without it a family or an engine is only checked to be a string."""
     if not parts:
-        expected = TYPES.get(kind)
-        if expected and (not isinstance(obj, expected) or (kind != "bool" and isinstance(obj, bool))):
-            raise BuildError(f"{filename}: field '{where}' should be {kind}, got {type(obj).__name__}")
+        check_value(obj, kind, filename, where, names or {})
         return
     key, rest = parts[0], parts[1:]
     optional, key = key.endswith("?"), key.removesuffix("?")
     if key == "*":
         items = list(obj.items()) if isinstance(obj, dict) else list(enumerate(obj)) if isinstance(obj, list) else None
         if not items and not (optional and items == []):
-            raise BuildError(f"{filename}: field '{where}' should be a non-empty object or list")
+            raise ResultsError(f"{filename}: field '{where}' should be a non-empty object or list")
     elif optional and (not isinstance(obj, dict) or obj.get(key) is None):
         return  # absent: a value that is not an object has no field either (costs.*.params? at costs.main_params)
     elif not isinstance(obj, dict) or key not in obj:
-        raise BuildError(f"{filename}: missing field '{where + '.' if where else ''}{key}'")
+        raise ResultsError(f"{filename}: missing field '{where + '.' if where else ''}{key}'")
     else:
         items = [(key, obj[key])]
     for k, value in items:
-        check_field(value, rest, kind, filename, f"{where}.{k}" if where else str(k))
+        check_field(value, rest, kind, filename, f"{where}.{k}" if where else str(k), names)
 
 
 WHOLE = None  # a declared path ends here: the value is passed on whole, whatever it holds
@@ -110,25 +135,55 @@ def keep_declared(obj, tree):
     return out
 
 
+def read_results(path):
+    if not path.exists():
+        raise ResultsError(f"missing results file {path}: run `make measure` (or `make data`)")
+    if not path.is_file():
+        raise ResultsError(f"results file {path} is not a file: remove it and run `make measure`")
+    try:
+        return orjson.loads(path.read_bytes())
+    except OSError as err:
+        raise ResultsError(f"cannot read results file {path}: {err.strerror or err}") from err
+    except orjson.JSONDecodeError as err:
+        raise ResultsError(f"results file {path} is not valid JSON: {err}") from err
+
+
+def check_fields(obj, filename, names=None):
+    for field in SCHEMA[filename]:
+        path_part, _, kind = field.partition(":")
+        check_field(obj, path_part.split("."), kind, filename, names=names)
+
+
+def registry_names(registry):
+    """{'family': names, 'engine': names}: what registry.json declares, each name one the page can
+    place (PLACEABLE) and declared once, or a ResultsError naming the entry."""
+    names = {}
+    for kind, entries in (("family", "families"), ("engine", "engines")):
+        declared = []
+        for i, entry in enumerate(registry[entries]):
+            where = f"registry.json: field '{entries}.{i}.name'"
+            if not PLACEABLE.fullmatch(entry["name"]):
+                raise ResultsError(f"{where} is {entry['name']!r}: the page cannot place that {kind} (a name is "
+                                   f"lowercase letters, digits and _, from a letter: a key, a class, part of an address)")
+            if entry["name"] in declared:
+                raise ResultsError(f"{where} declares the {kind} {entry['name']!r} a second time")
+            declared.append(entry["name"])
+        names[kind] = set(declared)
+    return names
+
+
 def load_results(results_dir=RESULTS):
-    """Every results file, checked against the schema and cut down to the fields it declares."""
-    data = {}
-    for filename, fields in SCHEMA.items():
-        path = Path(results_dir) / filename
-        if not path.exists():
-            raise BuildError(f"missing results file {path}: run `make measure` (or `make data`)")
-        if not path.is_file():
-            raise BuildError(f"results file {path} is not a file: remove it and run `make measure`")
-        try:
-            obj = orjson.loads(path.read_bytes())
-        except OSError as err:
-            raise BuildError(f"cannot read results file {path}: {err.strerror or err}") from err
-        except orjson.JSONDecodeError as err:
-            raise BuildError(f"results file {path} is not valid JSON: {err}") from err
-        for field in fields:
-            path_part, _, kind = field.partition(":")
-            check_field(obj, path_part.split("."), kind, filename)
-        data[filename.removesuffix(".json")] = keep_declared(obj, declared_tree(fields))
+    """Every results file, checked against the schema (registry.json first: the others name its
+    families and engines) and its facts across fields (chapter/facts.py), cut down to the fields
+    it declares."""
+    files = {filename: read_results(Path(results_dir) / filename) for filename in SCHEMA}
+    check_fields(files["registry.json"], "registry.json")
+    names = registry_names(files["registry.json"])
+    for filename, obj in files.items():
+        check_fields(obj, filename, names)
+    data = {filename.removesuffix(".json"): keep_declared(obj, declared_tree(SCHEMA[filename]))
+            for filename, obj in files.items()}
+    check_facts(data)
     return data
 
 
@@ -380,8 +435,11 @@ def inline_css(css_dir=STATIC / "css"):
     return "\n".join(sources)
 
 
-def render(data):
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
+@functools.cache
+def environment(templates):
+    """The templates' environment, one per folder: compiling the templates is most of a render, and
+    jinja2 keeps them compiled (recompiling one whose file changed)."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(templates),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
@@ -390,6 +448,11 @@ def render(data):
     env.globals["far_below_linear"] = far_below_linear  # chapter/views.py: ⑧'s r_k against k, not the flatness rule
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # chapter/code_trail.py: the end of every section
+    return env
+
+
+def render(data):
+    env = environment(TEMPLATES)
     env.globals["listings"] = listings()  # chapter/listings.py: ①'s code, read from the source it shows
     env.globals["registry"] = {  # registry.json: every family's and engine's name (macros fname, engine_name)
         "families": {f["name"]: f for f in data["registry"]["families"]},
@@ -496,15 +559,17 @@ def check_verdicts(html):
                          "side of 1×; write it with macros.verdict): " + "; ".join(p.replace("\n", " ") for p in problems))
 
 
-def template_error(err):
-    """A jinja2 error with the template and line it arose at: jinja2 puts each template line it
-    ran into the traceback as a frame of its own, the deepest last."""
+def template_error(err, what=None):
+    """An error raised while rendering, with the template and line it arose at (jinja2 puts each
+    template line it ran into the traceback as a frame of its own, the deepest last). what: the
+    error's text (a jinja2 error's message by default)."""
+    what = what or err.message or str(err)
     frames = [frame for frame in traceback.extract_tb(err.__traceback__)
               if Path(frame.filename).is_relative_to(TEMPLATES)]
     if not frames:
-        return str(err)
+        return what
     path = Path(frames[-1].filename)
-    return f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{frames[-1].lineno}: {err.message or err}"
+    return f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{frames[-1].lineno}: {what}"
 
 
 def write_page(html, out):
@@ -526,13 +591,13 @@ def build(results_dir=RESULTS, out=OUT):
     if out.is_dir():  # before the build: the rename onto it would fail only at the end
         raise UsageError(f"--out {out} is a folder: give the page's file name, e.g. {out / OUT.name}")
     data = load_results(results_dir)
-    for name in unmeasured(data):
-        print(f"note: registry.json declares family {name!r}, but families.json has no rows for it yet: "
-              f"the page names it but shows none of its numbers until `make measure` sweeps it", file=sys.stderr)
     html = render(data)
     check_figures(html)
     check_verdicts(html)
     write_page(html, out)
+    for name in unmeasured(data):  # after the page is written: a failed build prints its one error line alone
+        print(f"note: registry.json declares family {name!r}, but families.json has no rows for it yet: "
+              f"the page names it but shows none of its numbers until `make measure` sweeps it", file=sys.stderr)
     return out
 
 
@@ -543,25 +608,41 @@ def unmeasured(data):
     return [f["name"] for f in data["registry"]["families"] if f["measured"] and f["name"] not in swept]
 
 
+def refuse(message, code):
+    """The one line every failed build prints, `error: ...`, and its exit status."""
+    print(f"error: {str(message).replace(chr(10), ' ')}", file=sys.stderr)
+    return code
+
+
 def main(results_dir=RESULTS, out=OUT):
+    """Build the page; on failure one line on stderr and exit 2 when the input is at fault (the
+    command line, a results file), 1 when the project's own sources are (a template, the page's own
+    checks, the JS bundle)."""
     try:
         out = build(results_dir, out)
-    except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    except (UsageError, ResultsError) as err:
+        return refuse(err, 2)
     except jinja2.TemplateError as err:
-        print(f"build error: {template_error(err)}", file=sys.stderr)
-        return 1
+        return refuse(template_error(err), 1)
     except (BuildError, ListingError) as err:
-        print(f"build error: {err}", file=sys.stderr)
-        return 1
+        return refuse(err, 1)
+    except Exception as err:  # a last resort: whatever the checks above let through is the build's own bug
+        return refuse(f"building the page from {results_dir}: "
+                      + template_error(err, f"{type(err).__name__}: {err}"), 1)
     shown = out.relative_to(ROOT) if out.resolve().is_relative_to(ROOT) else out
     print(f"wrote {shown} ({out.stat().st_size / 1024:.0f} KiB)")
     return 0
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with experiments/cli.py ArgumentParser's one-line error (that module needs torch)."""
+
+    def error(self, message):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m chapter.build", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="python -m chapter.build", description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=Path, default=RESULTS, help="the results JSON to build from")
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the page")
     return parser.parse_args(argv)

@@ -4,14 +4,24 @@ file against this before it renders anything; a missing file or field stops the 
 message naming both. A field the page reads must be declared here.
 
 Paths are dotted; `*` means every key of an object or every item of a list. A path may end in
-`:type` (num, int, str, list, obj, bool) to check the value's type as well. A part ending in `?`
-is optional: `x?` may be absent or null (what follows is checked where it is there), `*?` may
-be empty.
+`:type` (num, int, str, list, obj, bool) to check the value's type as well; `family` and `engine`
+are strings that name a family or an engine registry.json declares (the page prints every such name
+through the registry's labels). A `+` after the type asks for a value above 0: a time, a size, a
+count or a price that the page divides by. A part ending in `?` is optional: `x?` may be absent or
+null (what follows is checked where it is there), `*?` may be empty.
+
+A file that breaks this contract stops the build with a ResultsError naming the file and the field.
 
 Probabilities are float64 values that sum to 1; `p` is always the main (target) model and `q`
 the draft (Leviathan et al. 2023). Every file carries `meta`: where and how it was measured.
 The files are written by experiments/measure/<module>.py, named below.
 """
+
+
+class ResultsError(Exception):
+    """A results file the page cannot be built from: missing, unreadable, not JSON, or breaking the
+    contract below. Its message names the file (and the field): `<file>.json: field 'a.b' ...`."""
+
 
 META = ["meta.device:str", "meta.device_type:str",
         "meta.cpu?.family:str", "meta.cpu?.model:str",  # the host CPU (jsonio.cpu_details); older files lack it
@@ -19,11 +29,11 @@ META = ["meta.device:str", "meta.device_type:str",
         "meta.date:str", "meta.command:str",
         "meta.git_commit:str",     # the commit checked out when the run started
         "meta.git_dirty?:bool",    # tracked files differed from that commit at the start (null: no git)
-        "meta.seeds:list",         # the model seeds this file used (the first one, or all)
+        "meta.seeds:list", "meta.seeds.*:int",  # the model seeds this file used (the first one, or all)
         ]
 
 MEAN_STD = ["values:list", "mean:num", "std?:num"]  # stats.mean_std; std is null for one seed
-SPREAD = ["median:num", "min:num", "max:num", "n:int"]  # timing.summary over the repeats
+SPREAD = ["median:num+", "min:num+", "max:num+", "n:int+"]  # timing.summary over the repeats
 
 
 def each(prefix, fields):
@@ -32,38 +42,38 @@ def each(prefix, fields):
 
 # a speedup of the harness against fresh `python -m experiments.generate` processes of the same two
 # decoders (rows.fresh_check); every file that holds one, the page prints it (macros fresh_check)
-FRESH = ["engine:str", "temperature:num", "family:str", "size:int", "scale:num", "repeats:int",
-         "harness_speedup:num", "fresh_speedup:num",
+FRESH = ["engine:engine", "temperature:num", "family:family", "size:int", "scale:num+", "repeats:int+",
+         "harness_speedup:num+", "fresh_speedup:num+",
          "tolerance:num",                     # the fraction they should agree within
          "agrees:bool"]
 
 
 COSTS = [  # ledger.forward_costs: seconds per forward, per mode (*: recompute | kvcache)
-    "forward_costs.*.seconds.main:num", "forward_costs.*.seconds.draft:num",
-    "forward_costs.*.seconds.mtp_head:num",
-    "forward_costs.*.seconds.verify.*:num",   # main verifying 1 + γ tokens, keys "1".."8"
-    "forward_costs.*.c:num",                  # draft / main: the median repeat's ratio (costs.median_pair)
-    "forward_costs.*.c_pair.draft:num",       # the two times of that repeat: c = draft / main exactly
-    "forward_costs.*.c_pair.main:num",
-    "forward_costs.*.c_mtp:num",              # MTP head / main, the same way
-    "forward_costs.*.c_mtp_pair.mtp_head:num",
-    "forward_costs.*.c_mtp_pair.main:num",
-    "forward_costs.*.verify_over_main.*:num",
+    "forward_costs.*.seconds.main:num+", "forward_costs.*.seconds.draft:num+",
+    "forward_costs.*.seconds.mtp_head:num+",
+    "forward_costs.*.seconds.verify.*:num+",  # main verifying 1 + γ tokens, keys "1".."8"
+    "forward_costs.*.c:num+",                 # draft / main: the median repeat's ratio (costs.median_pair)
+    "forward_costs.*.c_pair.draft:num+",      # the two times of that repeat: c = draft / main exactly
+    "forward_costs.*.c_pair.main:num+",
+    "forward_costs.*.c_mtp:num+",             # MTP head / main, the same way
+    "forward_costs.*.c_mtp_pair.mtp_head:num+",
+    "forward_costs.*.c_mtp_pair.main:num+",
+    "forward_costs.*.verify_over_main.*:num+",
     "forward_costs.*.verify_over_main_spread.*.median:num",  # the same ratio's median, min and max over the repeats
     "forward_costs.*.verify_over_main_spread.*.min:num", "forward_costs.*.verify_over_main_spread.*.max:num",
     "forward_costs.*.verify_over_main_spread.*.n:int",
 ]
 
 FAMILY_ROW = [  # families.py timed_row: one family in one configuration, engine and temperature
-    "family:str",                  # plain | draft | mtp | ngram | lookup | medusa | eagle | lookahead
+    "family:family",               # plain | draft | mtp | ngram | lookup | medusa | eagle | lookahead
     "shape:str", "size:int",       # chain (size γ) | tree (size = nodes)
-    "engine:str", "temperature:num", "repeats:int",
-    "tokens_per_main:num", "accepted_per_proposed?:num", "accepted_per_main:num", "main_forwards:num",
+    "engine:engine", "temperature:num", "repeats:int+",
+    "tokens_per_main:num+", "accepted_per_proposed?:num", "accepted_per_main:num", "main_forwards:num+",
     "alpha?:num",                  # chains: accepted / (accepted + rejected), the ledger's per-draft α
-    *each("wall_s", SPREAD), "speedup:num", *each("speedup_runs", SPREAD),
-    "parts_s.main_forwards:num", "parts_s.draft_forwards:num", "parts_s.other:num",
+    *each("wall_s", SPREAD), "speedup:num+", *each("speedup_runs", SPREAD),
+    "parts_s.main_forwards:num+", "parts_s.draft_forwards:num", "parts_s.other:num",
     # the median-wall run per round, over plain decoding's seconds per forward (its median-wall run):
-    "verify_over_main:num",        # the main model's verify forward
+    "verify_over_main:num+",       # the main model's verify forward
     "drafter_per_round:num",       # the drafter
     "other_per_round?:num",        # the rest (sampling, the rule, Python)
     "greedy_equal?:bool",          # T = 0 only: every run wrote plain greedy decoding's text
@@ -72,26 +82,26 @@ FAMILY_ROW = [  # families.py timed_row: one family in one configuration, engine
 ]
 
 LEDGER_SETUP = [
-    "prompt:str", "n_chars:int", "temperature:num", "repeats:int", "warmup:int", "threads:int",
+    "prompt:str", "n_chars:int+", "temperature:num", "repeats:int+", "warmup:int", "threads:int",
     "seeds:list",                             # the sampling seeds of the repeats (not model seeds)
-    "gamma_max:int",                          # γmax, the longest draft chain measured
+    "gamma_max:int+",                         # γmax, the longest draft chain measured
 ]
 
 LEDGER_ROW = [  # ledger.py ledger_row: one method in one mode and engine
-    "method:str",                  # plain | draft | mtp
+    "method:family",               # plain | draft | mtp
     "mode:str",                    # recompute | kvcache
-    "engine:str",                  # eager | compiled (experiments/engine.py)
+    "engine:engine",               # eager | compiled (experiments/engine.py)
     "gamma:int",                   # 0 for plain
-    "repeats:int",
-    "main_forwards:num", "draft_forwards:num",  # per run, mean over the repeats
+    "repeats:int+",
+    "main_forwards:num+", "draft_forwards:num", # per run, mean over the repeats
     "draft_forwards_per_main:num", # drafter forwards per main forward (per round)
-    "tokens_per_main:num",
+    "tokens_per_main:num+",
     "alpha?:num",                  # measured per-draft acceptance; null for plain
     *each("wall_s", SPREAD), "wall_s_runs:list",
-    "speedup:num",                 # median plain wall / median wall, same mode
+    "speedup:num+",                # median plain wall / median wall, same mode
     *each("speedup_runs", SPREAD), # plain / row, repeat by repeat (same seed)
     # the median-wall repeat taken apart, every part measured inside that run (≥ 0, sum = wall)
-    "parts_s.main_forwards:num",   # seconds inside the main model's forwards
+    "parts_s.main_forwards:num+",  # seconds inside the main model's forwards
     "parts_s.draft_forwards:num",  # seconds inside the drafter's (draft model or MTP head)
     "parts_s.other:num",           # the rest: sampling, acceptance rule, Python loop
     "parts_share.main_forwards:num", "parts_share.draft_forwards:num",
@@ -120,8 +130,8 @@ SCHEMA = {
         "runs.*.seed:int",
         "runs.*.mtp_weight:num",         # λ, read from the checkpoint
         "runs.*.steps:int",
-        "runs.*.params:int",             # next-token model alone (MTP head excluded)
-        "runs.*.params_total:int",
+        "runs.*.params:int+",            # next-token model alone (MTP head excluded)
+        "runs.*.params_total:int+",
         "runs.*.config.n_layer:int", "runs.*.config.n_embd:int", "runs.*.config.n_head:int",
         "runs.*.config.block_size:int", "runs.*.config.mlp_hidden:int", "runs.*.config.vocab_size:int",
         "runs.*.config.mtp:bool",
@@ -195,10 +205,10 @@ SCHEMA = {
     # ledger.json (ledger.py): every decoder from "ROMEO:\n", both modes, timed.
     "ledger.json": META + LEDGER_SETUP + COSTS + [
         *each("rows.*", LEDGER_ROW),
-        "greedy_check.*.method:str", "greedy_check.*.mode:str", "greedy_check.*.gamma:int",
+        "greedy_check.*.method:family", "greedy_check.*.mode:str", "greedy_check.*.gamma:int",
         "greedy_check.*.chars_compared:int", "greedy_check.*.equal:bool",
         "greedy_check.*.first_mismatch?:int",  # the first char that differs; null: all identical
-        "engines:list",                       # the engines measured: eager, and compiled where it compiled
+        "engines.*:engine",                   # the engines measured: eager, and compiled where it compiled
         # the draft model's fastest γ and the MTP head per engine as families.json rows (ledger.py
         # family_rows; their Theorem 3.8 and c are the ledger rows'): families.json takes them as its own
         *each("family_rows.*", FAMILY_ROW + ["run:str", "plain_wall_s:num"]),  # plain_wall_s: this run's plain median
@@ -206,11 +216,11 @@ SCHEMA = {
         *each("compiled?.rows.*", LEDGER_ROW),
         *each("compiled?.forward_costs", [c.replace("forward_costs.*.", "") for c in COSTS]),
         "compiled?.forward_costs.c_round.*:num",  # a compiled draft round / γ / main forward, keys γ
-        "compiled?.greedy_check.*.method:str", "compiled?.greedy_check.*.gamma:int",
+        "compiled?.greedy_check.*.method:family", "compiled?.greedy_check.*.gamma:int",
         "compiled?.greedy_check.*.chars_compared:int", "compiled?.greedy_check.*.equal:bool",
         "compiled?.greedy_check.*.first_mismatch?:int",
         "compiled?.plain_greedy_first_mismatch?:int",  # compiled vs eager plain greedy; null: identical
-        "compiled?.fastest.method:str", "compiled?.fastest.gamma:int", "compiled?.fastest.speedup:num",
+        "compiled?.fastest.method:family", "compiled?.fastest.gamma:int", "compiled?.fastest.speedup:num+",
         "compiled?.compile_s.main:obj", "compiled?.compile_s.draft:obj",  # seconds per graph, "kind/size"
         # transformers on the same weights (ledger.py peer_runs / peer_row; absent without the [peer] extra)
         "peer?.library:str", "peer?.version:str", "peer?.gamma:int",  # gamma: drafts per round
@@ -227,12 +237,12 @@ SCHEMA = {
         "peer?.rows.*.parts_s.main_forwards:num", "peer?.rows.*.parts_s.draft_forwards:num",
         "peer?.rows.*.parts_s.other:num",
         # what the section's prose quotes (ledger.py ledger_summary)
-        "summary.fewest_main_forwards.method:str", "summary.fewest_main_forwards.gamma:int",
+        "summary.fewest_main_forwards.method:family", "summary.fewest_main_forwards.gamma:int",
         "summary.fewest_main_forwards.mode:str",
         "summary.fewest_main_forwards.main_forwards_saved:num",  # 1 − its main forwards / plain's
         "summary.fewest_main_forwards.draft_over_plain_forwards:num",  # its drafter s / plain's forward s
         "summary.fewest_main_forwards.drafts_exceed_plain_forwards:bool",  # draft_over_plain_forwards > 1
-        "summary.fastest.*.method:str", "summary.fastest.*.gamma:int", "summary.fastest.*.speedup:num",
+        "summary.fastest.*.method:family", "summary.fastest.*.gamma:int", "summary.fastest.*.speedup:num+",
         "summary.greedy_equal:int", "summary.greedy_checks:int",
         "summary.greedy_all_equal:bool",       # every greedy check identical
         "summary.recompute_verify_flat:bool",  # recompute: verifying γmax drafts is flat (stats.is_flat: ≤ 1.15 one-position forwards)
@@ -288,20 +298,20 @@ SCHEMA = {
     # from the most per-call overhead to the least (eager, compiled, aot, native: 1 to 4 rungs)
     "ladder.json": META + [
         "prompt:str", "n_chars:int", "threads:int", "repeats:int",
-        "engines:list",                       # the rungs, in ladder order
-        "reference:str",                      # the rung the summary compares with (compiled where measured)
-        "temperatures:list",                  # [1.0, 0.0]: rungs and summary are keyed T1 | T0
+        "engines.*:engine",                   # the rungs, in ladder order
+        "reference:engine",                   # the rung the summary compares with (compiled where measured)
+        "temperatures.*:num",                 # [1.0, 0.0]: rungs and summary are keyed T1 | T0
         # per temperature, one rung per engine in the order above
-        "rungs.*.*.engine:str",
-        "rungs.*.*.verify_price.*:num",       # r_k: a forward on k new positions / one on 1, back to back; keys "1".."9"
-        "rungs.*.*.plain.chars_per_s:num",    # plain decoding on this engine: n_chars / median wall
+        "rungs.*.*.engine:engine",
+        "rungs.*.*.verify_price.*:num+",      # r_k: a forward on k new positions / one on 1, back to back; keys "1".."9"
+        "rungs.*.*.plain.chars_per_s:num+",   # plain decoding on this engine: n_chars / median wall
         # the fastest speculative chain on this engine (family, γ = size), timed interleaved with plain
-        "rungs.*.*.best.family:str", "rungs.*.*.best.shape:str", "rungs.*.*.best.size:int",
-        "rungs.*.*.best.chars_per_s:num",
-        "rungs.*.*.best.speedup:num",         # over this engine's own plain decoding (medians)
+        "rungs.*.*.best.family:family", "rungs.*.*.best.shape:str", "rungs.*.*.best.size:int",
+        "rungs.*.*.best.chars_per_s:num+",
+        "rungs.*.*.best.speedup:num+",        # over this engine's own plain decoding (medians)
         *each("rungs.*.*.best.speedup_runs", SPREAD),  # paired, repeat by repeat
         # ladder.py summarize, per temperature (the fields marked ? need the reference rung and another after it)
-        "summary.reference:str",
+        "summary.reference:engine",
         *[f"summary.{key}.{field}" for key in ("T1", "T0") for field in (
             "verify_at:int",                  # k of the verify whose price every rung is compared at
             "verify_prices.*:num",            # engine: r at verify_at
@@ -323,27 +333,27 @@ SCHEMA = {
     ],
     # regime.json (regime.py): the dial, heavy twins of every network on the native engine.
     "regime.json": META + [
-        "prompt:str", "n_chars:int", "threads:int", "engine:str", "model_seed:int", "temperatures:list",
+        "prompt:str", "n_chars:int+", "threads:int", "engine:engine", "model_seed:int", "temperatures:list",
         "candidates:obj",                     # family: [[shape, size], ...] the choosing pass tried
         "choose_repeats:int", "repeats:int",
         # the machine, once: one thread's streaming read and matmul, and where its caches stop helping
-        "roofline.bandwidth_bytes_per_s:num", "roofline.flops_per_s:num",
+        "roofline.bandwidth_bytes_per_s:num+", "roofline.flops_per_s:num+",
         "roofline.bandwidth_sweep.*:num",     # MB streamed -> bytes/s
         "roofline.cache_edge_mb:int",         # the smallest buffer streamed at most `knee`× as fast as the largest
         "roofline.knee:num", "roofline.sysfs_last_level_cache?:str",  # what sysfs reports (a VM may report the host's)
         # one point per scale, lightest first
-        "points.*.scale:num", "points.*.main_bytes:int",  # the main model's weights (its MTP head apart)
+        "points.*.scale:num+", "points.*.main_bytes:int+",  # the main model's weights (its MTP head apart)
         "points.*.drafter_bytes.*:int",       # draft | mtp | medusa | eagle | eagle3 | block
-        "points.*.main_s:num",                # a one-position main forward, seconds (prices.py)
-        "points.*.r.*:num",                   # r_k: k new positions / one, keys "1".."9"
+        "points.*.main_s:num+",               # a one-position main forward, seconds (prices.py)
+        "points.*.r.*:num+",                  # r_k: k new positions / one, keys "1".."9"
         "points.*.c.draft:num", "points.*.c.mtp:num",  # back to back, as costs.json's c
         "points.*.roofline.main_s:num", "points.*.roofline.r.*:num",  # what the roofline predicts
         *each("points.*.plain.*.wall_s", SPREAD), "points.*.plain.*.s_per_char:num",  # keys T1 | T0
         # every family's fastest configuration, per temperature, fastest first (rows.timed_row)
-        "points.*.best.*.*.family:str", "points.*.best.*.*.shape:str", "points.*.best.*.*.size:int",
-        "points.*.best.*.*.speedup:num", *each("points.*.best.*.*.speedup_runs", SPREAD),
-        "points.*.best.*.*.alpha?:num", "points.*.best.*.*.tokens_per_main:num", "points.*.best.*.*.c?:num",
-        "points.*.best.*.*.verify_over_main:num", "points.*.best.*.*.drafter_per_round:num",
+        "points.*.best.*.*.family:family", "points.*.best.*.*.shape:str", "points.*.best.*.*.size:int",
+        "points.*.best.*.*.speedup:num+", *each("points.*.best.*.*.speedup_runs", SPREAD),
+        "points.*.best.*.*.alpha?:num", "points.*.best.*.*.tokens_per_main:num+", "points.*.best.*.*.c?:num",
+        "points.*.best.*.*.verify_over_main:num+", "points.*.best.*.*.drafter_per_round:num",
         "points.*.best.*.*.other_per_round:num",
         "points.*.best.*.*.theory?.verify_price:num",  # r_{γ+1} at this scale
         "points.*.best.*.*.theory?.with_verify_price:num",  # Theorem 3.8 at the row's α, c and r_{γ+1}
@@ -351,10 +361,10 @@ SCHEMA = {
         # the heaviest scale's fastest row at T = 1 against fresh `generate --scale` processes
         *each("fresh_check?", FRESH),
         # regime.py summarize
-        "summary.heaviest.scale:num", "summary.heaviest.main_bytes:int", "summary.heaviest.r5:num",
-        "summary.cache_edge_bytes:int",
+        "summary.heaviest.scale:num+", "summary.heaviest.main_bytes:int+", "summary.heaviest.r5:num+",
+        "summary.cache_edge_bytes:int+",
         *[f"summary.{key}.{field}" for key in ("T1", "T0") for field in (
-            "fastest.family:str", "fastest.shape:str", "fastest.size:int", "fastest.speedup:num",
+            "fastest.family:family", "fastest.shape:str", "fastest.size:int", "fastest.speedup:num+",
             "fastest.verdict:str",            # faster | slower | unclear: every paired repeat on one side of 1×?
             "verdicts.*:str",                 # family -> verdict at the heaviest scale
             "pays_from.*?:num",               # family -> the first scale where it is faster in every repeat (absent: none)
@@ -362,8 +372,8 @@ SCHEMA = {
     ],
     # families.json (families.py): every drafter family, swept and timed, both engines, T = 1 and 0.
     "families.json": META + [
-        "prompt:str", "n_chars:int", "threads:int", "engines:list", "temperatures:list",
-        "families:list",                      # draft | mtp | ngram | lookup | suffix | medusa | block | eagle | eagle3 | lookahead
+        "prompt:str", "n_chars:int+", "threads:int", "engines.*:engine", "temperatures:list",
+        "families.*:family",                  # draft | mtp | ngram | lookup | suffix | medusa | block | eagle | eagle3 | lookahead
         "chain_gammas:list", "tree_sizes:list", "sweep_repeats:int", "repeats:int", "seeds:list",
         "model_seed:int",                     # the models every figure but alpha_by_seed is measured on
         "alpha_seeds:list",                   # sampling seeds of the texts α is measured on (T = 1)
@@ -378,7 +388,7 @@ SCHEMA = {
         "alpha_by_depth.T1.medusa:list", "alpha_by_depth.T0.eagle:list", "alpha_by_depth.T0.eagle3:list",
         # α at T = 1 on each model seed with trained Medusa and EAGLE drafters (keys: seed, then drafter)
         "alpha_by_seed.*.*.alpha?:num", "alpha_by_seed.*.*.positions:int",
-        "costs.main_params:int", "costs.draft.params:int", "costs.mtp.params:int",
+        "costs.main_params:int+", "costs.draft.params:int+", "costs.mtp.params:int+",
         # what section ⑤'s map prints of any family, where the family has it (families.py family_costs)
         *[f"costs.*.{field}" for field in ("params?:int", "train_wall_s?:num", "entries?:int", "bytes?:int")],
         "costs.medusa.params:int", "costs.medusa.steps:int", "costs.medusa.train_wall_s:num",
@@ -415,37 +425,37 @@ SCHEMA = {
         *each("fresh_process_check?", FRESH),
         # families.py summarize: the conclusions sections ⑤ and ⑦ print, on the primary engine
         # (compiled where it ran).
-        "summary.primary_engine:str",
+        "summary.primary_engine:engine",
         # the 2025–26 families (suffix | block | eagle3) against the rest, T = 1: the fastest row of each
         # group, and the drafting price per round against γ of EAGLE, EAGLE-3 and the block (the sweep)
         # (each_new: every new family's fastest row; plain_per_char: plain decoding's 1 + its rest)
-        "summary.recent?.engine:str", "summary.recent?.temperature:num", "summary.recent?.new_is_faster:bool",
+        "summary.recent?.engine:engine", "summary.recent?.temperature:num", "summary.recent?.new_is_faster:bool",
         "summary.recent?.all_new_slower_than_plain:bool", "summary.recent?.plain_per_char:num",
         *[f"summary.recent?.{group}.{field}" for group in ("best_new", "best_old", "each_new.*")
-          for field in ("family:str", "shape:str", "size:int", "speedup:num", "tokens_per_main:num",
-                        "verify_over_main:num", "drafter_per_round:num", "other_per_round:num")],
+          for field in ("family:family", "shape:str", "size:int", "speedup:num+", "tokens_per_main:num+",
+                        "verify_over_main:num+", "drafter_per_round:num", "other_per_round:num")],
         *[f"summary.recent?.drafting.{f}.*.{field}" for f in ("eagle", "eagle3", "block")
           for field in ("size:int", "drafter_per_round:num")],
         # each family's best row at T = 1 and at T = 0 (rows above): its speedups and paired ranges;
         # at_T0: faster | slower | unclear (the two ranges overlap)
-        "summary.temperature_change.engine:str",
+        "summary.temperature_change.engine:engine",
         *each("summary.temperature_change.families.*",
-              ["family:str", "speedup_T1:num", "speedup_T0:num", "runs_T1.*:num", "runs_T0.*:num", "at_T0:str"]),
-        "summary.temperature_change.faster_at_T0:list", "summary.temperature_change.slower_at_T0:list",
-        "summary.temperature_change.unclear_at_T0:list",
+              ["family:family", "speedup_T1:num+", "speedup_T0:num+", "runs_T1.*:num", "runs_T0.*:num", "at_T0:str"]),
+        "summary.temperature_change.faster_at_T0.*?:family", "summary.temperature_change.slower_at_T0.*?:family",
+        "summary.temperature_change.unclear_at_T0.*?:family",
         # a row's verify price in the decoding loop (its verify_over_main) beside the same forward
         # timed back to back in the same run (families.py verify_prices; over a one-position forward):
         # in_loop = back_to_back + loop_extra, and for a tree back_to_back = chain_back_to_back + mask_extra
         *[f"{where}.{field}" for where in ("summary.fastest_verify?", "summary.tree_verify?.*")
-          for field in ("family:str", "shape:str", "size:int",
-                        "positions:int",          # new positions in the verify: γ + 1, or the tree's nodes
+          for field in ("family:family", "shape:str", "size:int",
+                        "positions:int+",         # new positions in the verify: γ + 1, or the tree's nodes
                         "in_loop:num", "back_to_back:num",
                         "chain_back_to_back:num", # a chain forward over as many positions (①'s curve, this run)
                         "loop_extra:num",
                         "mask_extra?:num")],      # trees: building the tree mask and the nodes' positions
         # the fastest row per temperature (keys T1 | T0): pick it from rows by engine, temperature, family
-        "summary.fastest.*.family:str", "summary.fastest.*.shape:str", "summary.fastest.*.size:int",
-        "summary.fastest.*.speedup:num",
+        "summary.fastest.*.family:family", "summary.fastest.*.shape:str", "summary.fastest.*.size:int",
+        "summary.fastest.*.speedup:num+",
         # the fastest T = 1 row's round in plain forwards (absent where its rest was not taken apart):
         "summary.fastest_round?.total:num",             # verify + drafting + the rest
         "summary.fastest_round?.plain_per_char:num",    # plain decoding: 1 forward + its rest
@@ -453,23 +463,23 @@ SCHEMA = {
         "summary.fastest_round?.verify_biggest:bool",   # the verify is the largest of the three parts
         # at T = 1: the rows slower than plain (speedup < 1) and the slowest, its round in plain forwards
         "summary.slower_than_plain?.temperature:num", "summary.slower_than_plain?.rows:int",
-        "summary.slower_than_plain?.families:list",  # slower in every paired repeat (stats.paired_verdict)
-        "summary.slower_than_plain?.unclear?:list",  # neither side of 1x in every repeat
-        *each("summary.slower_than_plain?.slowest", ["family:str", "shape:str", "size:int", "speedup:num",
-                                                     "tokens_per_main:num", "verify_over_main:num",
+        "summary.slower_than_plain?.families.*?:family",  # slower in every paired repeat (stats.paired_verdict)
+        "summary.slower_than_plain?.unclear?.*?:family",  # neither side of 1x in every repeat
+        *each("summary.slower_than_plain?.slowest", ["family:family", "shape:str", "size:int", "speedup:num+",
+                                                     "tokens_per_main:num+", "verify_over_main:num+",
                                                      "drafter_per_round:num", "other_per_round?:num",
-                                                     "round_total?:num"]),  # verify + drafting + the rest
+                                                     "round_total?:num+"]), # verify + drafting + the rest
         # the sweep of one family (n-gram) at T = 1, per shape (tree | chain): its fastest configuration
         # and the one with the most characters per main forward
-        "summary.sweep_shapes?.family:str", "summary.sweep_shapes?.temperature:num",
+        "summary.sweep_shapes?.family:family", "summary.sweep_shapes?.temperature:num",
         *[f"summary.sweep_shapes?.{shape}.{which}.{field}" for shape in ("tree", "chain")
-          for which, figures in (("fastest", ("speedup:num", "verify_over_main:num")),
-                                 ("most_tokens", ("tokens_per_main:num",)))
-          for field in ("family:str", "shape:str", "size:int", *figures)],
+          for which, figures in (("fastest", ("speedup:num+", "verify_over_main:num+")),
+                                 ("most_tokens", ("tokens_per_main:num+",)))
+          for field in ("family:family", "shape:str", "size:int", *figures)],
         "summary.sweep_shapes?.tree_gets_fewer:bool",   # the deepest tree emits fewer than the deepest chain
         # the learned drafters' α at T = 1 over model seeds (empty with one seed): keys draft | mtp | medusa | eagle
         "summary.alpha_seed_range.*?.min:num", "summary.alpha_seed_range.*?.max:num",
-        "summary.memory.main_bytes:int",      # the main model's float32 weights
+        "summary.memory.main_bytes:int+",     # the main model's float32 weights
         "summary.memory.ngram_over_main:num", # the n-gram table's bytes over those
         # the T = 0 sweep's greedy check (both engines, every run)
         "summary.greedy_check.configurations:int", "summary.greedy_check.identical:int",
@@ -477,7 +487,7 @@ SCHEMA = {
     ],
     # conditions.json (conditions.py): when speculation pays; the first seed's models, T = 1 unless said
     "conditions.json": META + [
-        "prompt:str", "n_chars:int", "threads:int", "engines:list", "model_seed:int",
+        "prompt:str", "n_chars:int+", "threads:int", "engines.*:engine", "model_seed:int",
         "configs.*.shape:str", "configs.*.size:int", "configs.*.name:str",  # one per family, every row below
         "temperatures:list", "text_seeds:list",
         # α (teacher-forced first draft) and tokens per main forward, over one text per sampling seed
@@ -492,19 +502,19 @@ SCHEMA = {
         "by_text.*.*.drafters.suffix.coverage:num",
         # wall seconds per output length, warm, both engines; speedup over plain of the same length and engine
         "lengths:list", "repeats:int",
-        "by_length.*.engine:str", "by_length.*.n_chars:int", "by_length.*.family:str",
-        *each("by_length.*.wall_s", SPREAD), "by_length.*.speedup:num", "by_length.*.main_forwards:num",
+        "by_length.*.engine:engine", "by_length.*.n_chars:int+", "by_length.*.family:family",
+        *each("by_length.*.wall_s", SPREAD), "by_length.*.speedup:num+", "by_length.*.main_forwards:num",
         # a fresh generate process: its wall, the decode's, the rest (start-up) and the compilation in it
-        "start_up.*.engine:str", "start_up.*.family:str", "start_up.*.process_s:num", "start_up.*.decode_s:num",
+        "start_up.*.engine:engine", "start_up.*.family:family", "start_up.*.process_s:num", "start_up.*.decode_s:num",
         "start_up.*.start_up_s:num", "start_up.*.compile_s:num", "start_up_how:str",
         # in this process, best of 3: loading each checkpoint, building the n-gram table
         "preparation.load_main_s:num", "preparation.load_draft_s:num", "preparation.load_medusa_s:num",
         "preparation.load_eagle_s:num", "preparation.load_block_s:num", "preparation.load_eagle3_s:num",
         "preparation.ngram_table_s:num", "preparation.suffix_index_s:num",
         # conditions.py summarize: what section ⑦ and the closing quiz conclude
-        "summary.primary_engine:str",         # compiled where it ran, else eager
+        "summary.primary_engine:engine",      # compiled where it ran, else eager
         # one drafter's (the draft model's) α and characters per main forward against temperature
-        "summary.temperature.drafter:str",
+        "summary.temperature.drafter:family",
         "summary.temperature.lowest_alpha.temperature:num", "summary.temperature.lowest_alpha.alpha:num",
         "summary.temperature.other_alpha.min:num", "summary.temperature.other_alpha.max:num",  # the other T's α
         "summary.temperature.peak_alpha.temperature:num", "summary.temperature.peak_alpha.alpha:num",  # T > 0
@@ -545,30 +555,30 @@ SCHEMA = {
     ],
     # costs.json (costs.py): one forward's price per engine, kv-cache mode, vs new positions.
     "costs.json": META + [
-        "positions:list",                     # new positions per main forward: 1, 2, 3, 4, 6, ... 64
+        "positions.*:int+",                   # new positions per main forward: 1, 2, 3, 4, 6, ... 64
         "repeats:int", "calls_per_repeat:int", "threads:int", "how:str",
-        "engines.*.seconds.main:num", "engines.*.seconds.draft:num", "engines.*.seconds.mtp_head:num",
-        "engines.*.seconds.positions.*:num",  # keys: the positions above
+        "engines.*.seconds.main:num+", "engines.*.seconds.draft:num+", "engines.*.seconds.mtp_head:num+",
+        "engines.*.seconds.positions.*:num+", # keys: the positions above
         *each("engines.*.spread.positions.*", SPREAD),  # over the repeats
         "engines.*.c:num", "engines.*.c_mtp:num", "engines.*.c_pair.*:num", "engines.*.c_mtp_pair.*:num",
-        "engines.*.over_main.*:num",          # n positions / 1 position: median of the paired repeats
+        "engines.*.over_main.*:num+",         # n positions / 1 position: median of the paired repeats
         *each("engines.*.over_main_spread.*", SPREAD),  # the paired ratios over the repeats
         # costs.py summarize, per engine (keys eager | compiled | aot | native) and then over the engines
         *[f"{engine}.{field}" for engine in ("summary.eager", "summary.compiled?", "summary.aot?", "summary.native?") for field in (
             "flat_until:int",                 # most positions within flat_slack of one (costs.py flat_until)
             "flat_slack:num", "over_main_last:num",  # the last: 64 positions / 1
             "flat_start:bool")],              # flat_until > 1: a second position is (nearly) free
-        "summary.primary_engine:str",         # compiled where it ran, else eager
+        "summary.primary_engine:engine",      # compiled where it ran, else eager
         "summary.flat_until_max:int",         # the largest flat_until of the engines
         "summary.flat_start:bool",            # flat_until_max > 1
     ],
     # mtp.json (mtp.py): the MTP head over seeds.
     "mtp.json": META + [
-        "seeds:list", "depth:int",
+        "seeds:list", "seeds.*:int", "depth:int",
         "lambda:num",                         # the MTP loss weight, read from the checkpoint
         "params.hidden_norm:int", "params.embed_norm:int", "params.proj:int", "params.block:int",
         "params.shared_embedding_head:int", "params.shared_final_norm:int", "params.main_blocks:list",
-        "params.mtp_head_total:int", "params.main_total:int",
+        "params.mtp_head_total:int+", "params.main_total:int+",
         "curves.*.step:list", "curves.*.val.main:list", "curves.*.val.mtp?:list",
         "curves.*.train.main:list", "curves.*.train.mtp?:list", "curves.*.wall_s:num",
         *each("val_loss.main_mtp", MEAN_STD), *each("val_loss.control", MEAN_STD),
@@ -595,7 +605,7 @@ SCHEMA = {
         "summary.alpha_order_flips:bool",     # the two rankings differ
         "summary.mtp_loss_lower:bool",        # mean val loss: the main model with the MTP loss below the control
         "summary.head_minus_main_loss:num",   # mean val loss: MTP head − main model
-        "summary.train_chars_seen:int",       # steps × batch × block_size of the main model
+        "summary.train_chars_seen:int+",      # steps × batch × block_size of the main model
     ],
     # lab.json (lab.py): the first seed's models for the page's live lab (section ⑧), as float16
     # weights and the n-gram table's counts, each gzip + base64 ("blob"); build.py puts it in its

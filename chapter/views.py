@@ -5,6 +5,8 @@ from pathlib import Path
 
 import orjson
 
+from chapter.schema import ResultsError
+
 STATIC = Path(__file__).resolve().parent.parent / "static"
 LAB_GAMMA = 4  # the lab's default γ (static/js/lab_text.js LAB_DEFAULTS)
 
@@ -61,11 +63,12 @@ def tag_rows(data):
     ledger, families = data["ledger"], data["families"]
     pools = {"families": families["rows"] + ledger.get("family_rows", []), "sweep": families["sweep"]}
 
-    def family_row(row, engine, temperature, run):
+    def family_row(row, engine, temperature, run, where):
         if "speedup_runs" in row:
             judge(row)
         else:
-            restore_runs(row, pools[run], ("family", "shape", "size"), {"engine": engine, "temperature": temperature})
+            restore_runs(row, pools[run], ("family", "shape", "size"), {"engine": engine, "temperature": temperature},
+                         where=f"families.json: field '{where}'")
         config = "-" if row["family"] == "plain" else f"{row['shape']}{row['size']}"
         row["fig"] = figure_condition(row["family"], config, engine, "kvcache", temperature, row.get("run", run))
 
@@ -77,39 +80,44 @@ def tag_rows(data):
             row["fig_r"] = f"ledger|{row.get('engine', 'eager')}|{row['mode']}|k{row['gamma'] + 1}"
     for run, rows in (("families", families["rows"]), ("sweep", families["sweep"]), ("families", ledger.get("family_rows", []))):
         for row in rows:
-            family_row(row, row["engine"], row["temperature"], run)
+            family_row(row, row["engine"], row["temperature"], run, None)  # a full row: nothing to restore
     sweep = data["gamma_sweep"]  # ③'s rows are the ledger's eager draft-model rows, so they share its conditions
     for row in sweep["rows"]:
         row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", row["mode"], sweep["temperature"], "ledger")
         judge(row)
     for mode, row in ledger["summary"]["fastest"].items():
-        restore_runs(row, ledger["rows"], ("method", "gamma"), {"mode": mode})
+        restore_runs(row, ledger["rows"], ("method", "gamma"), {"mode": mode}, f"ledger.json: field 'summary.fastest.{mode}'")
     if "compiled" in ledger:
-        restore_runs(ledger["compiled"]["fastest"], ledger["compiled"]["rows"], ("method", "gamma"))
+        restore_runs(ledger["compiled"]["fastest"], ledger["compiled"]["rows"], ("method", "gamma"),
+                     where="ledger.json: field 'compiled.fastest'")
     for mode, row in sweep["summary"]["fastest"].items():
-        restore_runs(row, sweep["rows"], ("gamma",), {"mode": mode})
+        restore_runs(row, sweep["rows"], ("gamma",), {"mode": mode}, f"gamma_sweep.json: field 'summary.fastest.{mode}'")
         row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", mode, sweep["temperature"], "ledger")
     summary, engine = families["summary"], families["summary"]["primary_engine"]  # rows the sentences quote, cut down
     for key, temperature in (("T1", 1.0), ("T0", 0.0)):
         if key in summary.get("fastest", {}):
-            family_row(summary["fastest"][key], engine, temperature, "families")
+            family_row(summary["fastest"][key], engine, temperature, "families", f"summary.fastest.{key}")
     if "slower_than_plain" in summary:
-        family_row(summary["slower_than_plain"]["slowest"], engine, summary["slower_than_plain"]["temperature"], "families")
+        family_row(summary["slower_than_plain"]["slowest"], engine, summary["slower_than_plain"]["temperature"], "families",
+                   "summary.slower_than_plain.slowest")
     if "fastest_verify" in summary:
-        family_row(summary["fastest_verify"], engine, summary["slower_than_plain"]["temperature"], "families")
+        family_row(summary["fastest_verify"], engine, summary["slower_than_plain"]["temperature"], "families",
+                   "summary.fastest_verify")
     shapes = summary.get("sweep_shapes")
     for shape in ("chain", "tree") if shapes else ():
-        for row in (shapes[shape]["fastest"], shapes[shape]["most_tokens"], summary.get("tree_verify", {}).get(shape)):
-            if row:
-                family_row(row, engine, shapes["temperature"], "sweep")
+        for which, row in (("fastest", shapes[shape]["fastest"]), ("most_tokens", shapes[shape]["most_tokens"])):
+            family_row(row, engine, shapes["temperature"], "sweep", f"summary.sweep_shapes.{shape}.{which}")
+        if summary.get("tree_verify", {}).get(shape):
+            family_row(summary["tree_verify"][shape], engine, shapes["temperature"], "sweep", f"summary.tree_verify.{shape}")
     for rungs in data["ladder"].get("rungs", {}).values():  # ⑥'s engine ladder: each engine's best row
         for rung in rungs:
             judge(rung["best"])
     recent = summary.get("recent")  # ⑤'s 2025–26 paragraph: timed rows, cut down
     if recent:
-        for row in [*recent["each_new"].values(), recent.get("best_new"), recent.get("best_old")]:
+        quoted = [(f"each_new.{f}", row) for f, row in recent["each_new"].items()]
+        for where, row in quoted + [("best_new", recent.get("best_new")), ("best_old", recent.get("best_old"))]:
             if row:
-                family_row(row, recent["engine"], recent["temperature"], "families")
+                family_row(row, recent["engine"], recent["temperature"], "families", f"summary.recent.{where}")
 
 
 def paired_verdict(runs):
@@ -126,14 +134,15 @@ def judge(row):
     row["verdict"] = paired_verdict(row["speedup_runs"])
 
 
-def restore_runs(cut, rows, keys, given=None):
+def restore_runs(cut, rows, keys, given=None, where="a summary"):
     """A summary quotes a row cut down to a few fields: give it back its full row's paired speedups
     (and so its verdict), found by the fields that name it (`keys`, read from the cut row, and
-    `given`, what the summary says once for all its rows)."""
+    `given`, what the summary says once for all its rows). where: the summary's file and field, for
+    the ResultsError when no row matches."""
     want = {k: cut.get(k) for k in keys} | (given or {})
     full = next((r for r in rows if all(r.get(k) == v for k, v in want.items())), None)
     if full is None:
-        raise ValueError(f"no timed row matches the summary's {want}")
+        raise ResultsError(f"{where} quotes a timed row that its rows lack: {want}")
     cut["speedup_runs"] = full["speedup_runs"]
     judge(cut)
 

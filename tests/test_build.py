@@ -45,16 +45,17 @@ def test_page_is_self_contained():
 
 
 def test_missing_file_is_named(tmp_path):
-    with pytest.raises(site_build.BuildError, match="missing results file .*models.json"):
+    with pytest.raises(site_build.ResultsError, match="missing results file .*models.json"):
         site_build.load_results(tmp_path)
 
 
 def test_missing_field_is_named(tmp_path):
+    copy_results(tmp_path)
     models = orjson.loads((ROOT / "experiments/results/models.json").read_bytes())
     first = next(iter(models["runs"]))
     del models["runs"][first]["val_loss_full"]
     (tmp_path / "models.json").write_bytes(orjson.dumps(models))
-    with pytest.raises(site_build.BuildError, match=f"models.json: missing field 'runs.{first}.val_loss_full'"):
+    with pytest.raises(site_build.ResultsError, match=f"models.json: missing field 'runs.{first}.val_loss_full'"):
         site_build.load_results(tmp_path)
 
 
@@ -103,7 +104,7 @@ def test_wrong_type_is_named(tmp_path):
     causal = orjson.loads((tmp_path / "causal.json").read_bytes())
     causal["verify_example"]["rows"][3]["top"] = "oops"
     (tmp_path / "causal.json").write_bytes(orjson.dumps(causal))
-    with pytest.raises(site_build.BuildError, match=r"causal.json: field 'verify_example.rows.3.top' should be list"):
+    with pytest.raises(site_build.ResultsError, match=r"causal.json: field 'verify_example.rows.3.top' should be list"):
         site_build.load_results(tmp_path)
 
 
@@ -201,15 +202,15 @@ def copy_results(folder):
 ])
 def test_unreadable_results_file_is_named_in_one_line(tmp_path, capsys, damage, what):
     """`make site` with a results path that is a folder, or a file that is not JSON: one line
-    naming the file and what is wrong, exit status 1, no traceback, nothing written."""
+    naming the file and what is wrong, exit status 2 (the input is at fault), no traceback, nothing written."""
     results = tmp_path / "results"
     results.mkdir()
     copy_results(results)
     damage(results / "families.json")
     out = tmp_path / "page.html"
-    assert site_build.main(results, out) == 1
+    assert site_build.main(results, out) == 2
     err = capsys.readouterr().err
-    assert err.startswith("build error: results file ") and err.count("\n") == 1, err
+    assert err.startswith("error: results file ") and err.count("\n") == 1, err
     assert f"{results / 'families.json'} {what}" in err
     assert not out.exists()
 
@@ -229,7 +230,11 @@ def test_the_build_takes_a_results_folder_and_an_output_from_its_command_line(tm
     (results / "families.json").mkdir()
     run = subprocess.run([sys.executable, "-m", "chapter.build", "--results", str(results), "--out", str(out)],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert run.returncode == 1 and "families.json is not a file" in run.stderr
+    assert run.returncode == 2 and run.stderr.startswith("error: results file ") and "families.json is not a file" in run.stderr
+    run = subprocess.run([sys.executable, "-m", "chapter.build", "--bogus"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert (run.returncode, run.stdout) == (2, "") and run.stderr == (
+        "error: unrecognized arguments: --bogus (see python -m chapter.build --help)\n")  # no usage dump
 
 
 def test_bundler_refuses_what_would_end_the_inlined_script(tmp_path):

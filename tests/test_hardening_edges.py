@@ -1,7 +1,8 @@
 """Issue 36's rough edges: each bad input or damaged file is one line on stderr (`error: ...`, exit
-code 2; the build's own errors `build error: ...`, exit 1), found before any slow work, and leaves
-nothing behind; a damaged AOT package is rebuilt."""
+code 2; the build's own errors, a template or the page's own checks, the same line with exit 1),
+found before any slow work, and leaves nothing behind; a damaged AOT package is rebuilt."""
 import shutil
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,9 +19,8 @@ from experiments.data import CharData
 from experiments.exercises.__main__ import main as exercises_main
 from experiments.generate import main as generate_main
 from experiments.jsonio import RESULTS
-from experiments.model import load_checkpoint
 from experiments.runners import Runner
-from tests.test_train import TINY, run as train_tiny
+from tests.test_train import TINY, FlakyData, Interrupted, run as train_tiny
 from tools import bench
 
 
@@ -111,18 +111,30 @@ def test_the_build_says_when_it_cannot_write_its_output(tmp_path, capsys, parent
     assert files_under(tmp_path) == [Path("a-file")]
 
 
-def test_a_template_error_names_the_template_and_its_line(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("line, what", [
+    ("{{ data.families.0 }}", "dict object has no element 0"),
+    ("{{ 1 / (data.ledger.gamma_max - data.ledger.gamma_max) }}", "ZeroDivisionError: division by zero"),  # not jinja's own
+])
+def test_a_template_error_names_the_template_and_its_line(tmp_path, monkeypatch, capsys, line, what):
     templates = tmp_path / "templates"
     shutil.copytree(site_build.TEMPLATES, templates)
     section = templates / "sections" / "gamma.html.j2"
     lines = section.read_text(encoding="utf-8").splitlines(keepends=True)
-    section.write_text("".join(lines[:2] + ["{{ data.families.0 }}\n"] + lines[2:]), encoding="utf-8")
+    section.write_text("".join(lines[:2] + [line + "\n"] + lines[2:]), encoding="utf-8")
     monkeypatch.setattr(site_build, "TEMPLATES", templates)
     out = tmp_path / "page.html"
     assert site_build.main(RESULTS, out) == 1
-    err = one_error_line(capsys, "build error: ")
-    assert f"{section}:3: dict object has no element 0" in err
+    err = one_error_line(capsys)
+    assert f"{section}:3: {what}" in err
     assert not out.exists()
+
+
+def test_an_error_the_checks_let_through_is_one_line_naming_what_was_built(tmp_path, monkeypatch, capsys):
+    """The last resort: an exception no check foresaw (here in a view) is the build's own bug, exit 1,
+    in one line that says what it was building; never a traceback."""
+    monkeypatch.setattr(site_build, "dial_view", lambda data: 1 / 0)
+    assert site_build.main(RESULTS, tmp_path / "page.html") == 1
+    assert one_error_line(capsys) == f"error: building the page from {RESULTS}: ZeroDivisionError: division by zero\n"
 
 
 # 9. tools/bench.py
@@ -137,6 +149,23 @@ def test_bench_refuses_nothing_to_measure_before_it_starts(monkeypatch, capsys, 
     assert f"{flag} must be at least 1, got 0" in one_error_line(capsys)
 
 
+def test_bench_without_a_page_is_one_error_line(tmp_path, capsys):
+    page = tmp_path / "none.html"
+    assert bench.main(["--page", str(page)]) == 2
+    assert one_error_line(capsys) == f"error: --page {page} is missing: run `make site`\n"
+
+
+def test_bench_passes_on_a_failed_builds_line_and_status(monkeypatch, capsys):
+    """`make site` failing inside the bench: the build's one line and exit status, no traceback."""
+    failed = subprocess.CompletedProcess([], 2, "", "error: ledger.json: missing field 'rows'\n")
+    monkeypatch.setattr(bench, "git_state", lambda: {"commit": "abc", "dirty": False})
+    monkeypatch.setattr(bench.subprocess, "run", lambda *args, **kwargs: failed)
+    monkeypatch.setattr(bench, "measure", lambda *args: pytest.fail("measured after a failed build"))
+    with pytest.raises(SystemExit) as exited:
+        bench.main([])
+    assert exited.value.code == 2 and one_error_line(capsys) == "error: ledger.json: missing field 'rows'\n"
+
+
 # 10, 11. resuming a training run
 
 
@@ -145,10 +174,16 @@ def data():
     return CharData()
 
 
+def interrupted_run(root, data, **settings):
+    """A 10-step run of the tiny model killed after step 7: its resume state is at step 5."""
+    with pytest.raises(Interrupted):
+        train_tiny(root, FlakyData(data, fail_after=7), 10, eval_interval=5, snapshots=(), **settings)
+
+
 @pytest.fixture
 def trained(tmp_path, data):
-    """A finished 10-step run of the tiny model, and what it wrote, byte for byte."""
-    train_tiny(tmp_path, data, 10, eval_interval=5, snapshots=())
+    """An interrupted run of the tiny model, and what it wrote, byte for byte."""
+    interrupted_run(tmp_path, data)
     return {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
 
 
@@ -173,7 +208,7 @@ def test_a_resume_state_of_another_shape_is_one_line_naming_it(tmp_path, data, t
     """The state of a wider model in the tiny one's place: refused by its recorded settings, or,
     where those were copied over too, by the weights that do not fit."""
     wide = replace(TINY, n_embd=48, mlp_hidden=96)
-    train_tiny(tmp_path / "wide", data, 5, cfg=wide, eval_interval=5, snapshots=())
+    interrupted_run(tmp_path / "wide", data, cfg=wide)
     state_path = tmp_path / "ck" / "tiny.opt.pt"
     state = torch.load(tmp_path / "wide" / "ck" / "tiny.opt.pt", weights_only=False)
     if keep_settings:
@@ -183,7 +218,7 @@ def test_a_resume_state_of_another_shape_is_one_line_naming_it(tmp_path, data, t
         train_tiny(tmp_path, data, 10, eval_interval=5, snapshots=())
     message = str(err.value)
     assert "\n" not in message and str(state_path) in message and "--fresh" in message
-    assert load_checkpoint(tmp_path / "ck" / "tiny.pt")[0].cfg == TINY  # the weights file is untouched
+    assert not (tmp_path / "ck" / "tiny.pt").exists()  # no weights written
 
 
 # 14. option errors come first

@@ -13,6 +13,10 @@ to compute and render (clicking Step, timed inside the page); and the main path'
 at 1280 px with the lab loaded and every deep dive and FAQ closed, in both languages). Prints what it measured, writes it with a meta block to bench/bench.json (the page does not
 read it) and exits 1 when a budget is exceeded. Wall-clock budgets are not part of `make test`:
 a loaded machine makes them flaky, so run this on a quiet one.
+
+Errors are one line on stderr, `error: <what>`, as every command here: exit 2 for the input (a flag,
+a --page that is missing), 1 for the project's own (a budget exceeded); a `make site` build that
+fails passes on its own line and status.
 """
 import datetime
 import json
@@ -130,11 +134,15 @@ def summary(values):
 
 
 def time_site_build():
-    """Seconds of `python -m chapter.build` (what make site runs), into a scratch file."""
+    """Seconds of `python -m chapter.build` (what make site runs), into a scratch file. A build that
+    fails ends the bench with the build's own error line and exit status."""
     with tempfile.TemporaryDirectory() as scratch:
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "chapter.build", "--out", str(Path(scratch) / "page.html")],
-                       check=True, capture_output=True, cwd=ROOT)
+        run = subprocess.run([sys.executable, "-m", "chapter.build", "--out", str(Path(scratch) / "page.html")],
+                             capture_output=True, text=True, cwd=ROOT)
+        if run.returncode:
+            sys.stderr.write(run.stderr)
+            sys.exit(run.returncode)
         return time.perf_counter() - t0
 
 
@@ -166,7 +174,7 @@ def main(argv=None):
         if count < 1:  # a median of nothing, found only after a minute of measuring
             parser.error(f"{flag} must be at least 1, got {count}")
     if not args.page.is_file():
-        print(f"bench: {args.page} is missing: run `make site`", file=sys.stderr)
+        print(f"error: --page {args.page} is missing: run `make site`", file=sys.stderr)
         return 2
     git = git_state()
     site_build_s = time_site_build()
@@ -233,6 +241,8 @@ def main(argv=None):
               f"{'met' if target['met'] else 'missed'}; ladder.json at {target['commit'][:7]})")
     print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}"
           + (f"; OVER BUDGET: {', '.join(over)}" if over else "; every budget met"))
+    if over:
+        print(f"error: over budget: {', '.join(over)}", file=sys.stderr)
     return 1 if over else 0
 
 

@@ -448,15 +448,23 @@ def environment(templates):
     env.globals["far_below_linear"] = far_below_linear  # chapter/views.py: ⑧'s r_k against k, not the flatness rule
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # chapter/code_trail.py: the end of every section
+    # Filled anew by every render, in place: jinja2 keeps an imported template (macros.html.j2) with
+    # the globals it first saw, so a new object here would not reach it.
+    env.globals["listings"], env.globals["registry"] = {}, {}
     return env
+
+
+def refill(mapping, new):
+    mapping.clear()
+    mapping.update(new)
 
 
 def render(data):
     env = environment(TEMPLATES)
-    env.globals["listings"] = listings()  # chapter/listings.py: ①'s code, read from the source it shows
-    env.globals["registry"] = {  # registry.json: every family's and engine's name (macros fname, engine_name)
+    refill(env.globals["listings"], listings())  # chapter/listings.py: ①'s code, read from the source it shows
+    refill(env.globals["registry"], {  # registry.json: every family's and engine's name (macros fname, engine_name)
         "families": {f["name"]: f for f in data["registry"]["families"]},
-        "engines": {e["name"]: e["label"] for e in data["registry"]["engines"]}}
+        "engines": {e["name"]: e["label"] for e in data["registry"]["engines"]}})
     css = inline_css()
     page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])

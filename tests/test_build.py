@@ -368,3 +368,14 @@ def test_every_verdict_follows_the_rule_and_only_the_verdict_macro_words_one():
     # ...unless the sentence states the rule itself
     assert site_build.verdict_clashes("<p>9 families beat plain decoding in every paired repeat.</p>") == []
     assert site_build.verdict_clashes("<p>每次配对重复都比普通解码快。</p>") == []
+
+
+def test_a_second_render_in_one_process_reads_its_own_registry():
+    """The template environment is kept between renders; the names macros.html.j2 prints must
+    still come from the results of each render, not the first one's."""
+    data = site_build.load_results()
+    site_build.render(data)
+    family = data["registry"]["families"][0]
+    data["registry"]["families"][0] = {**family, "label": {**family["label"], "en": "Renamed-in-this-test"}}
+    html = re.sub(r"<script\b.*?</script>", "", site_build.render(data), flags=re.S)
+    assert "Renamed-in-this-test" in html

@@ -109,6 +109,38 @@ def test_axe_right_after_load_in_the_dark_theme_on_a_phone(open_page):
     assert not result["violations"], axe_report(result["violations"])
 
 
+TIMING = re.compile(r"-?[\d.]+m?s|ease(-in|-out|-in-out)?|linear|step-start|step-end|cubic-bezier|steps|"
+                    r"normal|allow-discrete|!important")
+
+
+def loose_transitions(css):
+    """The transition declarations in a stylesheet that animate `all` or name no property."""
+    bad = []
+    for decl in re.findall(r"(?<![\w-])transition(?:-property)?\s*:\s*([^;}]+)", css):
+        value = re.sub(r"\([^)]*\)", "", decl).strip()  # cubic-bezier(a, b, c, d): its commas are not a list's
+        if re.fullmatch(r"none(\s*!important)?", value):
+            continue
+        for item in value.split(","):
+            names = [t for t in item.split() if not TIMING.fullmatch(t)]
+            if len(names) != 1 or names[0] == "all":
+                bad.append(decl.strip())
+                break
+    return bad
+
+
+def test_every_transition_names_its_properties():
+    """Issue 45, item 13, in every state the browser test does not reach (:hover, :focus, a class a
+    widget sets): no rule in static/css animates `all` (a colour could pass through near-black on
+    near-black while axe reads it) or leaves its properties to the default, which is `all`."""
+    found = {css.name: loose_transitions(css.read_text(encoding="utf-8"))
+             for css in sorted((ROOT / "static" / "css").glob("*.css"))}
+    assert not {name: bad for name, bad in found.items() if bad}, found
+    assert loose_transitions(".a { transition: all 0.2s; } .b { transition: 0.2s ease; } .c { transition: none; }"
+                             " .d { transition: color 0.2s cubic-bezier(0, 0, 1, 1), all 1s; }"
+                             " .e { transition: height 120ms ease, bottom 120ms ease; }") == [
+        "all 0.2s", "0.2s ease", "color 0.2s cubic-bezier(0, 0, 1, 1), all 1s"]
+
+
 def test_every_summary_has_a_name_before_the_script_runs():
     """A <summary> the script fills (⑦'s "the other N") still names its box in the page as shipped:
     axe's summary-name rule failed there in the moments before the widgets started."""

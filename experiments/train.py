@@ -282,8 +282,9 @@ def head_builder(kind, seed, device, out=CHECKPOINTS):
     """build() for train(): a FeatureDrafter on the frozen main + MTP model of the same seed (from
     `out` if a run was trained there, else the committed one)."""
     main_name = run_name(*RUNS[0], seed)
-    main_path = next((d / f"{main_name}.pt" for d in (out, CHECKPOINTS) if (d / f"{main_name}.pt").exists()),
-                     CHECKPOINTS / f"{main_name}.pt")
+    main_path = out / f"{main_name}.pt"
+    if not main_path.exists():
+        main_path = CHECKPOINTS / f"{main_name}.pt"
     if not main_path.exists():
         raise UsageError(f"{main_path} not found: train the main model of seed {seed} first "
                          f"(python -m experiments.train --model main --seed {seed})")

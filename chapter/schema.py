@@ -64,10 +64,12 @@ COSTS = [  # ledger.forward_costs: seconds per forward, per mode (*: recompute |
     "forward_costs.*.verify_over_main_spread.*.n:int",
 ]
 
-FAMILY_ROW = [  # families.py timed_row: one family in one configuration, engine and temperature
+TIMED_ROW = [  # rows.timed_row: one configuration against plain decoding in one run, engine, scale and temperature
     "family:family",               # plain | draft | mtp | ngram | lookup | medusa | eagle | lookahead
     "shape:str", "size:int",       # chain (size γ) | tree (size = nodes)
-    "engine:engine", "temperature:num", "repeats:int+",
+    "engine:engine",               # eager | compiled | aot | native, or the peer library (transformers)
+    "scale:num+", "temperature:num", "repeats:int+",
+    "verdict:str",                 # faster | slower | unclear: every paired repeat on one side of 1×?
     "tokens_per_main:num+", "accepted_per_proposed?:num", "accepted_per_main:num", "main_forwards:num+",
     "alpha?:num",                  # chains: accepted / (accepted + rejected), the ledger's per-draft α
     *each("wall_s", SPREAD), "speedup:num+", *each("speedup_runs", SPREAD),
@@ -76,6 +78,9 @@ FAMILY_ROW = [  # families.py timed_row: one family in one configuration, engine
     "verify_over_main:num+",       # the main model's verify forward
     "drafter_per_round:num",       # the drafter
     "other_per_round?:num",        # the rest (sampling, the rule, Python)
+    "round_total:num+",            # their sum
+    "plain_per_char:num+",         # plain decoding's median run per character, in the same unit (1 + its rest)
+    "speedup_from_parts:num+",     # tokens_per_main × plain_per_char / round_total: the two median runs' ratio
     "greedy_equal?:bool",          # T = 0 only: every run wrote plain greedy decoding's text
     "c?:num",                      # drafter seconds per draft, same run and scale
     "speedup_theory?:num",         # Theorem 3.8 at the row's α and c (chains)
@@ -159,6 +164,7 @@ SCHEMA = {
         "families.*.measured:bool",           # families.json sweeps it
         "families.*.training?.zh:str", "families.*.training?.en:str",  # what building it takes (null: a timed training run)
         "engines.*.name:str", "engines.*.label.zh:str", "engines.*.label.en:str",
+        "engines.*.peer?:bool",               # the peer library (transformers), timed beside our engines
     ],
     # causal.json (causal.py): section ① — causal masking, kv-cache, one verify step.
     "causal.json": META + [
@@ -209,9 +215,6 @@ SCHEMA = {
         "greedy_check.*.chars_compared:int", "greedy_check.*.equal:bool",
         "greedy_check.*.first_mismatch?:int",  # the first char that differs; null: all identical
         "engines.*:engine",                   # the engines measured: eager, and compiled where it compiled
-        # the draft model's fastest γ and the MTP head per engine as families.json rows (ledger.py
-        # family_rows; their Theorem 3.8 and c are the ledger rows'): families.json takes them as its own
-        *each("family_rows.*", FAMILY_ROW + ["run:str", "plain_wall_s:num"]),  # plain_wall_s: this run's plain median
         # the compiled engine, kv-cache mode (absent when it could not compile or was not asked for)
         *each("compiled?.rows.*", LEDGER_ROW),
         *each("compiled?.forward_costs", [c.replace("forward_costs.*.", "") for c in COSTS]),
@@ -329,7 +332,7 @@ SCHEMA = {
             "grew_most?:str",                 # verify | drafting | other: the part that grew most between them
         )],
         # the last rung's best row at T = 0 against fresh `python -m experiments.generate` processes
-        *each("fresh_check", FRESH),
+        *each("fresh_check?", FRESH),
     ],
     # regime.json (regime.py): the dial, heavy twins of every network on the native engine.
     "regime.json": META + [
@@ -358,6 +361,18 @@ SCHEMA = {
         "points.*.best.*.*.theory?.verify_price:num",  # r_{γ+1} at this scale
         "points.*.best.*.*.theory?.with_verify_price:num",  # Theorem 3.8 at the row's α, c and r_{γ+1}
         "points.*.best.*.*.theory?.gap:num",  # measured / that − 1
+        *each("points.*.best.*.*", TIMED_ROW),
+        *each("points.*.plain.*", TIMED_ROW),  # plain decoding's own row, keys T1 | T0
+        *each("points.*.choose.*.*?", TIMED_ROW),  # the choosing pass (one repeat), keys T1 | T0
+        # the heaviest scale, T = 1: what a reader would use on the same twin, in the same run
+        "points.*.peers?.library:str", "points.*.peers?.version?:str",
+        *each("points.*.peers?.rows.*", TIMED_ROW),  # engine: eager or the library; over its own plain
+        "points.*.peers?.eager_r.*:num+",     # r_k of our eager engine on the twin, keys "1".."9"
+        "points.*.peers?.eager_main_s:num+",
+        # ours (the native fastest row) against the library's fastest decoder: its median wall / ours
+        "summary.peer?.ours.family:family", "summary.peer?.ours.size:int", "summary.peer?.theirs.family:family",
+        "summary.peer?.theirs.size:int", "summary.peer?.ratio:num+", *each("summary.peer?.ratio_runs", SPREAD),
+        "summary.peer?.verdict:str",
         # the heaviest scale's fastest row at T = 1 against fresh `generate --scale` processes
         *each("fresh_check?", FRESH),
         # regime.py summarize
@@ -406,9 +421,9 @@ SCHEMA = {
         # suffix decoding's index: the training split and its suffix array (one int64 per character)
         "costs.suffix.corpus_chars:int", "costs.suffix.bytes:int", "costs.suffix.max_depth:int",
         "costs.suffix.max_occurrences:int", "costs.suffix.factor:num",
-        *each("sweep.*", FAMILY_ROW),
-        *each("rows.*", FAMILY_ROW + ["run:str", "plain_wall_s?:num"]),  # run: "families" (timed here) or
-        #   "ledger" (ledger.json family_rows, with plain_wall_s: the ledger run's plain median, its baseline)
+        # the answer run's rows at the model as trained (regime.json's first point, families.py answer_rows)
+        *each("sweep.*", TIMED_ROW),     # its choosing pass: every chain γ and tree size, few repeats
+        *each("rows.*", TIMED_ROW + ["run:str"]),  # plain and each family's fastest; run: "regime"
         # one real round of n-gram tree decoding per tree size (families.py recorded_trees)
         "tree_rounds.*.nodes:int", "tree_rounds.*.context:str", "tree_rounds.*.root_position:int",
         "tree_rounds.*.tokens:str",           # one char per node, the root first
@@ -421,8 +436,6 @@ SCHEMA = {
         # per engine, chain.<k> and tree.<nodes>: that verify forward timed back to back over a
         # one-position forward (families.py verify_prices; ① prints the trees beside their chains)
         "verify_prices?.*.chain.*:num", "verify_prices?.*.tree.*:num",
-        # the n-gram chain's row against fresh `generate` processes (families.py measure)
-        *each("fresh_process_check?", FRESH),
         # families.py summarize: the conclusions sections ⑤ and ⑦ print, on the primary engine
         # (compiled where it ran).
         "summary.primary_engine:engine",

@@ -63,7 +63,9 @@ class Family:
     training: {"zh", "en"} what building it takes, where that is not a timed training run;
     terms(models) -> the numbers `drafts` names;
     config: (shape, size), the configuration a measurement times when it times one per family
-      (conditions.json): a chain of γ = size or a tree of `size` nodes."""
+      (conditions.json): a chain of γ = size or a tree of `size` nodes;
+    candidates: the (shape, size) configurations the chapter's answer run (measure/regime.py)
+      chooses its fastest from, on every engine and scale."""
     name: str
     label: dict
     drafts: dict
@@ -83,6 +85,11 @@ class Family:
     training: dict | None = None
     terms: Callable | None = None
     config: tuple | None = ("chain", 4)
+    candidates: tuple = ()
+
+    def choices(self) -> tuple:
+        """The configurations to choose among: its candidates, else the one it is timed in (config)."""
+        return self.candidates or ((self.config,) if self.config else ())
 
     def record(self, models=None):
         """What the page reads of it (registry.json): no functions; `drafts` with its terms filled in."""
@@ -169,13 +176,15 @@ for _family in [
            measured=False, training=NONE, config=None),
     Family("draft", {"zh": "草稿模型", "en": "draft model"},
            {"zh": "独立的小模型，自回归地猜", "en": "a separate small model, guessing autoregressively"},
-           chain=True, source="draft", build=model_drafter, first_draft=draft_first),
+           chain=True, source="draft", build=model_drafter, first_draft=draft_first,
+           candidates=(("chain", 2), ("chain", 3), ("chain", 4), ("chain", 6))),
     Family("mtp", {"zh": "MTP 头", "en": "MTP head"},
            {"zh": "主模型身上的一个模块，读 hₜ 和下一个字", "en": "a module on the main model reading hₜ and the next character"},
            chain=True, source="mtp", max_gamma=1, config=("chain", 1),
            build=lambda spec, models, mode, engine, temperature: make_runner(models.main, mode, engine, sizes=(1, 2), mtp=True),
            first_draft=lambda models, ids, main_pass, start: on_pairs(models, ids, main_pass[2], models.main.mtp, start),
-           training={"zh": "和主模型一起训练（λ）", "en": "with the main model (λ)"}),
+           training={"zh": "和主模型一起训练（λ）", "en": "with the main model (λ)"},
+           candidates=(("chain", 1),)),
     Family("ngram", {"zh": "n-gram 表", "en": "n-gram table"},
            {"zh": "训练集里每段最多 {context} 字的上下文后面各字出现的频率",
             "en": "how often each character follows each context of up to {context} characters in the training text"},
@@ -183,13 +192,15 @@ for _family in [
            build=lambda spec, models, *_: NgramDrafter(models.table(spec.order_or_default())),
            prepare=lambda spec, models: models.table(spec.order_or_default()), first_draft="propose",
            training={"zh": "数一遍训练集", "en": "one pass counting the training text"},
-           terms=lambda models: {"context": DEFAULT_ORDER - 1}),
+           terms=lambda models: {"context": DEFAULT_ORDER - 1},
+           candidates=(("chain", 3), ("chain", 5), ("chain", 8))),
     Family("lookup", {"zh": "提示查找", "en": "prompt lookup"},
            {"zh": "在已写文本里找最后 {match} 个字上次出现的地方，抄它后面的字",
             "en": "finds where the last {match} characters appeared before in the text so far and copies what followed"},
            chain=True, tree=True, source="context", q="one-hot", order=4, min_order=2,  # matches the last 3 chars
            build=lambda spec, models, *_: LookupDrafter(PromptLookup(spec.order_or_default() - 1, models.vocab_size)),
-           first_draft="propose", training=NONE, terms=lambda models: {"match": FAMILIES["lookup"].order - 1}),
+           first_draft="propose", training=NONE, terms=lambda models: {"match": FAMILIES["lookup"].order - 1},
+           candidates=(("chain", 4), ("chain", 8))),
     # copies the longest earlier match of at least 6 characters, then drafts from the table of its order
     Family("match", {"zh": "最长匹配 + n-gram", "en": "longest match + n-gram"},
            {"zh": "抄已写文本里最长的一段匹配，抄完再查 n-gram 表",
@@ -206,34 +217,41 @@ for _family in [
            build=lambda spec, models, *_: SuffixDrafter(models.suffix_index()),
            prepare=lambda spec, models: models.suffix_index(), first_draft="propose",
            training={"zh": "给训练集建一个后缀数组", "en": "one suffix array over the training text"},
-           terms=lambda models: {"depth": models.suffix_index().max_depth, "occurrences": MAX_OCCURRENCES}),
+           terms=lambda models: {"depth": models.suffix_index().max_depth, "occurrences": MAX_OCCURRENCES},
+           candidates=(("chain", 4), ("chain", 8))),
     Family("medusa", {"zh": "Medusa 头", "en": "Medusa heads"},
            {"zh": "主模型最后隐状态上的 {n_heads} 个残差头，同时猜后面 {n_heads} 个位置",
             "en": "{n_heads} residual heads on the main model's last hidden state, guessing the next {n_heads} positions at once"},
            chain=True, tree=True, source="heads", build=heads_drafter, first_draft=medusa_first,
-           terms=head_config("medusa", "n_heads"), config=("chain", 3)),
+           terms=head_config("medusa", "n_heads"), config=("chain", 3),
+           candidates=(("chain", 3),)),
     Family("block", {"zh": "块并行草稿器", "en": "block-parallel drafter"},
            {"zh": "一个 Transformer 块读 [hₜ；下一个字] 和 {n_masks} 个可学习的掩码位置，一次调用给出全部草稿",
             "en": "one transformer block over [hₜ; the next character] and {n_masks} learned mask positions: every draft from one call"},
            chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter, first_draft=block_first,
-           terms=head_config("block", "n_masks")),
+           terms=head_config("block", "n_masks"),
+           candidates=(("chain", 4), ("chain", 8))),
     Family("eagle", {"zh": "EAGLE 草稿层", "en": "EAGLE drafter"},
            {"zh": "一层 Transformer，读主模型特征、预测下一个特征，可以接着自己往下猜",
             "en": "one transformer layer that reads the main model's features and predicts the next one, so it can keep drafting on its own"},
-           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=pair_first("eagle")),
+           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=pair_first("eagle"),
+           candidates=(("chain", 3), ("chain", 5))),
     Family("eagle3", {"zh": "EAGLE-3 草稿层", "en": "EAGLE-3 drafter"},
            {"zh": "EAGLE 的那一层改读主模型全部 {layers} 层输出的融合，只学字的分布，并在训练时喂它自己的草稿",
             "en": "EAGLE's layer reading a fusion of all {layers} of the main model's layer outputs, trained on tokens only and on its own drafts"},
            chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter,
-           first_draft=pair_first("eagle3"), terms=lambda models: {"layers": models.main.cfg.n_layer}),
+           first_draft=pair_first("eagle3"), terms=lambda models: {"layers": models.main.cfg.n_layer},
+           candidates=(("chain", 3), ("chain", 5))),
     Family("lookahead", {"zh": "前瞻解码", "en": "lookahead decoding"},
            {"zh": "没有草稿员：Jacobi 迭代的猜测加上从轨迹里收集的 {ngram}-gram",
             "en": "no drafter: Jacobi-iteration guesses plus {ngram}-grams harvested from their trajectory"},
            tree=True, source="self", order=3, min_order=2, config=("tree", 16),
            build=lambda spec, models, *_: Lookahead(*lookahead_shape(spec)), training=NONE,
-           terms=lambda models: {"ngram": FAMILIES["lookahead"].order}),
+           terms=lambda models: {"ngram": FAMILIES["lookahead"].order},
+           candidates=(("tree", 16),)),
 ]:
     register(_family)
+DECLARED = tuple(FAMILIES)  # the families this module declares: what a fresh `generate` process can run
 
 
 @dataclass(frozen=True)
@@ -244,6 +262,20 @@ class Spec:
     gamma: int | None = None
     tree: int | None = None
     order: int | None = None
+
+    @property
+    def shape(self) -> str | None:
+        """'chain' or 'tree'; None for plain decoding."""
+        return None if self.method == "plain" else "tree" if self.tree is not None else "chain"
+
+    @property
+    def size(self) -> int:
+        """γ of a chain, the nodes of a tree, 0 for plain decoding (the results' `size`)."""
+        return {None: 0, "tree": self.tree, "chain": self.gamma}[self.shape]
+
+    def __str__(self):
+        """The one name of a configuration in logs and results: 'plain', 'ngram γ=4', 'lookahead tree=16'."""
+        return self.method if self.shape is None else f"{self.method} {'γ' if self.shape == 'chain' else 'tree'}={self.size}"
 
     def order_or_default(self):
         default = FAMILIES[self.method].order if self.method in FAMILIES else None
@@ -451,16 +483,6 @@ def run_checked(spec, models, prompt, n, temperature, mode, engine, generator, t
     if spec.tree is not None:
         return tree_decode(models.main, draft, prompt, n, spec.tree, temperature, generator, engine, trace)
     return speculative_decode(models.main, draft, prompt, n, spec.gamma, temperature, mode, generator, trace, engine)
-
-
-def config_name(method: str, shape: str, size: int) -> str:
-    """The name a measured configuration has in the results: 'plain', 'ngram:chain:4', 'eagle:tree:16'."""
-    return method if method == "plain" else f"{method}:{shape}:{size}"
-
-
-def config_decoder(models, method, shape, size, prompt, n, temperature, engine, device):
-    """decoder() of a measured configuration (kv-cache mode, where every family runs)."""
-    return decoder(spec_of(method, shape, size), models, prompt, n, temperature, "kvcache", engine, device)
 
 
 def decoder(spec: Spec, models: Models, prompt: list[int], n: int, temperature: float = 1.0, mode: str = "kvcache",

@@ -16,6 +16,8 @@ import torch
 from experiments.speculative import Result
 
 PEER_METHODS = ("plain", "assisted", "lookup")
+NAME = "transformers"  # the peer as the results name it: an engine of its own in a timed row
+LABEL = {"zh": "transformers 的 generate", "en": "transformers' generate"}
 
 
 def available():
@@ -117,6 +119,20 @@ def peer_decode(method, hf_main, hf_draft, counters, prompt, n, temperature=1.0,
     return Result(tokens, counters["main"].calls, draft_forwards=drafts,
                   main_forward_s=counters["main"].seconds,
                   draft_forward_s=counters["draft"].seconds if method == "assisted" else 0.0)
+
+
+GENERATE_METHOD = {"plain": "plain", "draft": "assisted", "lookup": "lookup"}  # our family -> generate's way
+
+
+def decoder(spec, hf_models, prompt, n, temperature=1.0):
+    """fn(seed) -> Result of generate() for one of our configurations (methods.Spec): plain
+    decoding, the draft model (assisted generation) or prompt lookup, γ drafts per round."""
+    if spec.method not in GENERATE_METHOD:
+        raise ValueError(f"transformers' generate has no counterpart of {spec.method}: "
+                         f"one of {', '.join(GENERATE_METHOD)}")
+    hf_main, hf_draft, counters = hf_models
+    return lambda seed: peer_decode(GENERATE_METHOD[spec.method], hf_main, hf_draft, counters, prompt, n, temperature,
+                                    spec.gamma or 0, seed)
 
 
 def peer_models(main, draft):

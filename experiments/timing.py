@@ -12,6 +12,8 @@ import time
 
 import torch
 
+from experiments.progress import Progress
+
 
 def set_threads(threads):
     torch.set_num_threads(threads)
@@ -28,13 +30,16 @@ def summary(seconds):
             "n": len(seconds)}
 
 
-def interleaved(methods, repeats, warmup=1, device="cpu"):
+def interleaved(methods, repeats, warmup=1, device="cpu", progress=None):
     """methods: {name: fn(seed) -> result}. Returns {name: {"wall_s": [...], "results": [...]}}
-    with one entry per repeat; repeat r calls every method with seed r."""
+    with one entry per repeat; repeat r calls every method with seed r. progress: a label for
+    progress lines (experiments/progress.py), or None for none."""
     names = list(methods)
+    bar = Progress(progress, len(names) * (warmup + repeats))
     for name in names:
         for w in range(warmup):
             methods[name](10_000 + w)
+            bar.step()
     out = {name: {"wall_s": [], "results": []} for name in names}
     for r in range(repeats):
         order = names[r % len(names):] + names[:r % len(names)]
@@ -45,6 +50,7 @@ def interleaved(methods, repeats, warmup=1, device="cpu"):
             sync(device)
             out[name]["wall_s"].append(time.perf_counter() - t0)
             out[name]["results"].append(result)
+            bar.step()
     return out
 
 

@@ -30,10 +30,10 @@ LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the che
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
 SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
-              cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,), family_sweep_repeats=1,
+              cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,),
               condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
               start_up_families=("draft",),
-              exercise_draws=500, exercise_steps=3, ladder_choose_repeats=1, ladder_repeats=3,
+              exercise_draws=500, exercise_steps=3, regime_trained_repeats=3,
               regime_scales=(1, 3), regime_chars=20, regime_repeats=2, regime_bandwidth_sweep=(1, 4))
 
 

@@ -8,7 +8,7 @@ conclusions in a `summary`. One module per results file; they share common.py an
 and experiments/probes.py, stats.py, prices.py and methods.py, but never import each other.
 """
 from experiments.measure import (acceptance, causal, conditions, costs, divergence, exercises, families, lab,
-                                  ladder, ledger, models, mtp, regime, registry)
+                                  ledger, models, mtp, regime, registry)
 
 # name (for --only): (function(args, data, seeds, sizes) -> {results file stem: payload},
 #                     which trained seeds it measures: "all" or "first")
@@ -21,9 +21,10 @@ MEASUREMENTS = {
     "mtp": (mtp.measure, "all"),
     "costs": (costs.measure, "first"),
     "ledger": (ledger.measure, "first"),  # writes ledger.json and gamma_sweep.json
+    # the answer run: the dial (heavy twins on the native engine) and, at the model as trained, every
+    # engine (ladder.json) in one run; families.json takes its rows from it
+    "regime": (regime.measure, "first"),
     "families": (families.measure, "all"),  # α of the learned drafters on every seed; the rest on the first
-    "ladder": (ladder.measure, "first"),  # every engine: plain and its fastest speculative row
-    "regime": (regime.measure, "first"),  # the dial: heavy twins on the native engine
     "conditions": (conditions.measure, "first"),
     "exercises": (exercises.measure, "first"),
     "lab": (lab.measure, "first"),  # writes lab.json (the page's models) and tests/fixtures/lab_checks.json

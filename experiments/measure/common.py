@@ -37,20 +37,18 @@ class Sizes:
     sample_chars: int = 240         # the traced MTP sample
     family_gammas: tuple = tuple(range(1, 9))  # chain lengths every drafter family is swept over (families.py)
     family_trees: tuple = (4, 8, 16, 32)       # token-tree sizes, in nodes
-    family_sweep_repeats: int = 1   # timed runs per configuration of the families' sweep (it only chooses)
     condition_lengths: tuple = (8, 32, 128, 600)  # output lengths timed for every family
     condition_repeats: int = 5      # interleaved timed runs per family and length
     start_up_engines: tuple = ("eager", "compiled")  # engines whose fresh-process start-up is timed
     start_up_families: tuple | None = None  # the families whose start-up the eager engine times (None: every one)
     exercise_draws: int = 50_000    # exercise 1's draws through the rule (exercises.py)
     exercise_steps: int = 300       # exercise 3's training steps
-    fresh_repeats: int = 5          # fresh generate processes per side of a fresh-process check (families, ladder)
-    ladder_choose_repeats: int = 3  # timed runs per candidate while the ladder chooses each rung's fastest row
-    ladder_repeats: int = 9         # interleaved timed runs of each rung's plain and fastest row
-    regime_scales: tuple = (1, 4, 16, 40, 140)  # the dial: heavy twins, main model 2.95 MB .. 413 MB
-    regime_chars: int = 200         # chars per timed run on the dial
-    regime_choose_repeats: int = 1  # runs per candidate while the dial chooses each family's fastest row
-    regime_repeats: int = 3         # interleaved timed runs of plain and every family's fastest row, per scale
+    fresh_repeats: int = 5          # fresh generate processes per side of a fresh-process check (the answer run)
+    regime_scales: tuple = (1, 4, 16, 40, 140)  # the answer run's dial: heavy twins, main model 2.95 MB .. 413 MB
+    regime_chars: int = 200         # chars per timed run of the answer run
+    regime_choose_repeats: int = 1  # runs per candidate while it chooses each family's fastest configuration
+    regime_repeats: int = 3         # interleaved timed runs of plain and every family's fastest row, per heavy scale
+    regime_trained_repeats: int = 7  # the same at the model as trained (every engine: the ladder), where runs are short
     regime_bandwidth_sweep: tuple = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # MB streamed for the roofline
 
 

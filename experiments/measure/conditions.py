@@ -23,7 +23,7 @@ import torch
 
 from experiments.heads import load_drafter
 from experiments.measure.common import DRAFT, LEDGER_ENGINES, LEDGER_PROMPT, MAIN_MTP, ROOT, engines_of, generate_command
-from experiments.methods import FAMILIES, config_decoder, config_name, load_models, names
+from experiments.methods import FAMILIES, Spec, decoder, load_models, names, spec_of
 from experiments.probes import alpha_along, first_drafters, one_hot, pooled, written_text
 from experiments.model import load_checkpoint
 from experiments.ngram import DEFAULT_ORDER, NgramTable
@@ -36,6 +36,7 @@ TEMPERATURES = (0.0, 0.5, 0.8, 1.0, 1.3)
 # one configuration per family (Family.config), the same at every temperature and length: a chain
 # of 4 drafts (Medusa has 3 heads, the MTP head drafts 1), lookahead a 16-node tree
 CONFIGS = {name: FAMILIES[name].config for name in names(measured=True)}
+SPECS = {name: spec_of(name, *config) for name, config in CONFIGS.items()}
 TEXT_KINDS = ("val", "own", "repetitive")
 
 
@@ -68,8 +69,8 @@ def by_temperature(models, prompt, n_chars, seeds, device):
         for seed in seeds if temperature else seeds[:1]:
             text = written_text(models.main, prompt, n_chars, temperature, seed, device)
             measured.append(alpha_along(models, text, first_draft_start(prompt), temperature, device))
-            for family, (shape, size) in CONFIGS.items():
-                decode = config_decoder(models, family, shape, size, prompt, n_chars, temperature, "eager", device)
+            for family, spec in SPECS.items():
+                decode = decoder(spec, models, prompt, n_chars, temperature, "kvcache", "eager", device)
                 tokens[family].append(decode(seed).tokens_per_main)
         out.append({"temperature": temperature, "texts": len(measured),
                     "alpha": {name: over_texts(measured, name, "alpha") for name in first_drafters(models)},
@@ -117,9 +118,8 @@ def warm_walls(models, prompt, lengths, repeats, engines, device):
     rows = []
     for engine in engines:
         for n in lengths:
-            methods = {"plain": config_decoder(models, "plain", "chain", 0, prompt, n, 1.0, engine, device)}
-            for family, (shape, size) in CONFIGS.items():
-                methods[family] = config_decoder(models, family, shape, size, prompt, n, 1.0, engine, device)
+            methods = {family: decoder(spec, models, prompt, n, 1.0, "kvcache", engine, device)
+                       for family, spec in {"plain": Spec("plain"), **SPECS}.items()}
             runs = interleaved(methods, repeats, warmup=1, device=device)
             plain = statistics.median(runs["plain"]["wall_s"])
             for family, run in runs.items():
@@ -240,7 +240,7 @@ def measure(args, data, seeds, sizes):
         walls = warm_walls(models, prompt, sizes.condition_lengths, sizes.condition_repeats, engines, args.device)
     payload = {
         "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines, "model_seed": seed,
-        "configs": {family: {"shape": shape, "size": size, "name": config_name(family, shape, size)}
+        "configs": {family: {"shape": shape, "size": size, "name": str(spec_of(family, shape, size))}
                     for family, (shape, size) in CONFIGS.items()},
         "temperatures": list(TEMPERATURES), "text_seeds": text_seeds, "by_temperature": temperature,
         "text_kinds": list(TEXT_KINDS), "by_text": texts,

@@ -3,12 +3,11 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
 
 - alpha: teacher-forced first-draft acceptance Σ min(p, q) on text the main model writes (several
   sampling seeds at T = 1, the greedy text at T = 0);
-- sweep: every chain length γ = 1..8 and tree size of every family, both engines, T = 1 and 0,
-  timed (interleaved repeats) and counted (tokens per main forward, drafts accepted);
-- rows: the best configuration of each family per engine and temperature (by the sweep's median
-  speedup), timed again with the ledger's repeats, against plain decoding in the same run; at
-  T = 1 the draft model and the MTP head are the ledger's own rows (run "ledger": its fastest γ,
-  timed in its run), so that no configuration is timed twice and printed with two speedups;
+- sweep and rows: the answer run's rows at the model as trained (regime.json's first point, on
+  the native engine, T = 1 and 0; answer_rows): the choosing pass over every chain length
+  γ = 1..8 and tree size of every family, and plain decoding with each family's fastest
+  configuration timed in one interleaved run, so that no configuration is timed twice and printed
+  with two speedups;
 - what each family costs: parameters and training time, the n-gram table's size, c in the run;
 - verify_prices: the main model's verify forward timed back to back in the same run, as a
   chain of k positions and as each recorded token tree, so that a row's verify price inside
@@ -30,17 +29,15 @@ import torch
 
 from experiments.cli import UsageError
 from experiments.jsonio import read_json
-from experiments.measure.common import LEDGER_ENGINES, LEDGER_PROMPT, engines_of, load_seed, require
-from experiments.measure.rows import fresh_check, timed_row
+from experiments.measure.common import LEDGER_PROMPT, load_seed, require
 from experiments.prices import price_calls
-from experiments.engine import available_engines, make_runner
-from experiments.methods import (FAMILIES as REGISTRY, Spec, accepts, config_decoder, config_name, decode,
-                                 drafter as methods_drafter, names, orders, spec_of)
+from experiments.engine import make_runner
+from experiments.methods import Spec, decode, drafter as methods_drafter, names, orders
 from experiments.ngram import DEFAULT_ORDER
 from experiments.suffix import FACTOR as SUFFIX_FACTOR, MAX_OCCURRENCES as SUFFIX_OCCURRENCES
 from experiments.probes import DEPTH, DEPTH_STRIDE, alpha_along, alpha_by_depth, pooled, written_text
 from experiments.trees import Tree
-from experiments.timing import interleaved, interleaved_calls, set_threads
+from experiments.timing import interleaved_calls, set_threads
 from experiments.runs import run_name
 from experiments.stats import paired_verdict
 
@@ -52,81 +49,25 @@ def measured_families():
     return names(measured=True)
 
 
-def configs(family, models, sizes):
-    """[(shape, size)]: every chain γ and tree size of the sweep that the registry accepts for the
-    family (MTP: γ = 1; Medusa: γ up to its heads; lookahead: trees only)."""
-    wanted = [("chain", g) for g in sizes.family_gammas if REGISTRY[family].chain] + [("tree", n) for n in sizes.family_trees]
-    return [(shape, size) for shape, size in wanted if accepts(spec_of(family, shape, size), models)]
-
-
-WARM_CHARS = 64  # the compiled sweep warms each configuration up with a decode this long
-
-
-def sweep(models, prompt, n_chars, engines, device, sizes):
-    """Every configuration of every family, per engine and temperature, interleaved with plain.
-    The compiled engine's graphs are compiled by a short warm-up decode of each configuration;
-    the eager engine has nothing to compile, and the sweep only chooses, so it runs cold."""
-    rows = []
-    for engine in engines:
-        for temperature in TEMPERATURES:
-            decoders = lambda n: {"plain": config_decoder(models, "plain", "chain", 0, prompt, n, temperature, engine, device),
-                                  **{config_name(family, shape, size): config_decoder(models, family, shape, size, prompt, n,
-                                                                                    temperature, engine, device)
-                                     for family in measured_families() for shape, size in configs(family, models, sizes)}}
-            if engine == "compiled":
-                interleaved(decoders(WARM_CHARS), 1, warmup=0, device=device)
-            runs = interleaved(decoders(n_chars), sizes.family_sweep_repeats, warmup=0, device=device)
-            for name, run in runs.items():
-                if name == "plain":
-                    continue
-                family, shape, size = name.split(":")
-                rows.append(timed_row(family, shape, int(size), run, runs["plain"], n_chars, engine, temperature))
-            print(f"  sweep {engine} T={temperature}: {len(runs) - 1} configurations", flush=True)
-    return rows
-
-
-LEDGER_FAMILIES = ("draft", "mtp")  # at T = 1 the ledger times these (every γ, 7 repeats): their rows are its
-
-
-def best_rows(models, sweep_rows, prompt, n_chars, engines, device, repeats):
-    """The fastest configuration of each family per engine and temperature, timed again with
-    every other family's best and plain decoding, interleaved; at T = 1 the ledger's families
-    are left to the ledger (ledger_family_rows), so that each is timed once."""
-    rows = []
-    for engine in engines:
-        for temperature in TEMPERATURES:
-            best = {}
-            for row in sweep_rows:
-                if temperature == 1.0 and row["family"] in LEDGER_FAMILIES:
-                    continue
-                if row["engine"] == engine and row["temperature"] == temperature:
-                    if row["family"] not in best or row["speedup"] > best[row["family"]]["speedup"]:
-                        best[row["family"]] = row
-            methods = {"plain": config_decoder(models, "plain", "chain", 0, prompt, n_chars, temperature, engine, device)}
-            for family, row in best.items():
-                methods[config_name(family, row["shape"], row["size"])] = config_decoder(
-                    models, family, row["shape"], row["size"], prompt, n_chars, temperature, engine, device)
-            runs = interleaved(methods, repeats, warmup=1, device=device)
-            for name, run in runs.items():
-                family, shape, size = name.split(":") if name != "plain" else ("plain", "chain", 0)
-                rows.append({**timed_row(family, shape, int(size), run, runs["plain"], n_chars, engine, temperature),
-                             "run": "families"})
-                print(f"  {engine} T={temperature} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
-                      f"speedup {rows[-1]['speedup']:.2f}", flush=True)
-    return rows
-
-
-def ledger_family_rows(args, engines, n_chars):
-    """The ledger's rows of the draft model and the MTP head at T = 1 (ledger.json family_rows,
-    written earlier in the same `make measure`): one run, one number for them on the whole page."""
-    path = require(Path(args.results) / "ledger.json")
-    ledger = read_json(path)
-    rows = [r for r in ledger.get("family_rows", []) if r["engine"] in engines]
-    missing = {(f, e) for f in LEDGER_FAMILIES for e in engines} - {(r["family"], r["engine"]) for r in rows}
-    if missing or ledger["n_chars"] != n_chars:
-        raise UsageError(f"{path} has no family rows for {sorted(missing)} at {n_chars} characters: "
-                         f"measure the ledger first (python -m experiments.measure --only ledger families)")
-    return rows
+def answer_rows(args):
+    """The families' timed rows from the chapter's answer run (regime.json, measured first in the
+    same `make measure`), at the model as trained on its engine: per temperature, plain decoding
+    and each family's fastest configuration (rows), and the choosing pass over every chain γ and
+    tree size (sweep; a family with a single configuration there: its confirmed row). One run,
+    one number per row on the whole page."""
+    path = require(Path(args.results) / "regime.json")
+    regime = read_json(path)
+    first = regime["points"][0]
+    if first["scale"] != 1:
+        raise UsageError(f"{path} does not start at the model as trained (scale 1): "
+                         f"measure it again (python -m experiments.measure --only regime families)")
+    rows, sweep = [], []
+    for key, plain in first["plain"].items():
+        best = first["best"][key]
+        rows += [{**plain, "run": "regime"}] + [{**r, "run": "regime"} for r in best]
+        tried = {r["family"] for r in first["choose"][key]}
+        sweep += first["choose"][key] + [r for r in best if r["family"] not in tried]
+    return regime, rows, sweep
 
 
 def teacher_forced_alpha(models, prompt, n_chars, temperature, seeds, device):
@@ -246,8 +187,8 @@ def drafting_prices(models, engines, gammas, sizes, device):
 
 
 def primary_engine(engines):
-    """The engine the page's sentences are about: compiled where it ran, else eager."""
-    return "compiled" if "compiled" in engines else "eager"
+    """The engine the page's sentences are about: the answer run's (families.json has only its rows)."""
+    return engines[0]
 
 
 def temperature_change(rows, engine):
@@ -442,7 +383,8 @@ def measure(args, data, seeds, sizes):
     models = load_seed(args, data, seeds[0])
     by_seed = {seeds[0]: models, **{s: load_seed(args, data, s, models.tables)
                                       for s in seeds[1:] if heads_trained(args, s)}}
-    engines = available_engines(models.main, engines_of(args, LEDGER_ENGINES))
+    regime, rows, sweep_rows = answer_rows(args)
+    engines = [regime["engine"]]  # the answer engine: its rows, and its verify and drafting prices
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     alpha_seeds = list(range(sizes.alpha_runs))
     with torch.inference_mode():
@@ -458,20 +400,7 @@ def measure(args, data, seeds, sizes):
                          for s, d in by_seed.items()}
         for s, a in alpha_by_seed.items():
             print(f"  alpha T=1, seed {s}: " + ", ".join(f"{k} {v['alpha']}" for k, v in a.items()), flush=True)
-        sweep_rows = sweep(models, prompt, n_chars, engines, args.device, sizes)
-        rows = best_rows(models, sweep_rows, prompt, n_chars, engines, args.device, sizes.ledger_repeats)
-        rows += ledger_family_rows(args, engines, n_chars)
         trees = recorded_trees(models, data, prompt, n_chars, sizes.family_trees, args.device)
-    # the n-gram chain on the engine with the least overhead: its best row, or the sweep's fastest
-    # chain where a tree was the faster shape
-    chains = lambda pool, engine: [r for r in pool if r["family"] == "ngram" and r["shape"] == "chain"
-                                   and r["engine"] == engine and r["temperature"] == 1.0]
-    ngram = next((max(chains(pool, engine), key=lambda r: r["speedup"]) for engine in reversed(engines)
-                  for pool in (rows, sweep_rows) if chains(pool, engine)), None)
-    fresh = fresh_check(args, seeds[0], ngram, n_chars, sizes.fresh_repeats) if ngram else None
-    if fresh:
-        print(f"  fresh processes, {fresh['engine']} n-gram γ = {fresh['size']}: {fresh['fresh_speedup']:.2f}× "
-              f"against the harness's {fresh['harness_speedup']:.2f}×", flush=True)
     shapes = {t["nodes"]: Tree(data.encode(t["tokens"]), list(t["parents"]), list(t["depths"])) for t in trees}
     prices = verify_prices(models.main, models.draft, shapes, engines, sizes, args.device)
     drafting = drafting_prices(models, engines, sizes.family_gammas, sizes, args.device)
@@ -482,12 +411,13 @@ def measure(args, data, seeds, sizes):
         print(f"  verify back to back, {engine}: " + ", ".join(
             f"tree {n} {p['tree'][n]:.2f} (chain {p['chain'][n]:.2f})" for n in p["tree"]), flush=True)
     payload = {
-        "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines,
-        "temperatures": list(TEMPERATURES), "families": list(measured_families()), "chain_gammas": list(sizes.family_gammas),
-        "tree_sizes": list(sizes.family_trees), "sweep_repeats": sizes.family_sweep_repeats,
-        "repeats": sizes.ledger_repeats, "seeds": list(range(sizes.ledger_repeats)), "model_seed": seeds[0],
+        "prompt": LEDGER_PROMPT, "n_chars": regime["n_chars"], "alpha_chars": n_chars, "threads": threads,
+        "engines": engines, "temperatures": list(TEMPERATURES), "families": list(measured_families()),
+        "chain_gammas": list(sizes.family_gammas), "tree_sizes": list(sizes.family_trees),
+        "sweep_repeats": regime["choose_repeats"], "repeats": regime["trained_repeats"],
+        "seeds": list(range(regime["trained_repeats"])), "model_seed": seeds[0],
         "alpha_seeds": alpha_seeds, "alpha": alpha, "alpha_by_seed": alpha_by_seed,
         "alpha_by_depth": {"depth": DEPTH, "window": models.main.cfg.block_size, "stride": DEPTH_STRIDE, **depth},
         "costs": family_costs(by_seed, args), "sweep": sweep_rows, "rows": rows,
-        "tree_rounds": trees, "verify_prices": prices, "drafting_prices": drafting, "fresh_process_check": fresh}
+        "tree_rounds": trees, "verify_prices": prices, "drafting_prices": drafting}
     return {"families": {**payload, "summary": summarize(payload)}}

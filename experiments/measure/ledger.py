@@ -10,7 +10,7 @@ import torch
 
 from experiments.measure.common import GAMMA, LEDGER_ENGINES, LEDGER_GAMMAS, LEDGER_PROMPT, engines_of, main_and_draft
 from experiments import peer
-from experiments.measure.rows import median_repeat, method_of, run_name_of, time_parts, timed_row
+from experiments.measure.rows import median_repeat, time_parts
 from experiments.prices import forward_prices
 from experiments.stats import burst_check, expected_tokens, is_flat, pooled_burst_check, theorem_3_8
 from experiments.engine import available_engines, compile_seconds, make_runner
@@ -49,20 +49,20 @@ def forward_costs(main, draft, mode, engines, device, sizes):
     return out
 
 
+PLAIN = Spec("plain")
+SPECS = (PLAIN, *(Spec("draft", g) for g in LEDGER_GAMMAS), Spec("mtp", 1))  # the ledger's methods
+
+
 def decoder_runs(main, draft, prompt, n_chars, mode, temperature, device, engine="eager"):
-    """{name: fn(seed) -> Result} for every method of the ledger."""
-    models, common = Models(main, draft), (prompt, n_chars, temperature, mode, engine, device)
-    runs = {"plain": decoder(Spec("plain"), models, *common)}
-    for g in LEDGER_GAMMAS:
-        runs[run_name_of("draft", g)] = decoder(Spec("draft", g), models, *common)
-    runs["mtp"] = decoder(Spec("mtp"), models, *common)
-    return runs
+    """{spec: fn(seed) -> Result} for every method of the ledger."""
+    models = Models(main, draft)
+    return {spec: decoder(spec, models, prompt, n_chars, temperature, mode, engine, device) for spec in SPECS}
 
 
-def ledger_row(name, mode, run, plain_wall, costs, n_chars, engine="eager"):
+def ledger_row(spec, mode, run, plain_wall, costs, n_chars, engine="eager"):
     """One method in one mode and engine: counters pooled over the repeats, wall time, speedups
     against plain decoding in the same mode and engine, and the median run taken apart."""
-    method, gamma = method_of(name)
+    method, gamma = spec.method, spec.size
     results, wall = run["results"], run["wall_s"]
     total = lambda key: sum(getattr(r, key) for r in results)
     main_forwards = total("main_forwards") / len(results)
@@ -101,11 +101,10 @@ def greedy_checks(main, draft, prompt, n_chars, device, modes=MODES, engine="eag
     checks = []
     for mode in modes:
         runs = decoder_runs(main, draft, prompt, n_chars, mode, 0.0, device, engine)
-        plain = runs.pop("plain")(0).tokens
-        for name, run in runs.items():
-            method, gamma = method_of(name)
+        plain = runs.pop(PLAIN)(0).tokens
+        for spec, run in runs.items():
             mismatch = first_mismatch(run(0).tokens, plain)
-            checks.append({"method": method, "mode": mode, "engine": engine, "gamma": gamma,
+            checks.append({"method": spec.method, "mode": mode, "engine": engine, "gamma": spec.size,
                            "chars_compared": n_chars, "equal": mismatch is None, "first_mismatch": mismatch})
     return checks
 
@@ -240,7 +239,7 @@ def peer_runs(main, draft, prompt, n_chars, data):
         return {}, None
     hf_main, hf_draft, counters = peer.peer_models(main, draft)
     text = data.val[:2 * main.cfg.block_size + 22].tolist()  # past the sliding window
-    ours = decoder_runs(main, draft, prompt, n_chars, "kvcache", 0.0, "cpu")["plain"](0).tokens
+    ours = decoder_runs(main, draft, prompt, n_chars, "kvcache", 0.0, "cpu")[PLAIN](0).tokens
     ids = torch.tensor([text])
     check = {"chars": len(text),
              "max_abs_logit_diff": (make_runner(main, "kvcache", "eager").extend(text)[0]
@@ -249,7 +248,7 @@ def peer_runs(main, draft, prompt, n_chars, data):
     for method in peer.PEER_METHODS:
         tokens = peer.peer_decode(method, hf_main, hf_draft, counters, prompt, n_chars, 0.0, PEER_GAMMA).tokens
         check["greedy_first_mismatch"][method] = first_mismatch(tokens, ours)
-    runs = {f"peer:{method}": (lambda method: lambda seed: peer.peer_decode(
+    runs = {("peer", method): (lambda method: lambda seed: peer.peer_decode(
         method, hf_main, hf_draft, counters, prompt, n_chars, TEMPERATURE, PEER_GAMMA, seed))(method)
         for method in peer.PEER_METHODS}
     return runs, check
@@ -266,26 +265,9 @@ def peer_row(method, run, runs, n_chars):
             "main_forwards": mean("main_forwards"), "draft_forwards": mean("draft_forwards"),
             "tokens_per_main": n_chars / mean("main_forwards"),
             "wall_s": summary(wall), "wall_s_runs": wall,
-            "speedup_own": over("peer:plain"), "over_ours_eager": over("eager:plain"),
-            "over_ours_compiled": over("compiled:plain"),
+            "speedup_own": over(("peer", "plain")), "over_ours_eager": over(("eager", PLAIN)),
+            "over_ours_compiled": over(("compiled", PLAIN)),
             "parts_s": time_parts(results[k], wall[k]), "parts_repeat": k, "parts_main_forwards": results[k].main_forwards}
-
-
-def family_rows(kv_runs, kv_rows, engines, n_chars):
-    """The draft model's fastest γ and the MTP head per engine (kv-cache mode), as families.json
-    rows (timed_row, the same runs as the ledger's rows); Theorem 3.8 and c stay the ledger's
-    (c timed alone, c_used), so the page prints one prediction for each of these rows."""
-    rows = []
-    for engine in engines:
-        plain = kv_runs[f"{engine}:plain"]
-        for method in ("draft", "mtp"):
-            ledger = max((r for r in kv_rows if r["engine"] == engine and r["method"] == method),
-                         key=lambda r: r["speedup"])
-            run = kv_runs[f"{engine}:{run_name_of(method, ledger['gamma'])}"]
-            row = timed_row(method, "chain", ledger["gamma"], run, plain, n_chars, engine, TEMPERATURE)
-            rows.append({**row, "c": ledger["c_used"], "speedup_theory": ledger["speedup_theory"], "run": "ledger",
-                         "plain_wall_s": statistics.median(plain["wall_s"])})  # the baseline of its speedup
-    return rows
 
 
 def measure(args, data, seeds, sizes):
@@ -303,36 +285,33 @@ def measure(args, data, seeds, sizes):
             print(f"  {mode} {engine}: main {costs[mode, engine]['seconds']['main'] * 1e3:.3f} ms, "
                   f"c = {costs[mode, engine]['c']:.3f}, c_mtp = {costs[mode, engine]['c_mtp']:.3f}", flush=True)
         for mode in MODES:  # the engines of one mode are interleaved in one run, so they compare fairly
-            methods = {f"{engine}:{name}": fn for m, engine in lanes if m == mode
-                       for name, fn in decoder_runs(main, draft, prompt, n_chars, mode, TEMPERATURE,
+            methods = {(engine, spec): fn for m, engine in lanes if m == mode
+                       for spec, fn in decoder_runs(main, draft, prompt, n_chars, mode, TEMPERATURE,
                                                     args.device, engine).items()}
             if mode == "kvcache":  # the library a reader would use, timed in the same run
                 peers, peer_check = peer_runs(main, draft, prompt, n_chars, data) if args.device == "cpu" else ({}, None)
                 methods.update(peers)
             runs = interleaved(methods, sizes.ledger_repeats, warmup=1, device=args.device)
-            all_runs.update({f"{mode}/{key}": run for key, run in runs.items()})
-            for key, run in runs.items():
-                engine, name = key.split(":")
+            all_runs.update({(mode, *key): run for key, run in runs.items()})
+            for (engine, spec), run in runs.items():
                 if engine == "peer":
                     continue
-                rows.append(ledger_row(name, mode, run, runs[f"{engine}:plain"]["wall_s"], costs[mode, engine],
+                rows.append(ledger_row(spec, mode, run, runs[engine, PLAIN]["wall_s"], costs[mode, engine],
                                        n_chars, engine))
-                print(f"  {mode} {engine} {name}: {rows[-1]['wall_s']['median']:.3f} s, "
+                print(f"  {mode} {engine} {spec}: {rows[-1]['wall_s']['median']:.3f} s, "
                       f"speedup {rows[-1]['speedup']:.2f}", flush=True)
         greedy = greedy_checks(main, draft, prompt, n_chars, args.device)
         if "compiled" in engines:
             greedy_compiled = greedy_checks(main, draft, prompt, n_chars, args.device, ("kvcache",), "compiled")
-            plain_tokens = {e: decoder_runs(main, draft, prompt, n_chars, "kvcache", 0.0, args.device, e)["plain"](0).tokens
+            plain_tokens = {e: decoder_runs(main, draft, prompt, n_chars, "kvcache", 0.0, args.device, e)[PLAIN](0).tokens
                             for e in LEDGER_ENGINES}
     eager = [r for r in rows if r["engine"] == "eager"]
     setup = {"prompt": LEDGER_PROMPT, "n_chars": n_chars, "temperature": TEMPERATURE,
              "repeats": sizes.ledger_repeats, "warmup": 1, "threads": threads,
              "seeds": list(range(sizes.ledger_repeats)), "gamma_max": GAMMA,
              "forward_costs": {mode: costs[mode, "eager"] for mode in MODES}}
-    kv_runs = {key.split("/")[1]: run for key, run in all_runs.items() if key.startswith("kvcache/")}
-    kv_rows = [r for r in rows if r["mode"] == "kvcache"]
-    ledger = {**setup, "rows": eager, "greedy_check": greedy,
-              "engines": engines, "family_rows": family_rows(kv_runs, kv_rows, engines, n_chars)}
+    kv_runs = {key[1:]: run for key, run in all_runs.items() if key[0] == "kvcache"}
+    ledger = {**setup, "rows": eager, "greedy_check": greedy, "engines": engines}
     if "compiled" in engines:
         compiled_rows = [r for r in rows if r["engine"] == "compiled"]
         ledger["compiled"] = {
@@ -346,7 +325,7 @@ def measure(args, data, seeds, sizes):
     if peer_check is not None:
         ledger["peer"] = {"library": "transformers", "version": peer.available(), "gamma": PEER_GAMMA,
                           "check": peer_check,
-                          "rows": [peer_row(m, kv_runs[f"peer:{m}"], kv_runs, n_chars) for m in peer.PEER_METHODS]}
+                          "rows": [peer_row(m, kv_runs["peer", m], kv_runs, n_chars) for m in peer.PEER_METHODS]}
     ledger["summary"] = ledger_summary(ledger)
     draft_rows = [r for r in eager if r["method"] == "draft"]
     sweep_rows = [{k: r[k] for k in ("gamma", "mode", "alpha", "tokens_per_main", "tokens_per_main_expected",

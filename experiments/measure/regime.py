@@ -1,44 +1,49 @@
-"""regime.json (the dial): when does speculative decoding pay? The trained models made S× heavier
-in weights (model.heavy_twin: the same functions, S× the bytes a forward reads, as a larger model
-does), from the model as trained, whose 2.95 MB sit in the CPU's cache, to a main model far past
-it, all on the native engine, where a call costs little more than reading its weights and doing
-its arithmetic.
+"""regime.json and ladder.json: the chapter's answer run. When does speculative decoding pay,
+and on which engine? The trained models made S× heavier in weights (model.heavy_twin: the same
+functions, S× the bytes a forward reads, as a larger model does), from the model as trained, whose
+2.95 MB sit in the CPU's cache, to a main model far past it, on the native engine (the answer
+engine: a call costs little more than reading its weights and doing its arithmetic).
 
-Per scale:
+Every timed row comes from one routine (choose.choose_and_confirm): per scale and temperature,
+each family's fastest configuration among its candidates (Family.candidates; at the model as
+trained every chain γ and tree size of the sweep), then plain decoding and those rows in one
+interleaved run, paired repeat by repeat. Per scale also:
 - prices (prices.forward_prices): a main forward on k = 1..9 new positions over one on 1 (r_k), and
   the draft model's and the MTP head's c;
-- every drafter family: its fastest candidate configuration at T = 1 and at T = 0 (a choosing pass
-  of few repeats), then those rows and plain decoding interleaved, paired repeat by repeat
-  (rows.timed_row: α, characters per verify, the round taken apart, c as measured in the run), and
-  Theorem 3.8 at the measured α, c and r_{γ+1};
+- at the model as trained, the other engines (eager, compiled, aot) in the same run as the native
+  rows: the engine ladder (ladder.json), whose native rung is the dial's first point;
+- at the heaviest scale, at T = 1, what a reader would reach for on the same weights in the same
+  run: transformers' generate (plain, assisted generation with the draft model's twin, prompt
+  lookup; experiments/peer.py, where the [peer] extra is installed) and our eager engine, with
+  the eager engine's r_k;
 and once: the machine's roofline (a streaming read of a buffer far larger than the cache, a large
 matmul), with each scale's main(1) time and r_k as the roofline predicts them.
 
-Fills chapter/schema.py SCHEMA["regime.json"]."""
-import statistics
+Fills chapter/schema.py SCHEMA["regime.json"] and SCHEMA["ladder.json"]."""
 import time
+from dataclasses import replace
 
 import torch
 
+from experiments import peer
 from experiments.jsonio import cpu_details
 from experiments.engine import available_engines
+from experiments.measure.choose import choose_and_confirm, family_candidates, our_decoders
 from experiments.measure.common import LEDGER_PROMPT, engines_of, load_seed
-from experiments.measure.rows import fresh_check, timed_row
-from experiments.methods import accepts, config_decoder, config_name, spec_of
+from experiments.measure.rows import fresh_check
+from experiments.methods import DECLARED, FAMILIES, names, spec_of
 from experiments.prices import forward_prices
-from experiments.stats import paired_verdict, theorem_3_8
-from experiments.timing import interleaved, set_threads, summary
+from experiments.stats import paired_verdict
+from experiments.timing import set_threads, summary
 
-ENGINE = "native"
+ENGINE = "native"  # the answer engine
 TEMPERATURES = (1.0, 0.0)
 POSITIONS = tuple(range(1, 10))  # r_k for k = 1..9: a verify of up to 8 drafts and the bonus
-# (family, shape, size) candidates: chains of a few lengths per family, lookahead's tree
-CANDIDATES = {"draft": [("chain", g) for g in (2, 3, 4, 6)], "mtp": [("chain", 1)],
-              "ngram": [("chain", g) for g in (3, 5, 8)], "lookup": [("chain", g) for g in (4, 8)],
-              "match": [("chain", g) for g in (6, 8)], "suffix": [("chain", g) for g in (4, 8)],
-              "medusa": [("chain", 3)], "eagle": [("chain", g) for g in (3, 5)],
-              "eagle3": [("chain", g) for g in (3, 5)], "block": [("chain", g) for g in (4, 8)],
-              "lookahead": [("tree", 16)]}
+PEER = peer.NAME                 # the library a reader would use, as an engine of its own in the rows
+PEER_FAMILIES = {"plain": (), "draft": (2, 3, 4), "lookup": (2, 3, 5)}  # generate's methods: chains of γ
+EAGER_AT_HEAVIEST = ("draft", "mtp", "ngram")  # our eager engine beside the peer, on the same twin
+REFERENCE = "compiled"  # the ladder's rung every other is also compared with: today's torch.compile engine
+COMPARE_AT = 5          # positions of the verify whose price the rungs are compared at (4 drafts + the bonus)
 BANDWIDTH_SWEEP_MB = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 KNEE = 1.25  # the cache's edge: the smallest buffer streamed at most 1.25× as fast as the largest
 
@@ -90,65 +95,82 @@ def predicted(main_bytes, flops_per_position, roof):
     return {"main_s": time_of(1), "r": {str(k): time_of(k) / time_of(1) for k in POSITIONS}}
 
 
-def decoders(models, configs, prompt, n_chars, temperature, device):
-    """{"plain" and "family:shape:size": fn(seed)} for the configurations the registry accepts."""
-    out = {"plain": config_decoder(models, "plain", "chain", 0, prompt, n_chars, temperature, ENGINE, device)}
-    for family, shape, size in configs:
-        if accepts(spec_of(family, shape, size), models, engine=ENGINE):
-            out[config_name(family, shape, size)] = config_decoder(models, family, shape, size, prompt, n_chars,
-                                                                   temperature, ENGINE, device)
+def scaled(sizes, scale):
+    """Fewer timed calls per forward price on a heavy twin: one call there lasts many timer ticks."""
+    calls = max(5, round(sizes.forward_calls / scale))
+    return replace(sizes, forward_calls=calls, forward_warmup=min(sizes.forward_warmup, calls))
+
+
+def peer_models(models):
+    """transformers' copies of the twin's main and draft models (peer.peer_models), or None where
+    the [peer] extra is not installed."""
+    if peer.available() is None:
+        print("  note: transformers is not installed (pip install -e '.[peer]'): no peer rows", flush=True)
+        return None
+    return peer.peer_models(models.main, models.draft)
+
+
+def builder(models, prompt, n_chars, temperature, device, hf):
+    """build(engine, spec) -> fn(seed): our engines' decoders, and the peer's where engine is PEER."""
+    ours = our_decoders(models, prompt, n_chars, temperature, device)
+    return lambda engine, spec: (peer.decoder(spec, hf, prompt, n_chars, temperature) if engine == PEER
+                                 else ours(engine, spec))
+
+
+def candidates_at(models, scale, temperature, engines, sizes, hf, heaviest):
+    """{engine: [Spec]} the routine chooses among: every measured family's candidates on each engine
+    (on the answer engine at the model as trained, every chain γ and tree size of the sweep); at the
+    heaviest scale and T = 1 also our eager engine and the peer."""
+    families = names(measured=True)
+    out = {engine: family_candidates(models, engine, families,
+                                     (sizes.family_gammas, sizes.family_trees) if engine == ENGINE and scale == 1 else None)
+           for engine in engines}
+    if heaviest and temperature == 1.0:
+        out.setdefault("eager", family_candidates(models, "eager", EAGER_AT_HEAVIEST))
+        if hf is not None:
+            out[PEER] = [spec_of(family, "chain", g) for family, gammas in PEER_FAMILIES.items() for g in gammas]
     return out
 
 
-def rows_of(runs, n_chars, temperature, prices):
-    """timed_row of every run against plain decoding of the same run, with Theorem 3.8 at the
-    row's α and c and the measured r_{γ+1} of this scale."""
-    rows = []
-    for name, run in runs.items():
-        if name == "plain":
-            continue
-        family, shape, size = name.split(":")
-        row = timed_row(family, shape, int(size), run, runs["plain"], n_chars, ENGINE, temperature)
-        if shape == "chain" and row["alpha"] is not None and row["alpha"] < 1 and row["c"] is not None:
-            r = prices["over_main"][int(size) + 1]
-            theory = theorem_3_8(row["alpha"], int(size), row["c"], r)
-            row["theory"] = {"verify_price": r, "with_verify_price": theory, "gap": row["speedup"] / theory - 1}
-        rows.append(row)
-    return rows
-
-
-def scale_point(models, scale, prompt, n_chars, device, sizes, roof):
-    """Everything the dial shows at one scale."""
-    prices = forward_prices(models.main, models.draft, "kvcache", [ENGINE], POSITIONS, sizes, device)[ENGINE]
+def scale_point(models, scale, engines, prompt, n_chars, device, sizes, roof, heaviest):
+    """Everything the dial shows at one scale; and every row of its confirming runs, {T key: rows}
+    (every engine's at the model as trained: the ladder), with the prices of every engine."""
+    priced = list(dict.fromkeys([*engines, *(["eager"] if heaviest else [])]))
+    prices = forward_prices(models.main, models.draft, "kvcache", priced, POSITIONS, scaled(sizes, scale), device)
     main_bytes = weights_bytes(models.main) - weights_bytes(models.main.mtp)
+    own = prices[ENGINE]
     point = {"scale": scale, "main_bytes": main_bytes,
              "drafter_bytes": {"draft": weights_bytes(models.draft), "mtp": weights_bytes(models.main.mtp),
                                **{kind: weights_bytes(head) for kind, head in models.heads.items()}},
-             "main_s": prices["seconds"]["main"], "r": {str(k): v for k, v in prices["over_main"].items()},
-             "r_spread": {str(k): v for k, v in prices["over_main_spread"].items()},
-             "c": {"draft": prices["c"], "mtp": prices["c_mtp"]},
-             "roofline": predicted(main_bytes, 2 * main_bytes / 4, roof), "plain": {}, "best": {}, "choose": []}
+             "main_s": own["seconds"]["main"], "r": {str(k): v for k, v in own["over_main"].items()},
+             "r_spread": {str(k): v for k, v in own["over_main_spread"].items()},
+             "c": {"draft": own["c"], "mtp": own["c_mtp"]},
+             "roofline": predicted(main_bytes, 2 * main_bytes / 4, roof), "plain": {}, "best": {}, "choose": {}}
+    hf = peer_models(models) if heaviest else None
+    confirmed = {}
     for temperature in TEMPERATURES:
-        configs = [(family, *config) for family, options in CANDIDATES.items() for config in options]
-        runs = interleaved(decoders(models, configs, prompt, n_chars, temperature, device), sizes.regime_choose_repeats,
-                           warmup=1, device=device)
-        chosen = {}
-        for row in rows_of(runs, n_chars, temperature, prices):
-            point["choose"].append({k: row[k] for k in ("family", "shape", "size", "speedup")} | {"temperature": temperature})
-            if row["family"] not in chosen or row["speedup"] > chosen[row["family"]]["speedup"]:
-                chosen[row["family"]] = row
-        best = [(r["family"], r["shape"], r["size"]) for r in chosen.values()]
-        runs = interleaved(decoders(models, best, prompt, n_chars, temperature, device), sizes.regime_repeats,
-                           warmup=1, device=device)
-        plain_wall = runs["plain"]["wall_s"]
-        point["plain"][f"T{temperature:g}"] = {"wall_s": summary(plain_wall),
-                                               "s_per_char": statistics.median(plain_wall) / n_chars}
-        rows = rows_of(runs, n_chars, temperature, prices)
-        point["best"][f"T{temperature:g}"] = sorted(rows, key=lambda r: -r["speedup"])
-        print(f"  scale {scale:g} ({main_bytes / 1e6:.0f} MB) T={temperature:g}: plain "
-              f"{1000 * statistics.median(plain_wall) / n_chars:.2f} ms/char, r5 {point['r']['5']:.2f}; " +
-              ", ".join(f"{r['family']} {r['speedup']:.2f}×" for r in point["best"][f"T{temperature:g}"][:4]), flush=True)
-    return point
+        key = f"T{temperature:g}"
+        build = builder(models, prompt, n_chars, temperature, device, hf)
+        candidates = candidates_at(models, scale, temperature, engines, sizes, hf, heaviest)
+        repeats = sizes.regime_trained_repeats if scale == 1 else sizes.regime_repeats
+        rows, tried = choose_and_confirm(build, candidates, n_chars, temperature, sizes.regime_choose_repeats, repeats,
+                                         device, scale, {e: p["over_main"] for e, p in prices.items()},
+                                         progress=f"scale {scale:g} T={key[1:]}")
+        plain = next(r for r in rows if r["engine"] == ENGINE and r["family"] == "plain")
+        point["plain"][key] = {**plain, "s_per_char": plain["wall_s"]["median"] / n_chars}
+        point["best"][key] = sorted((r for r in rows if r["engine"] == ENGINE and r["family"] != "plain"),
+                                    key=lambda r: -r["speedup"])
+        point["choose"][key] = [r for r in tried if r["engine"] == ENGINE]
+        confirmed[key] = rows
+        print(f"  scale {scale:g} ({main_bytes / 1e6:.0f} MB) {key}: plain {1000 * point['plain'][key]['s_per_char']:.2f} "
+              f"ms/char, r5 {point['r']['5']:.2f}; " +
+              ", ".join(f"{r['family']} {r['speedup']:.2f}×" for r in point["best"][key][:4]), flush=True)
+    if heaviest:
+        point["peers"] = {"library": PEER, "version": peer.available(),
+                          "rows": [r for r in confirmed["T1"] if r["engine"] != ENGINE],
+                          "eager_r": {str(k): v for k, v in prices["eager"]["over_main"].items()},
+                          "eager_main_s": prices["eager"]["seconds"]["main"]}
+    return point, confirmed, prices
 
 
 def separated(row):
@@ -160,45 +182,172 @@ def faster_at(point, key, family):
     return any(r["family"] == family and separated(r) == "faster" for r in point["best"][key])
 
 
+def against_peer(point):
+    """Ours (the answer engine's fastest row at T = 1) against the peer's fastest decoder (plain or
+    speculative) on the same twin in the same run: their median walls' ratio and the paired ratios."""
+    theirs = [r for r in point.get("peers", {}).get("rows", []) if r["engine"] == PEER]
+    if not theirs:
+        return None
+    ours = point["best"]["T1"][0]
+    best = min(theirs, key=lambda r: r["wall_s"]["median"])
+    ratios = [t / o for t, o in zip(best["wall_s_runs"], ours["wall_s_runs"])]
+    return {"ours": {k: ours[k] for k in ("family", "shape", "size", "engine")},
+            "theirs": {k: best[k] for k in ("family", "shape", "size", "engine")},
+            "ratio": best["wall_s"]["median"] / ours["wall_s"]["median"], "ratio_runs": summary(ratios),
+            "verdict": paired_verdict(summary(ratios))}
+
+
 def summarize(payload):
     """What the page says about the dial: the heaviest scale's rows, the first scale at which each
-    family's fastest row is faster than plain in every paired repeat, and r_5 there."""
+    family's fastest row is faster than plain in every paired repeat, r_5 there, and ours against
+    the peer library on the heaviest twin."""
     points = payload["points"]
     heaviest = points[-1]
     out = {"heaviest": {"scale": heaviest["scale"], "main_bytes": heaviest["main_bytes"], "r5": heaviest["r"]["5"]},
-           "cache_edge_bytes": payload["roofline"]["cache_edge_mb"] * 2 ** 20}
+           "cache_edge_bytes": payload["roofline"]["cache_edge_mb"] * 2 ** 20, "peer": against_peer(heaviest)}
     for key in heaviest["best"]:
         rows = heaviest["best"][key]
         out[key] = {"fastest": {k: rows[0][k] for k in ("family", "shape", "size", "speedup")} | {"verdict": separated(rows[0])},
                     "verdicts": {r["family"]: separated(r) for r in rows},
                     # the first scale where each family's fastest row beats plain in every repeat (none: left out)
-                    "pays_from": {family: pays[0] for family in CANDIDATES
+                    "pays_from": {family: pays[0] for family in names(measured=True)
                                   if (pays := [p["scale"] for p in points if faster_at(p, key, family)])}}
     return out
 
 
+# The engine ladder (ladder.json): the model as trained on every engine, from the one with the most
+# per-call overhead to the least, from the first point's run.
+
+def verify_positions(row):
+    """Positions of a row's verify: γ + 1 for a chain, the nodes of a tree."""
+    return row["size"] + 1 if row["shape"] == "chain" else row["size"]
+
+
+def over_reference(row, reference):
+    """The row against the reference rung's plain decoder of the same run, repeat by repeat."""
+    return summary([p / w for p, w in zip(reference["wall_s_runs"], row["wall_s_runs"])])
+
+
+def rung(engine, rows, prices, reference, n_chars):
+    """One engine's plain row and its fastest speculative row, with what a verify costs there."""
+    plain = next(r for r in rows if r["engine"] == engine and r["family"] == "plain")
+    best = max((r for r in rows if r["engine"] == engine and r["family"] != "plain"), key=lambda r: r["speedup"])
+    out = {"engine": engine, "temperature": plain["temperature"], "main_s": prices["seconds"]["main"],
+           "verify_price": {str(k): v for k, v in prices["over_main"].items()},  # r_k, back to back (prices.py)
+           "plain": {**plain, "chars_per_s": n_chars / plain["wall_s"]["median"]},
+           "best": {**best, "chars_per_s": n_chars / best["wall_s"]["median"]},
+           "rows": sorted((r for r in rows if r["engine"] == engine and r["family"] != "plain"),
+                          key=lambda r: -r["speedup"])}
+    if reference is not None:
+        out["plain"]["over_reference"] = over_reference(plain, reference)
+        out["best"]["over_reference"] = over_reference(best, reference)
+    return out
+
+
+def round_parts(row):
+    """A row's round in plain forwards of its engine: the verify, the drafting, the rest (rows.timed_row)."""
+    return {"verify": row["verify_over_main"], "drafting": row["drafter_per_round"], "other": row["other_per_round"]}
+
+
+def ladder_summary(payload):
+    """What ⑥ says about the ladder, per temperature: the rungs in order; whether removing overhead
+    (the last rung's plain over the reference's) gains more than speculation does on the reference
+    rung; how the verify price and the speculative ratio move from the reference rung to the last,
+    and which part of the fastest row's round grew most."""
+    out = {"reference": payload["reference"]}
+    for key, rungs in payload["rungs"].items():
+        by = {r["engine"]: r for r in rungs}
+        last, ref = rungs[-1], by.get(payload["reference"])
+        s = {"engines": [r["engine"] for r in rungs],
+             "fastest": max(rungs, key=lambda r: r["best"]["chars_per_s"])["engine"],
+             # the same k on every rung, so the prices compare: a verify of COMPARE_AT positions
+             "verify_at": COMPARE_AT, "verify_prices": {r["engine"]: r["verify_price"][str(COMPARE_AT)] for r in rungs}}
+        if ref is not None and last is not ref:
+            # ratios of the median speeds the chart draws (as each rung's speedup is), so a
+            # sentence's figure is the bars' ratio; over_reference keeps the paired spread
+            overhead = last["plain"]["chars_per_s"] / ref["plain"]["chars_per_s"]
+            s.update({
+                "overhead_gain": overhead,
+                "speculation_gain": ref["best"]["speedup"],                   # speculation on the reference rung
+                "best_over_reference": last["best"]["chars_per_s"] / ref["plain"]["chars_per_s"],
+                "overhead_beats_speculation": overhead > ref["best"]["speedup"],
+                "speculation_last": last["best"]["speedup"],
+                "speculation_grows": last["best"]["speedup"] > ref["best"]["speedup"],
+                # the fastest row's round taken apart, in plain forwards of its own engine
+                "round_ref": round_parts(ref["best"]), "round_last": round_parts(last["best"])})
+            for name, r in (("verify_ref", ref), ("verify_last", last)):
+                k = verify_positions(r["best"])
+                if str(k) in r["verify_price"]:
+                    s[name] = {"positions": k, "price": r["verify_price"][str(k)]}
+            growth = {part: s["round_last"][part] - s["round_ref"][part] for part in s["round_ref"]}
+            s["grew_most"] = max(growth, key=growth.get)
+        out[key] = s
+    return out
+
+
+def ladder(confirmed, prices, engines, n_chars, sizes, model_seed, threads):
+    """ladder.json's payload from the first point's confirming runs ({T key: rows}): every engine at
+    the model as trained, the answer engine's rows being the dial's."""
+    reference = REFERENCE if REFERENCE in engines else engines[0]
+    rungs = {}
+    for key, rows in confirmed.items():
+        ref = next((r for r in rows if r["engine"] == reference and r["family"] == "plain"), None)
+        rungs[key] = [rung(e, rows, prices[e], ref, n_chars) for e in engines]
+    payload = {"prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines,
+               "reference": reference, "temperatures": list(TEMPERATURES),
+               "choose_repeats": sizes.regime_choose_repeats, "repeats": sizes.regime_trained_repeats,
+               "seeds": list(range(sizes.regime_trained_repeats)), "model_seed": model_seed,
+               "prices": {e: {"main_s": p["seconds"]["main"], "over_main": p["over_main"], "c": p["c"],
+                              "c_mtp": p["c_mtp"]} for e, p in prices.items() if e in engines},
+               "rungs": rungs}
+    return {**payload, "summary": ladder_summary(payload)}
+
+
+def fresh(args, seed, rows, n_chars, repeats, scale):
+    """rows.fresh_check of the fastest chain row (`generate --gamma`) of a family methods.py declares
+    (what a fresh process can run), with one line; None where there is none."""
+    chains = [r for r in rows if r["shape"] == "chain" and r["family"] in DECLARED and r["family"] != "plain"]
+    if not chains:
+        return None
+    row = max(chains, key=lambda r: r["speedup"])
+    check = fresh_check(args, seed, row, n_chars, repeats, scale)
+    print(f"  fresh processes, {row['engine']} {row['family']} γ = {row['size']} at T = {row['temperature']:g}, "
+          f"scale {scale:g}: {check['fresh_speedup']:.2f}× against the harness's {check['harness_speedup']:.2f}×",
+          flush=True)
+    return check
+
+
 def measure(args, data, seeds, sizes):
     trained = load_seed(args, data, seeds[0])
-    if ENGINE not in available_engines(trained.main, engines_of(args)):
-        print(f"  the dial runs on the {ENGINE} engine only: not measured", flush=True)
+    engines = available_engines(trained.main, engines_of(args))
+    if ENGINE not in engines:
+        print(f"  the dial runs on the {ENGINE} engine: not measured", flush=True)
         return {}
     threads = set_threads(1)
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.regime_chars
     roof = roofline(sizes.regime_bandwidth_sweep)
     print(f"  roofline: {roof['bandwidth_bytes_per_s'] / 1e9:.1f} GB/s streaming, {roof['flops_per_s'] / 1e9:.0f} "
           f"GFLOP/s matmul, caches help up to about {roof['cache_edge_mb']} MB", flush=True)
-    points = []
-    for scale in sizes.regime_scales:
+    points, first_run = [], None
+    for i, scale in enumerate(sizes.regime_scales):
         models = trained.twin(scale)
         with torch.inference_mode():
-            points.append(scale_point(models, scale, prompt, n_chars, args.device, sizes, roof))
+            point, confirmed, prices = scale_point(models, scale, engines if i == 0 else [ENGINE], prompt, n_chars,
+                                                args.device, sizes, roof, heaviest=i == len(sizes.regime_scales) - 1)
+        points.append(point)
+        if i == 0:
+            first_run = (confirmed, prices)
         del models
-    heaviest = points[-1]["best"]["T1"][0]
-    fresh = fresh_check(args, seeds[0], heaviest, n_chars, sizes.fresh_repeats, scale=points[-1]["scale"]) \
-        if heaviest["shape"] == "chain" else None
+    ladder_payload = ladder(*first_run, engines, n_chars, sizes, seeds[0], threads)
+    ladder_payload["fresh_check"] = fresh(args, seeds[0], ladder_payload["rungs"]["T0"][-1]["rows"], n_chars,
+                                          sizes.fresh_repeats, points[0]["scale"])
     payload = {"prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engine": ENGINE,
                "model_seed": seeds[0], "temperatures": list(TEMPERATURES),
-               "candidates": {f: [list(c) for c in options] for f, options in CANDIDATES.items()},
+               "candidates": {f: [list(c) for c in FAMILIES[f].choices()] for f in names(measured=True)},
+               "sweep": {"gammas": list(sizes.family_gammas), "trees": list(sizes.family_trees)},
                "choose_repeats": sizes.regime_choose_repeats, "repeats": sizes.regime_repeats,
-               "roofline": roof, "points": points, "fresh_check": fresh}
-    return {"regime": {**payload, "summary": summarize(payload)}}
+               "trained_repeats": sizes.regime_trained_repeats,
+               "roofline": roof, "points": points,
+               "fresh_check": fresh(args, seeds[0], points[-1]["best"]["T1"], n_chars, sizes.fresh_repeats,
+                                    points[-1]["scale"])}
+    return {"regime": {**payload, "summary": summarize(payload)}, "ladder": ladder_payload}

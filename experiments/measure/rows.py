@@ -1,26 +1,15 @@
-"""How timed decoding runs become rows of the results, shared by the ledger and the families:
+"""How timed decoding runs become rows of the results, shared by the ledger and the answer run:
 the counters pooled over repeats, the median repeat's time taken apart, the speedup over plain
-decoding timed in the same run, and the names of the ledger's runs."""
+decoding timed in the same run (timed_row: the one timed row), and the harness against fresh
+`generate` processes (fresh_check)."""
 import statistics
 import subprocess
 
 import orjson
 
 from experiments.measure.common import ROOT, generate_command
-from experiments.stats import theorem_3_8
+from experiments.stats import paired_verdict, theorem_3_8
 from experiments.timing import summary
-
-
-def run_name_of(method, gamma):
-    """(plain, 0) -> 'plain'; (draft, 3) -> 'draft_3'; (mtp, 1) -> 'mtp': decoder_runs' names."""
-    return f"draft_{gamma}" if method == "draft" else method
-
-
-def method_of(name):
-    """'plain' -> (plain, 0); 'draft_3' -> (draft, 3); 'mtp' -> (mtp, 1)."""
-    if name in ("plain", "mtp"):
-        return name, 0 if name == "plain" else 1
-    return "draft", int(name.split("_")[1])
 
 
 def median_repeat(wall):
@@ -49,36 +38,44 @@ def counted(results, n_chars):
             "accepted_per_main": accepted / main}
 
 
-def timed_row(family, shape, size, run, plain_run, n_chars, engine, temperature):
-    """One timed configuration against plain decoding of the same run: counts, speedup, where the
-    median run's time went, c as measured in it, and Theorem 3.8 at the measured α and c."""
+def timed_row(spec, engine, temperature, run, plain_run, n_chars, scale=1, r=None):
+    """The one timed row: configuration `spec` against plain decoding of the same interleaved run
+    (paired repeat by repeat) on one engine, scale and temperature. Its counts; its speedup (the
+    ratio of the median walls) with the paired ratios' spread and the verdict rule; the median
+    repeat taken apart in plain forwards (the round: verify, drafting, the rest; plain decoding's
+    own cost per character in the same unit, so that tokens_per_main × plain_per_char / round_total
+    is the speedup of the two median repeats); c as measured in the loop; Theorem 3.8 at the
+    measured α and c, and with the verify's price r_{γ+1} where `r` ({k: r_k}) is given."""
     results, wall = run["results"], run["wall_s"]
     plain_results, plain_wall = plain_run["results"], plain_run["wall_s"]
     k, kp = median_repeat(wall), median_repeat(plain_wall)
     parts, median_run = time_parts(results[k], wall[k]), results[k]
-    # the median-wall run of this row against the median-wall run of plain decoding
-    plain_forward = plain_results[kp].main_forward_s / plain_results[kp].main_forwards
+    plain_forward = plain_results[kp].main_forward_s / plain_results[kp].main_forwards  # seconds per plain forward
     rounds = median_run.main_forwards
-    row = {"family": family, "shape": shape, "size": size, "engine": engine, "temperature": temperature,
-           "repeats": len(results), **counted(results, n_chars),
+    runs = summary([p / w for p, w in zip(plain_wall, wall)])
+    row = {"family": spec.method, "shape": spec.shape or "chain", "size": spec.size, "engine": engine,
+           "scale": scale, "temperature": temperature, "repeats": len(results), **counted(results, n_chars),
            "main_forwards": sum(r.main_forwards for r in results) / len(results),
            "wall_s": summary(wall), "wall_s_runs": wall,
            "speedup": statistics.median(plain_wall) / statistics.median(wall),
-           "speedup_runs": summary([p / w for p, w in zip(plain_wall, wall)]),
+           "speedup_runs": runs, "verdict": paired_verdict(runs),
            "parts_s": parts, "parts_repeat": k,
-           # the median run taken apart per round: seconds of the main model's verify, of the
-           # drafter, and of the rest (sampling, the rule, Python), each over plain decoding's
-           # seconds per main forward (its median run); speedup ≈ tokens_per_main × (1 + plain's
-           # own rest per forward) / their sum
            "verify_over_main": parts["main_forwards"] / rounds / plain_forward,
            "drafter_per_round": parts["draft_forwards"] / rounds / plain_forward,
            "other_per_round": parts["other"] / rounds / plain_forward,
+           "plain_per_char": plain_wall[kp] / plain_results[kp].main_forwards / plain_forward,
            "c": parts["draft_forwards"] / median_run.proposed / plain_forward if median_run.proposed else None}
+    row["round_total"] = row["verify_over_main"] + row["drafter_per_round"] + row["other_per_round"]
+    row["speedup_from_parts"] = n_chars / rounds * row["plain_per_char"] / row["round_total"]
     if temperature == 0:  # greedy: every run must write plain decoding's text, character for character
         row["greedy_equal"] = all(r.tokens == plain_results[0].tokens for r in results)
     alpha = row["alpha"]
-    if shape == "chain" and family != "plain" and alpha is not None and alpha < 1 and row["c"] is not None:
-        row["speedup_theory"] = theorem_3_8(alpha, size, row["c"])
+    if spec.shape == "chain" and alpha is not None and alpha < 1 and row["c"] is not None:
+        row["speedup_theory"] = theorem_3_8(alpha, spec.size, row["c"])
+        if r is not None and spec.size + 1 in r:
+            theory = theorem_3_8(alpha, spec.size, row["c"], r[spec.size + 1])
+            row["theory"] = {"verify_price": r[spec.size + 1], "with_verify_price": theory,
+                             "gap": row["speedup"] / theory - 1}
     return row
 
 

@@ -26,6 +26,7 @@ from experiments.data import CharData, find_data
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.model import DRAFT, GPT, MAIN, CheckpointError, load_checkpoint, save_atomic, save_checkpoint
+from experiments.progress import clock_text
 from experiments.runs import CHECKPOINTS, DRAFT_SNAPSHOTS, HEAD_RUNS, RUNS, run_name, snapshot_path
 
 EVAL_SEED = 1234  # the fixed val batches every run is evaluated on
@@ -239,7 +240,7 @@ def train(cfg, name, mtp_weight, steps, batch_size, seed, lr, warmup=100, weight
             eta = (steps - step) * (now - t_last) / (step - step_last)
             print(f"[{name}] step {step}/{steps} loss " +
                   " ".join(f"{k} {v.item():.4f}" for k, v in losses.items()) +
-                  f" | {tok_s:,.0f} tok/s | ETA {eta / 60:.1f} min", flush=True)
+                  f" | {tok_s:,.0f} tok/s | {clock_text(now - t0)} spent, about {clock_text(eta)} left", flush=True)
             t_last, step_last = now, step
 
     log["elapsed_s"] = time.time() - t0

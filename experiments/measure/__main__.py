@@ -7,7 +7,8 @@ import torch
 
 from experiments.cli import ArgumentParser, UsageError, check_device, check_folder, check_seed, check_threads, run_cli
 from experiments.data import CharData
-from experiments.jsonio import RESULTS, git_state, meta, write_json
+from experiments.jsonio import RESULTS, git_state, meta, read_json, write_json
+from experiments.progress import clock_text
 from experiments.measure import MEASUREMENTS
 from experiments.measure.common import Sizes, trained_seeds
 from experiments.engine import ENGINES
@@ -57,18 +58,35 @@ def measure(args, sizes=Sizes()):
         raise UsageError(f"--seeds lists a seed twice: {seeds}")
     data = CharData()
     names = args.only or list(MEASUREMENTS)
+    expected = last_times(Path(args.results), names)
+    start = time.time()
     for i, name in enumerate(names, 1):
         fn, which = MEASUREMENTS[name]
         used = seeds if which == "all" else seeds[:1]
         t0 = time.time()
         print(f"[measure {i}/{len(names)}] {name} ...", flush=True)
         outputs = fn(args, data, used, sizes)
+        took = time.time() - t0
         for stem, payload in outputs.items():
-            payload = {"meta": meta(used, args.device, git=git), **payload}
+            payload = {"meta": {**meta(used, args.device, git=git), "measure_s": round(took, 1)}, **payload}
             write_json(Path(args.results) / f"{stem}.json", payload)
         written = ", ".join(f"{stem}.json" for stem in outputs)
-        print(f"[measure {i}/{len(names)}] {name}: wrote {written} in {time.time() - t0:.1f} s", flush=True)
+        left = sum(expected.get(n, float("nan")) for n in names[i:])
+        print(f"[measure {i}/{len(names)}] {name}: wrote {written} in {clock_text(took)}; {clock_text(time.time() - start)} "
+              f"spent, about {clock_text(left)} left (the last run's times)", flush=True)
     return 0
+
+
+def last_times(results, names):
+    """{measurement: seconds it took when its results file was last written (meta.measure_s)}, for the
+    estimate of what is left; a measurement without a file, or one written before the field, is absent."""
+    out = {}
+    for name in names:
+        try:
+            out[name] = read_json(results / f"{name}.json")["meta"]["measure_s"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return out
 
 
 def main(argv=None):

@@ -309,8 +309,8 @@ def summarize(payload, family="ngram", temperature=1.0):
             # by the chapter's verdict rule: every paired repeat below 1x, or neither side of it
             "families": [r["family"] for r in spec if paired_verdict(r["speedup_runs"]) == "slower"],
             "unclear": [r["family"] for r in spec if paired_verdict(r["speedup_runs"]) == "unclear"],
-            "slowest": {**pick(slowest, "speedup", "tokens_per_main", "verify_over_main", "drafter_per_round"),
-                        "other_per_round": slowest.get("other_per_round"), "round_total": round_cost(slowest)}}
+            "slowest": pick(slowest, "speedup", "tokens_per_main", "verify_over_main", "drafter_per_round",
+                            "other_per_round", "round_total", "plain_per_char")}
         # (a row whose verify was not timed back to back, e.g. the ledger's draft model at a γ past
         # the families' sweep, has no such parts)
         if engine in prices and verify_positions(best) in prices[engine]["chain"] and (

@@ -8,6 +8,7 @@ import subprocess
 import orjson
 
 from experiments.measure.common import ROOT, generate_command
+from experiments.records import TimedRow
 from experiments.stats import paired_verdict, theorem_3_8
 from experiments.timing import summary
 
@@ -38,7 +39,7 @@ def counted(results, n_chars):
             "accepted_per_main": accepted / main}
 
 
-def timed_row(spec, engine, temperature, run, plain_run, n_chars, scale=1, r=None):
+def timed_row(spec, engine, temperature, run, plain_run, n_chars, scale=1, r=None) -> TimedRow:
     """The one timed row: configuration `spec` against plain decoding of the same interleaved run
     (paired repeat by repeat) on one engine, scale and temperature. Its counts; its speedup (the
     ratio of the median walls) with the paired ratios' spread and the verdict rule; the median
@@ -53,18 +54,18 @@ def timed_row(spec, engine, temperature, run, plain_run, n_chars, scale=1, r=Non
     plain_forward = plain_results[kp].main_forward_s / plain_results[kp].main_forwards  # seconds per plain forward
     rounds = median_run.main_forwards
     runs = summary([p / w for p, w in zip(plain_wall, wall)])
-    row = {"family": spec.method, "shape": spec.shape or "chain", "size": spec.size, "engine": engine,
-           "scale": scale, "temperature": temperature, "repeats": len(results), **counted(results, n_chars),
-           "main_forwards": sum(r.main_forwards for r in results) / len(results),
-           "wall_s": summary(wall), "wall_s_runs": wall,
-           "speedup": statistics.median(plain_wall) / statistics.median(wall),
-           "speedup_runs": runs, "verdict": paired_verdict(runs),
-           "parts_s": parts, "parts_repeat": k,
-           "verify_over_main": parts["main_forwards"] / rounds / plain_forward,
-           "drafter_per_round": parts["draft_forwards"] / rounds / plain_forward,
-           "other_per_round": parts["other"] / rounds / plain_forward,
-           "plain_per_char": plain_wall[kp] / plain_results[kp].main_forwards / plain_forward,
-           "c": parts["draft_forwards"] / median_run.proposed / plain_forward if median_run.proposed else None}
+    row: TimedRow = {"family": spec.method, "shape": spec.shape or "chain", "size": spec.size, "engine": engine,
+                     "scale": scale, "temperature": temperature, "repeats": len(results), **counted(results, n_chars),
+                     "main_forwards": sum(r.main_forwards for r in results) / len(results),
+                     "wall_s": summary(wall), "wall_s_runs": wall,
+                     "speedup": statistics.median(plain_wall) / statistics.median(wall),
+                     "speedup_runs": runs, "verdict": paired_verdict(runs),
+                     "parts_s": parts, "parts_repeat": k,
+                     "verify_over_main": parts["main_forwards"] / rounds / plain_forward,
+                     "drafter_per_round": parts["draft_forwards"] / rounds / plain_forward,
+                     "other_per_round": parts["other"] / rounds / plain_forward,
+                     "plain_per_char": plain_wall[kp] / plain_results[kp].main_forwards / plain_forward,
+                     "c": parts["draft_forwards"] / median_run.proposed / plain_forward if median_run.proposed else None}
     row["round_total"] = row["verify_over_main"] + row["drafter_per_round"] + row["other_per_round"]
     row["speedup_from_parts"] = n_chars / rounds * row["plain_per_char"] / row["round_total"]
     if temperature == 0:  # greedy: every run must write plain decoding's text, character for character

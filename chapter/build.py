@@ -33,7 +33,7 @@ from chapter.code_trail import CODE_TRAIL
 from chapter.facts import check_facts
 from chapter.listings import ListingError, listings
 from chapter.schema import SCHEMA, ResultsError
-from chapter.views import (deepseek_scale, dial_view, far_below_linear, lab_compare, paired_verdict, published,
+from chapter.views import (deepseek_scale, dial_view, far_below_linear, lab_compare, paired_verdict, peer_view, published,
                            tag_regime, tag_rows)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -417,12 +417,16 @@ def lab_meta(lab):
 
 
 def script_data(page_data):
-    """The chapter data as the page's script gets it. The families' sweep (368 rows, over half the
-    data) is cut to the n-gram chains at T = 1 that the token tree reads: the rest is only printed by
-    the templates, and the HTML parser reads every byte of it before the page's script can run."""
-    families = page_data["families"]
+    """The chapter data as the page's script gets it. The families' sweep is cut to the n-gram chains
+    at T = 1 that the token tree reads, and the dial's choosing passes and the ladder's rows beside
+    each rung's best are left out: the templates print them, and the HTML parser reads every byte
+    of the data before the page's script can run."""
+    families, regime, ladder = page_data["families"], page_data["regime"], page_data["ladder"]
     tree_rows = [r for r in families["sweep"] if r["family"] == "ngram" and r["temperature"] == 1]
-    return {**page_data, "families": {**families, "sweep": tree_rows}}
+    points = [{k: v for k, v in p.items() if k != "choose"} for p in regime["points"]]
+    rungs = {key: [{k: v for k, v in r.items() if k != "rows"} for r in rs] for key, rs in ladder.get("rungs", {}).items()}
+    return {**page_data, "families": {**families, "sweep": tree_rows}, "regime": {**regime, "points": points},
+            "ladder": {**ladder, "rungs": rungs}}
 
 
 def inline_css(css_dir=STATIC / "css"):
@@ -471,6 +475,7 @@ def render(data):
     tag_rows(page_data)  # chapter/views.py: the condition each timed row's figures are printed under
     tag_regime(page_data)  # chapter/views.py: the same for the dial's rows, and each row's verdict
     page_data["dial"] = dial_view(page_data)  # chapter/views.py: what ⑥'s dial says in words
+    page_data["peer_twin"] = peer_view(page_data)  # chapter/views.py: ⑥'s table of the library on the heaviest twin
     page_data["lab_compare"] = lab_compare(page_data)  # chapter/views.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart

@@ -61,7 +61,7 @@ def tag_rows(data):
     """Every timed row of the ledger, the γ sweep and the families gets its figure condition, as `fig`,
     and its verdict (judge); a summary's cut-down row gets its full row's paired speedups back."""
     ledger, families = data["ledger"], data["families"]
-    pools = {"families": families["rows"] + ledger.get("family_rows", []), "sweep": families["sweep"]}
+    pools = {"families": families["rows"], "sweep": families["sweep"]}
 
     def family_row(row, engine, temperature, run, where):
         if "speedup_runs" in row:
@@ -69,8 +69,8 @@ def tag_rows(data):
         else:
             restore_runs(row, pools[run], ("family", "shape", "size"), {"engine": engine, "temperature": temperature},
                          where=f"families.json: field '{where}'")
-        config = "-" if row["family"] == "plain" else f"{row['shape']}{row['size']}"
-        row["fig"] = figure_condition(row["family"], config, engine, "kvcache", temperature, row.get("run", run))
+        # families.json's rows are the answer run's at the model as trained: the dial's first point
+        row["fig"] = answer_condition(row, engine, temperature, "regime-x1" if run == "families" else run)
 
     for row in ledger["rows"] + ledger.get("compiled", {}).get("rows", []):
         config = "-" if row["method"] == "plain" else f"chain{row['gamma']}"
@@ -78,7 +78,7 @@ def tag_rows(data):
         judge(row)
         if "verify_over_main" in row:  # a ledger row's verify price is rₖ timed back to back before the runs, k = γ + 1
             row["fig_r"] = f"ledger|{row.get('engine', 'eager')}|{row['mode']}|k{row['gamma'] + 1}"
-    for run, rows in (("families", families["rows"]), ("sweep", families["sweep"]), ("families", ledger.get("family_rows", []))):
+    for run, rows in (("families", families["rows"]), ("sweep", families["sweep"])):
         for row in rows:
             family_row(row, row["engine"], row["temperature"], run, None)  # a full row: nothing to restore
     sweep = data["gamma_sweep"]  # ③'s rows are the ledger's eager draft-model rows, so they share its conditions
@@ -109,9 +109,11 @@ def tag_rows(data):
             family_row(row, engine, shapes["temperature"], "sweep", f"summary.sweep_shapes.{shape}.{which}")
         if summary.get("tree_verify", {}).get(shape):
             family_row(summary["tree_verify"][shape], engine, shapes["temperature"], "sweep", f"summary.tree_verify.{shape}")
-    for rungs in data["ladder"].get("rungs", {}).values():  # ⑥'s engine ladder: each engine's best row
+    for rungs in data["ladder"].get("rungs", {}).values():  # ⑥'s engine ladder: the answer run's first point
         for rung in rungs:
-            judge(rung["best"])
+            for row in (rung["best"], *rung.get("rows", [])):
+                judge(row)
+                row["fig"] = answer_condition(row, row["engine"], row["temperature"], "regime-x1")
     recent = summary.get("recent")  # ⑤'s 2025–26 paragraph: timed rows, cut down
     if recent:
         quoted = [(f"each_new.{f}", row) for f, row in recent["each_new"].items()]
@@ -147,17 +149,22 @@ def restore_runs(cut, rows, keys, given=None, where="a summary"):
     judge(cut)
 
 
+def answer_condition(row, engine, temperature, run):
+    """The figure condition of a row of the answer run (regime.json, and the files that copy its rows)."""
+    config = "-" if row["family"] == "plain" else f"{row['shape']}{row['size']}"
+    return figure_condition(row["family"], config, engine, "kvcache", temperature, run)
+
+
 def tag_regime(data):
-    """The dial's rows: each gets its figure condition (`fig`, the scale as the run) and its verdict;
-    each point, the condition its r_k are printed under (`fig_r`, "|k<k>" appended)."""
+    """The dial's rows and the peers': each gets its figure condition (`fig`, the scale as the run)
+    and its verdict; each point, the condition its r_k are printed under (`fig_r`, "|k<k>" appended)."""
     for point in data["regime"]["points"]:
         run = f"regime-x{point['scale']:g}"
         point["fig_r"] = f"regime|x{point['scale']:g}"
-        for key, rows in point["best"].items():
-            for row in rows:
-                row["fig"] = figure_condition(row["family"], f"{row['shape']}{row['size']}", "native", "kvcache",
-                                              float(key[1:]), run)
-                judge(row)
+        peers = point.get("peers", {}).get("rows", [])
+        for row in [r for rows in point["best"].values() for r in rows] + list(point.get("plain", {}).values()) + peers:
+            row["fig"] = answer_condition(row, row["engine"], row["temperature"], run)
+            judge(row)
 
 
 THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
@@ -198,6 +205,32 @@ def dial_view(data):
             "best": {"scale": best[0]["scale"], "bytes": best[0]["main_bytes"], "row": best[1]},
             "theory": {key: dial_theory(rows) for key, rows in points[-1]["best"].items()},
             "heaviest_cache_multiple": points[-1]["main_bytes"] / edge}
+
+
+PEER_ENGINES = ("native", "eager", "transformers")  # the peer table's order: ours fastest first, the library last
+
+
+def peer_view(data):
+    """⑥'s table on the heaviest twin at T = 1, or None where the peer library was not measured:
+    per engine (native, our eager, transformers' generate), its plain row and its speculative rows
+    fastest first, each with its time per character; the native rows of the families the others
+    run, and its fastest; r_k of the native and the eager engine there; and ours against the
+    library's fastest decoder (regime.json summary.peer). tag_regime runs first."""
+    regime = data["regime"]
+    heavy = regime["points"][-1]
+    peers = heavy.get("peers")
+    if not peers or not any(r["engine"] == "transformers" for r in peers["rows"]):
+        return None
+    others = {r["family"] for r in peers["rows"]}
+    fastest = heavy["best"]["T1"][0]
+    native = [heavy["plain"]["T1"]] + [r for r in heavy["best"]["T1"] if r["family"] in others or r is fastest]
+    by_engine = {"native": native, **{e: [r for r in peers["rows"] if r["engine"] == e] for e in PEER_ENGINES[1:]}}
+    n_chars = regime["n_chars"]
+    rows = [{"row": r, "ms_per_char": 1000 * r["wall_s"]["median"] / n_chars}
+            for e in PEER_ENGINES for r in sorted(by_engine[e], key=lambda r: (r["family"] != "plain", -r["speedup"]))]
+    return {"scale": heavy["scale"], "bytes": heavy["main_bytes"], "version": peers.get("version"), "rows": rows,
+            "r": {k: {"native": heavy["r"][k], "eager": peers["eager_r"][k]} for k in heavy["r"]},
+            "against": regime["summary"].get("peer")}
 
 
 def dial_theory(rows):

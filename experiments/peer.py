@@ -17,7 +17,7 @@ from experiments.speculative import Result
 
 PEER_METHODS = ("plain", "assisted", "lookup")
 NAME = "transformers"  # the peer as the results name it: an engine of its own in a timed row
-LABEL = {"zh": "transformers 的 generate", "en": "transformers' generate"}
+LABEL = {"zh": "transformers 库", "en": "transformers library"}
 
 
 def available():

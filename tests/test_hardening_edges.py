@@ -150,9 +150,12 @@ def test_bench_refuses_nothing_to_measure_before_it_starts(monkeypatch, capsys, 
 
 
 def test_bench_without_a_page_is_one_error_line(tmp_path, capsys):
-    page = tmp_path / "none.html"
-    assert bench.main(["--page", str(page)]) == 2
-    assert one_error_line(capsys) == f"error: --page {page} is missing: run `make site`\n"
+    page, text = tmp_path / "none.html", tmp_path / "README.md"
+    text.write_text("# not a page\n")
+    for given, problem in ((page, "is missing: run `make site`"), (tmp_path, "is a folder, not a page"),
+                           (text, "is not an HTML page (.html)")):
+        assert bench.main(["--page", str(given)]) == 2
+        assert one_error_line(capsys) == f"error: --page {given} {problem}\n"
 
 
 def test_bench_passes_on_a_failed_builds_line_and_status(monkeypatch, capsys):

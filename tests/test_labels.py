@@ -7,6 +7,7 @@ from pathlib import Path
 import jinja2
 import orjson
 
+from experiments import peer
 from experiments.data import CharData
 from experiments.engine import ENGINE_LABELS
 from experiments.methods import FAMILIES, load_models
@@ -21,7 +22,8 @@ def test_the_committed_registry_is_what_the_code_declares():
                          vocab_size=data.vocab_size)
     assert REGISTRY["families"] == [f.record(models) for f in FAMILIES.values()], \
         "run `python -m experiments.measure --only registry`"
-    assert REGISTRY["engines"] == [{"name": name, "label": label} for name, label in ENGINE_LABELS.items()]
+    assert REGISTRY["engines"] == [{"name": name, "label": label} for name, label in ENGINE_LABELS.items()] + [
+        {"name": peer.NAME, "label": peer.LABEL, "peer": True}]  # the peer library last
 
 
 def test_the_macros_name_each_family_and_engine_from_the_registry():

@@ -263,35 +263,25 @@ def test_families_rows_alpha_and_seeds(measured):
     for by_family in fam["drafting_prices"].values():
         assert sorted(by_family) == sorted(["eagle", "eagle3", "block"])
         assert all(sorted(map(int, v)) == list(SIZES.family_gammas) and min(v.values()) > 0 for v in by_family.values())
-    # the sweep holds every configuration once per engine and temperature, the rows one per family
+    # the rows and the sweep are the answer run's at the model as trained (regime.json's first point),
+    # on its engine: one row per family and temperature, and the same rows the dial holds
+    regime = read_json(measured / "regime.json")
+    first = regime["points"][0]
+    assert fam["engines"] == [regime["engine"]] and fam["n_chars"] == regime["n_chars"]
     lanes = {(r["engine"], r["temperature"]) for r in fam["sweep"]}
     assert lanes == {(e, t) for e in fam["engines"] for t in fam["temperatures"]}
     for engine, temperature in lanes:
+        key = f"T{temperature:g}"
         lane = [r for r in fam["rows"] if r["engine"] == engine and r["temperature"] == temperature]
         assert sorted(r["family"] for r in lane) == sorted(["plain", *fam["families"]])
         assert all(r["greedy_equal"] for r in lane if temperature == 0)
-    # at T = 1 the draft model and the MTP head are the ledger's rows, timed once: the ledger's
-    # fastest γ on each engine, with the ledger's speedup and Theorem 3.8
-    ledger = read_json(measured / "ledger.json")
-    kv = [r for r in ledger["rows"] + ledger.get("compiled", {}).get("rows", []) if r["mode"] == "kvcache"]
-    for row in fam["rows"]:
-        assert row["run"] == ("ledger" if row["temperature"] == 1 and row["family"] in ("draft", "mtp") else "families")
-        if row["run"] == "ledger":
-            same = [r for r in kv if r["engine"] == row["engine"] and r["method"] == row["family"]]
-            fastest = max(same, key=lambda r: r["speedup"])
-            assert (row["size"], row["speedup"], row["speedup_theory"]) == (
-                fastest["gamma"], fastest["speedup"], fastest["speedup_theory"])
-            assert row in ledger["family_rows"]
-    # the harness's n-gram row against the same decoders in fresh generate processes (its wall_s)
-    fresh = fam["fresh_process_check"]
-    assert fresh, (fam["engines"], sorted({(r["engine"], r["family"]) for r in fam["rows"] if r["temperature"] == 1}))
-    # the engine's best n-gram row where it is a chain, else the sweep's fastest chain
-    chains = lambda pool: [r for r in pool if r["family"] == "ngram" and r["shape"] == "chain"
-                           and r["engine"] == fresh["engine"] and r["temperature"] == 1]
-    row = max(chains(fam["rows"]) or chains(fam["sweep"]), key=lambda r: r["speedup"])
-    assert (fresh["size"], fresh["harness_speedup"]) == (row["size"], row["speedup"])
-    assert len(fresh["fresh_walls"]) == fresh["repeats"] == SIZES.fresh_repeats and fresh["fresh_speedup"] > 0
-    assert fresh["agrees"] == (abs(fresh["fresh_speedup"] / fresh["harness_speedup"] - 1) <= fresh["tolerance"])
+        strip = lambda r: {k: v for k, v in r.items() if k not in ("run", "s_per_char")}
+        assert [strip(r) for r in lane] == [strip(first["plain"][key])] + first["best"][key]
+        # the sweep: every chain γ and tree size the choosing pass tried, and the rest once
+        swept = {(r["family"], r["shape"], r["size"]) for r in fam["sweep"] if r["temperature"] == temperature}
+        assert {("ngram", "chain", g) for g in SIZES.family_gammas} | {("ngram", "tree", n) for n in SIZES.family_trees} <= swept
+        assert {r["family"] for r in fam["sweep"] if r["temperature"] == temperature} == set(fam["families"])
+    assert all(r["run"] == "regime" for r in fam["rows"])
 
 
 def test_costs_per_engine(measured):
@@ -399,10 +389,11 @@ def test_the_repetitive_text_repeats_itself():
 
 
 def test_ladder_pairs_every_rung_with_its_own_plain_and_the_compiled_plain(measured):
-    """ladder.json: per temperature, each engine's plain and its fastest candidate, all timed in
-    one interleaved run, so the speedups over the rung's own plain and over the compiled engine's
-    plain are medians of ratios paired repeat by repeat; the summary quotes those rungs."""
-    ladder = read_json(measured / "ladder.json")
+    """ladder.json: per temperature, each engine's plain and each family's fastest candidate, all timed
+    in one interleaved run (the answer run's first point), so the speedups over the rung's own plain
+    and over the compiled engine's plain are medians of ratios paired repeat by repeat; the native
+    rung's rows are the dial's first point's; the summary quotes those rungs."""
+    ladder, regime = read_json(measured / "ladder.json"), read_json(measured / "regime.json")
     assert ladder["engines"] == ["eager", "compiled", "native"] and ladder["reference"] == "compiled"
     pair = lambda a, b: statistics.median(x / y for x, y in zip(a["wall_s_runs"], b["wall_s_runs"]))
     for key, rungs in ladder["rungs"].items():
@@ -410,12 +401,15 @@ def test_ladder_pairs_every_rung_with_its_own_plain_and_the_compiled_plain(measu
         ref_plain = next(r for r in rungs if r["engine"] == "compiled")["plain"]
         for r in rungs:
             plain, best = r["plain"], r["best"]
-            assert plain["family"] == "plain" and [best["family"], best["size"]] in ladder["candidates"]
-            assert len(best["wall_s_runs"]) == len(plain["wall_s_runs"]) == SIZES.ladder_repeats
+            fastest = max(r["rows"], key=lambda row: row["speedup"])
+            assert plain["family"] == "plain" and {k: best[k] for k in fastest} == fastest
+            assert len(best["wall_s_runs"]) == len(plain["wall_s_runs"]) == SIZES.regime_trained_repeats
             assert best["speedup_runs"]["median"] == pytest.approx(pair(plain, best))
             assert best["over_reference"]["median"] == pytest.approx(pair(ref_plain, best))
             assert plain["over_reference"]["median"] == pytest.approx(pair(ref_plain, plain))
-            assert r["verify_price"]["1"] == 1 and best["theory"]["verify_price"] == r["verify_price"][str(best["size"] + 1)]
+            assert r["verify_price"]["1"] == 1
+        native = next(r for r in rungs if r["engine"] == "native")
+        assert native["rows"] == regime["points"][0]["best"][key]  # the same rows, not a second run
         s = ladder["summary"][key]
         last, ref = rungs[-1], rungs[1]
         assert s["overhead_gain"] == last["plain"]["chars_per_s"] / ref["plain"]["chars_per_s"]
@@ -427,10 +421,12 @@ def test_ladder_pairs_every_rung_with_its_own_plain_and_the_compiled_plain(measu
                              "other": row["other_per_round"]}
         assert (s["round_ref"], s["round_last"]) == (parts(ref["best"]), parts(last["best"]))
         assert s["grew_most"] == max(s["round_ref"], key=lambda p: s["round_last"][p] - s["round_ref"][p])
-    fresh = ladder["fresh_check"]  # the last rung's row at T = 0, against fresh generate processes
-    row = ladder["rungs"]["T0"][-1]["best"]
+    fresh = ladder["fresh_check"]  # the last rung's fastest chain at T = 0 of a declared family, in fresh processes
+    chains = [r for r in ladder["rungs"]["T0"][-1]["rows"] if r["shape"] == "chain" and r["family"] != "repeat"]
+    row = max(chains, key=lambda r: r["speedup"])
     assert (fresh["engine"], fresh["temperature"], fresh["family"], fresh["size"]) == ("native", 0.0, row["family"], row["size"])
     assert fresh["harness_speedup"] == row["speedup"] and len(fresh["fresh_walls"]) == SIZES.fresh_repeats
+    assert fresh["agrees"] == (abs(fresh["fresh_speedup"] / fresh["harness_speedup"] - 1) <= fresh["tolerance"])
 
 
 def test_the_dial_scales_every_network_and_prices_it_on_the_native_engine(measured):
@@ -450,6 +446,15 @@ def test_the_dial_scales_every_network_and_prices_it_on_the_native_engine(measur
             for r in rows:
                 if "theory" in r:
                     assert r["theory"]["verify_price"] == point["r"][str(r["size"] + 1)]
+    for key in ("T1", "T0"):  # the choosing pass: the answer engine's contested candidates, one repeat each
+        assert all(r["engine"] == "native" and r["repeats"] == SIZES.regime_choose_repeats for r in heavy["choose"][key])
+        assert {(r["family"], r["size"]) for r in heavy["choose"][key]} >= {("ngram", 3), ("ngram", 5), ("ngram", 8)}
+        assert heavy["plain"][key]["family"] == "plain" and heavy["plain"][key]["engine"] == "native"
+    # the heaviest scale, T = 1: our eager engine in the same run (transformers where the [peer] extra is installed)
+    peers = heavy["peers"]
+    assert {r["engine"] for r in peers["rows"]} >= {"eager"} and set(peers["eager_r"]) == set(heavy["r"])
+    assert {r["family"] for r in peers["rows"] if r["engine"] == "eager"} == {"plain", "draft", "mtp", "ngram"}
+    assert all(len(r["wall_s_runs"]) == SIZES.regime_repeats for r in peers["rows"])
     summary = regime["summary"]
     assert summary["heaviest"]["scale"] == 3
     assert summary["T1"]["fastest"]["family"] == heavy["best"]["T1"][0]["family"]

@@ -70,8 +70,9 @@ def test_the_sweeps_characters_per_forward_name_their_run():
     its run, so the two figures are not one quantity printed twice."""
     results = build.load_results()
     text = page_text(results)
-    assert "In the sweep (compiled engine, T = 1, one run per configuration, sampling seed 0)" in text \
-        or "In the sweep (eager engine, T = 1, one run per configuration, sampling seed 0)" in text
+    engine = results["registry"]["engines"][[e["name"] for e in results["registry"]["engines"]].index(
+        results["families"]["engines"][0])]["label"]["en"]  # the answer run's engine
+    assert f"In the sweep ({engine}, T = 1, one run per configuration, sampling seed 0)" in text
     changed = copy.deepcopy(results)
     changed["families"]["sweep_repeats"] = 3
     assert "T = 1, 3 runs per configuration)" in page_text(changed)
@@ -111,7 +112,7 @@ def test_a_token_tree_s_verify_is_priced_as_a_tree_beside_its_chain_in_one_run()
     mask) beside the chain of as many positions timed in the same run, not costs.json's chain
     alone under the trees' name (issue 39, item 5)."""
     results = build.load_results()
-    engine = results["costs"]["summary"]["primary_engine"]
+    engine = results["families"]["engines"][0]  # the answer run's engine, where families.json times its verify
     prices = results["families"]["verify_prices"][engine]
     text = page_text(results)
     f2 = lambda v: f"{v:.2f}"

@@ -28,7 +28,7 @@ def runs(speedup, spread=0.05, n=5):
 def row(family, temperature, speedup, engine="compiled", shape="chain", size=2, verify=1.5, tokens=2.0):
     return {"family": family, "temperature": temperature, "speedup": speedup, "speedup_runs": runs(speedup),
             "engine": engine, "shape": shape, "size": size, "verify_over_main": verify, "tokens_per_main": tokens,
-            "drafter_per_round": 0.1}
+            "drafter_per_round": 0.1, "other_per_round": 0.2, "round_total": verify + 0.3, "plain_per_char": 1.1}
 
 
 def prices(chain=None, tree=None):
@@ -81,7 +81,7 @@ def test_summarize_takes_the_fastest_tree_and_chain_of_the_sweep():
     sweep[-2]["engine"] = "eager"  # another engine's rows are not the primary engine's
     rows = [row("plain", 1.0, 1.0), row("ngram", 1.0, 1.7, shape="chain", size=5, verify=1.8),
             row("lookup", 1.0, 0.8, shape="chain", size=1, verify=1.3), row("ngram", 0.0, 1.3), row("lookup", 0.0, 2.0)]
-    s = F.summarize(payload(rows, sweep, {"compiled": prices(), "eager": prices()}, ["eager", "compiled"]))
+    s = F.summarize(payload(rows, sweep, {"compiled": prices(), "eager": prices()}, ["compiled", "eager"]))
     assert s["primary_engine"] == "compiled"
     assert (s["tree_verify"]["tree"]["size"], s["tree_verify"]["chain"]["size"]) == (8, 5)
     assert (s["fastest_verify"]["family"], s["fastest_verify"]["positions"]) == ("ngram", 6)

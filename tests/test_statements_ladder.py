@@ -160,10 +160,10 @@ def test_the_fresh_process_check_says_whether_it_agrees(agrees):
     assert (f"相差在 {tol} 的容差以内" in zh) == agrees and (f"相差超出了 {tol} 的容差" in zh) == (not agrees)
 
 
-@pytest.mark.parametrize("stem,key", [("families", "fresh_process_check"), ("regime", "fresh_check")])
+@pytest.mark.parametrize("stem,key", [("regime", "fresh_check")])
 def test_every_fresh_process_check_is_printed_and_a_failed_one_as_plainly(stem, key):
-    """families.json's and the dial's fresh-process checks are on the page too (the same macro as
-    the ladder's), and one that disagrees says so, naming its tolerance."""
+    """The dial's fresh-process check is on the page too (the same macro as the ladder's), and one
+    that disagrees says so, naming its tolerance."""
     fc = DATA[stem][key]
     for agrees in (True, False):
         data = copy.deepcopy(DATA)

@@ -161,7 +161,8 @@ def frow(family, temperature, speedup, engine="compiled", shape="chain", size=2,
          drafting=0.1, other=0.2, **extra):
     return {"family": family, "temperature": temperature, "speedup": speedup, "speedup_runs": runs(speedup),
             "engine": engine, "shape": shape, "size": size, "tokens_per_main": tokens, "verify_over_main": verify,
-            "drafter_per_round": drafting, "other_per_round": other, **extra}
+            "drafter_per_round": drafting, "other_per_round": other, "plain_per_char": 1.05,
+            "round_total": verify + drafting + (other or 0), **extra}
 
 
 def retime(row, speedup, spread=0.05):
@@ -184,7 +185,7 @@ def families_payload():
               frow("ngram", 0.0, 1.2, engine="eager", greedy_equal=True)]
     chain = {k: 1 + 0.1 * (k - 1) for k in range(1, 33)}
     prices = {"chain": {str(k): v for k, v in chain.items()}, "tree": {"4": 1.4, "32": 4.5}}
-    return {"engines": ["eager", "compiled"], "rows": rows, "sweep": sweep,
+    return {"engines": ["compiled", "eager"], "rows": rows, "sweep": sweep,
             "verify_prices": {"compiled": prices, "eager": prices},
             "alpha_by_seed": {s: {f: {"alpha": a + 0.01 * int(s)} for f, a in
                                   (("draft", 0.74), ("mtp", 0.86), ("medusa", 0.48), ("eagle", 0.84))}

@@ -28,7 +28,8 @@ def test_the_published_figures_carry_their_arxiv_ids():
 
 
 def dial_row(family, speedup, lo, hi, theory=None, alpha=0.5, size=3, chars=1.875, verify=1.0, draft=0.1, rest=0.1, c=0.1):
-    row = {"family": family, "c": c, "shape": "chain", "size": size, "speedup": speedup, "speedup_runs": {"min": lo, "max": hi, "n": 3},
+    row = {"family": family, "engine": "native", "temperature": 1.0, "c": c, "shape": "chain", "size": size,
+           "speedup": speedup, "speedup_runs": {"min": lo, "max": hi, "n": 3},
            "alpha": alpha, "tokens_per_main": chars, "verify_over_main": verify, "drafter_per_round": draft,
            "other_per_round": rest}
     if theory:

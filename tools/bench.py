@@ -173,8 +173,10 @@ def main(argv=None):
     for flag, count in (("--loads", args.loads), ("--updates", args.updates)):
         if count < 1:  # a median of nothing, found only after a minute of measuring
             parser.error(f"{flag} must be at least 1, got {count}")
-    if not args.page.is_file():
-        print(f"error: --page {args.page} is missing: run `make site`", file=sys.stderr)
+    problem = ("is a folder, not a page" if args.page.is_dir() else "is missing: run `make site`" if not args.page.is_file()
+               else "is not an HTML page (.html)" if args.page.suffix.lower() not in (".html", ".htm") else None)
+    if problem:  # found now, not after a browser has waited for a chapter that never comes
+        print(f"error: --page {args.page} {problem}", file=sys.stderr)
         return 2
     git = git_state()
     site_build_s = time_site_build()

@@ -11,8 +11,8 @@ import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 // The families by kind of drafter (⑤'s map): one colour per kind, a dash pattern per member.
 const KIND = { draft: "k-model", mtp: "k-head", medusa: "k-head", block: "k-head", eagle: "k-feature", eagle3: "k-feature",
-  ngram: "k-table", lookup: "k-table", match: "k-table", suffix: "k-table", lookahead: "k-none" };
-const DASH = { mtp: null, medusa: "6 3", block: "2 3", eagle: null, eagle3: "6 3", ngram: null, lookup: "6 3", match: "2 3", suffix: "9 3 2 3" };
+  ngram: "k-table", lookup: "k-table", suffix: "k-table", lookahead: "k-none" };
+const DASH = { mtp: null, medusa: "6 3", block: "2 3", eagle: null, eagle3: "6 3", ngram: null, lookup: "6 3", suffix: "9 3 2 3" };
 const TEMPS = ["T1", "T0"];
 const SUB = "₀₁₂₃₄₅₆₇₈₉";  // r₂, r₅, r₉
 

@@ -1,9 +1,9 @@
-// Section ⑥, every family: the best configuration of each drafter family (families.json rows) per
-// engine and temperature, fastest first, with where its time went.
+// Section ⑥, every family: the best configuration of each drafter family (families.json rows: the
+// answer run at the model as trained) per temperature, fastest first, with where its time went.
 import { h } from "./dom.js";
 import { figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { FAMILY_LABEL } from "./labels.js";
+import { ENGINE_LABEL, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 import { pairedVerdict } from "./theory.js";
 
@@ -19,32 +19,20 @@ export function laneRows(rows, engine, temperature) {
   return [...lane.filter((r) => r.family === "plain"), ...lane.filter((r) => r.family !== "plain").sort((a, b) => b.speedup - a.speedup)];
 }
 
-// Rows the ledger timed (the draft model and the MTP head at T = 1) carry a mark and a note.
-const LEDGER_MARK = "*";
-export function ledgerRunNote(rows) {
-  const own = rows.filter((r) => r.run === "ledger");
-  if (!own.length) return null;
-  const plain = fixed(own[0].plain_wall_s, 3);
-  return {
-    zh: `${LEDGER_MARK} 这两行就是 ⑥ 账本里最快的那两行：在账本那次运行里计时，加速比是相对那次运行的普通解码（墙钟中位 ${plain} s）算的，定理 3.8 也和账本一样用单独计时的 c；其余各行在本表自己的运行里计时，定理 3.8 用运行中实测的每个草稿的耗时。`,
-    en: `${LEDGER_MARK} These two are the ledger's fastest rows above: timed in the ledger's run, their speedup is over that run's plain decoding (median wall time ${plain} s), and their Theorem 3.8 uses c timed alone, as the ledger does; the other rows were timed in this table's own run, and their Theorem 3.8 uses each draft's cost as measured inside it.`,
-  };
-}
-
 const COLUMNS = [
-  { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) + (r.run === "ledger" ? ` ${LEDGER_MARK}` : "") },
+  { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
   { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
   { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
     cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
   { label: { zh: "定理 3.8", en: "Theorem 3.8" }, cell: (r) => (r.speedup_theory ? `${fixed(r.speedup_theory, 2)}×` : "—") },
   { label: { zh: "字 / forward", en: "Chars / forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
   { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
-  { label: { zh: "被接受 / 提出", en: "Accepted / proposed" }, cell: (r) => (r.accepted_per_proposed === null ? "—" : fixed(r.accepted_per_proposed, 3)) },
   { label: { zh: "验收", en: "Verify" }, cell: (r) => figHTML(fixed(r.verify_over_main, 2), "verify-loop", r.fig) },
   { label: { zh: "起草", en: "Drafting" }, cell: (r) => fixed(r.drafter_per_round, 3) },
   { label: { zh: "其余", en: "Rest" },
     cell: (r) => (r.other_per_round === undefined || r.other_per_round === null ? "—" : fixed(r.other_per_round, 2)) },
-  { label: { zh: "墙钟中位 (s)", en: "Wall median (s)" }, cell: (r) => fixed(r.wall_s.median, 3) },
+  { label: { zh: "一轮", en: "Round" }, cell: (r) => fixed(r.round_total, 2) },
+  { label: { zh: "普通 / 字", en: "Plain / char" }, cell: (r) => fixed(r.plain_per_char, 2) },
 ];
 
 // The lane an address asks for (#feng=eager&ftemp=0): an engine families.json measured and T = 0
@@ -70,13 +58,11 @@ export function initFamilyLedger(families) {
     }
     const rows = laneRows(families.rows, state.engine, state.temperature);
     table.replaceChildren(
-      h("caption", {}, t({ zh: `${state.engine === "compiled" ? "编译引擎" : "eager 引擎"} · T = ${state.temperature} · 各 ${families.repeats} 次`,
-        en: `${state.engine} engine · T = ${state.temperature} · ${families.repeats} repeats each` })),
+      h("caption", {}, t({ zh: `${ENGINE_LABEL[state.engine].zh} · T = ${state.temperature} · 各 ${families.repeats} 次`,
+        en: `${ENGINE_LABEL[state.engine].en} · T = ${state.temperature} · ${families.repeats} repeats each` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: r.family === "plain" ? "" : `v-${pairedVerdict(r.speedup_runs)}` },
         COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) }))))));
-    const note = ledgerRunNote(rows);
-    document.getElementById("family-ledger-note").replaceChildren(...(note ? [t(note)] : []));
   }
 
   for (const b of buttons) {

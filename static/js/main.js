@@ -122,7 +122,7 @@ startWidgets([
   ["mtp-vs-widget", () => initMtpCompare(data.mtp, data.ledger, data.models)],
   ["tree-widget", () => initTokenTree(data.families)],
   ["recent-widget", () => initRecent(data.families)],
-  ["picker-widget", () => initPicker(data.families, data.conditions, data.published)],
+  ["picker-widget", () => initPicker(data.families, data.conditions, data.published, data.regime)],
   ["dial-widget", () => initDial(data.regime)],
   ["ledger-widget", () => initLedger(data.ledger, data.models)],
   ["family-ledger-widget", () => initFamilyLedger(data.families)],

@@ -1,6 +1,7 @@
 // Section ⑦, the method picker: a situation in, a ranked list of methods out, or "don't
-// speculate". Where the situation is this chapter's own (a dispatch-bound CPU) the expected
-// speedups are its measurements (families.json, conditions.json); on a GPU they are published
+// speculate". Where the situation is this chapter's own (a CPU: the model as trained, or ⑥'s
+// heaviest twin) the expected speedups are its measurements, the answer run's rows on its engine
+// (families.json: the dial's first point; regime.json: its last), and conditions.json; on a GPU they are published
 // figures (static/data/published.json, in the chapter data as `published`), each labelled with
 // its paper and setting and never mixed with ours.
 import { h } from "./dom.js";
@@ -11,7 +12,7 @@ import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 import { pairedVerdict, verdictPhrase } from "./theory.js";
 
 export const INPUTS = {
-  regime: ["cpu", "gpu", "batch"],
+  regime: ["cpu", "twin", "gpu", "batch"],
   temperature: ["0", "0.5", "0.8", "1", "1.3"],
   text: ["open", "repeat", "quote"],
   memory: ["yes", "no"],
@@ -23,6 +24,7 @@ export const PRESETS = {
   chapter: { regime: "cpu", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
   cpuGreedyRepeat: { regime: "cpu", temperature: "0", text: "repeat", memory: "yes", training: "yes", length: "long" },
   cpuBare: { regime: "cpu", temperature: "1.3", text: "open", memory: "no", training: "no", length: "long" },
+  cpuHeavy: { regime: "twin", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
   gpuChat: { regime: "gpu", temperature: "0", text: "open", memory: "yes", training: "yes", length: "long" },
   gpuEditing: { regime: "gpu", temperature: "0", text: "quote", memory: "no", training: "no", length: "long" },
   serving: { regime: "batch", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
@@ -50,11 +52,19 @@ function allowed(family, situation) {
   return !(need.memory && situation.memory === "no") && !(need.training && situation.training === "no");
 }
 
-// The families rows this situation reads: families.json's primary engine, T = 0 rows for greedy
-// decoding and T = 1 rows otherwise (the two temperatures families.json timed).
-function measuredRows(families, situation) {
-  const engine = families.summary.primary_engine;
+// Whether the situation is one this chapter measured: a CPU, with the model as trained or ⑥'s heaviest twin.
+export const measuredHere = (situation) => situation.regime === "cpu" || situation.regime === "twin";
+
+// The timed rows this situation reads, T = 0 rows for greedy decoding and T = 1 rows otherwise (the
+// two temperatures the answer run timed): the model as trained (families.json, on its primary engine)
+// or, for "twin", the heaviest scale of the dial (regime.json), with that scale's main-model bytes.
+function measuredRows(families, situation, regime) {
   const temperature = situation.temperature === "0" ? 0 : 1;
+  if (situation.regime === "twin") {
+    const heaviest = regime.points.at(-1);
+    return { engine: regime.engine, temperature, rows: heaviest.best[`T${temperature}`], bytes: heaviest.main_bytes };
+  }
+  const engine = families.summary.primary_engine;
   const rows = families.rows.filter((r) => r.engine === engine && r.temperature === temperature && r.family !== "plain");
   return { engine, temperature, rows };
 }
@@ -91,19 +101,21 @@ function startUpReason(conditions) {
 }
 
 // What every figure in the list is, said once above it: measured here (and where), or published.
-export function scopeNote(situation, families) {
-  if (situation.regime !== "cpu") {
+export function scopeNote(situation, families, regime) {
+  if (!measuredHere(situation)) {
     return { zh: "GPU 上的数字取自论文，不是本章测的；没有数字的方法按需要的条件排在后面。",
       en: "On a GPU the figures are the papers', not measured here; methods without a published figure come last." };
   }
-  const { engine, temperature } = measuredRows(families, situation);
+  const { engine, temperature, bytes } = measuredRows(families, situation, regime);
   const engineName = ENGINE_LABEL[engine];
-  return { zh: `本章实测，相对同一引擎的普通解码：${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
-    en: `Measured here, over plain decoding on the same engine: ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
+  const model = bytes ? { zh: `⑥ 最重的孪生（主模型 ${fixed(bytes / 1e6, 0)} MB）`, en: `⑥'s heaviest twin (a ${fixed(bytes / 1e6, 0)} MB main model)` }
+    : { zh: "模型原样", en: "the model as trained" };
+  return { zh: `本章实测，相对同一引擎的普通解码：${model.zh}，${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
+    en: `Measured here, over plain decoding on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
 }
 
-function cpuRanking(situation, families, conditions) {
-  const { rows } = measuredRows(families, situation);
+function cpuRanking(situation, families, conditions, regime) {
+  const { rows } = measuredRows(families, situation, regime);
   const ranked = rows.filter((r) => allowed(r.family, situation)).sort((a, b) => b.speedup - a.speedup).map((r) => ({
     method: r.family, source: "measured", speedup: r.speedup, verdict: pairedVerdict(r.speedup_runs),
     label: { zh: `${fixed(r.speedup, 2)}×（${configText(r).zh}）`, en: `${fixed(r.speedup, 2)}× (${configText(r).en})` },
@@ -153,21 +165,23 @@ function dont(...reasons) {
 // The ranked answer: [{method, source: measured | published | none, label, reasons, dont?}], the
 // first one the recommendation (dont: true means plain decoding, no speculation). `published`:
 // static/data/published.json.
-export function recommend(situation, families, conditions, published) {
+export function recommend(situation, families, conditions, published, regime) {
+  const cpu = measuredHere(situation);
   if (situation.length === "short") {
-    const rest = situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation, published);
-    const reason = situation.regime === "cpu" ? startUpReason(conditions) : SHORT_ON_GPU;
-    return [{ ...dont(reason), source: situation.regime === "cpu" ? "measured" : "none" }, ...rest.filter((r) => r.method !== "plain")];
+    const rest = cpu ? cpuRanking(situation, families, conditions, regime) : gpuRanking(situation, published);
+    const reason = cpu ? startUpReason(conditions) : SHORT_ON_GPU;
+    return [{ ...dont(reason), source: cpu ? "measured" : "none" }, ...rest.filter((r) => r.method !== "plain")];
   }
   if (situation.regime === "batch") {
     return [{ ...dont(published.batch.findings.text, published.batch.exception.text), source: "published" },
       ...gpuRanking(situation, published).map((r) => ({ ...r, reasons: [...r.reasons, { zh: "批量大时，这个数字会缩小", en: "expect less at a large batch size" }] }))];
   }
-  return situation.regime === "cpu" ? cpuRanking(situation, families, conditions) : gpuRanking(situation, published);
+  return cpu ? cpuRanking(situation, families, conditions, regime) : gpuRanking(situation, published);
 }
 
 const CHOICE_LABEL = {
-  regime: { cpu: { zh: "CPU，按算子调度计价（本章）", en: "CPU, priced by operator dispatch (this chapter)" },
+  regime: { cpu: { zh: "CPU，模型原样，待在缓存里（本章）", en: "CPU, the model as trained, in cache (this chapter)" },
+    twin: { zh: "CPU，远大于缓存的模型（⑥ 最重的孪生）", en: "CPU, a model far past the cache (⑥'s heaviest twin)" },
     gpu: { zh: "GPU 单路生成（受内存带宽限制）", en: "GPU, one stream (memory-bound)" },
     batch: { zh: "GPU 大批量服务（算力已满）", en: "GPU serving a large batch (compute-bound)" } },
   text: { open: { zh: "开放写作", en: "open-ended writing" }, repeat: { zh: "重复的 / 像代码的", en: "repetitive or code-like" },
@@ -197,7 +211,7 @@ export function situationFromHash(get, inputs, current) {
 
 const SHOWN = 5; // rows of the ranking shown before "the other N"
 
-export function initPicker(families, conditions, published) {
+export function initPicker(families, conditions, published, regime) {
   const box = document.getElementById("picker-widget");
   const selects = Object.fromEntries(Object.keys(INPUTS).map((key) => [key, box.querySelector(`select[data-input="${key}"]`)]));
   const list = document.getElementById("picker-result");
@@ -232,8 +246,8 @@ export function initPicker(families, conditions, published) {
     for (const button of box.querySelectorAll("[data-preset]")) {
       button.setAttribute("aria-pressed", String(encodeSituation(PRESETS[button.dataset.preset]) === encodeSituation(situation)));
     }
-    const ranked = recommend(situation, families, conditions, published);
-    if (scope) scope.textContent = t(scopeNote(situation, families));
+    const ranked = recommend(situation, families, conditions, published, regime);
+    if (scope) scope.textContent = t(scopeNote(situation, families, regime));
     list.dataset.top = ranked[0].method;
     list.dataset.dont = String(Boolean(ranked[0].dont));
     const items = ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },

@@ -13,8 +13,9 @@ import { editHash, fakeSelect, FakeElement, installDom } from "./fake_dom.mjs";
 const read = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));
 const families = read("families");
 const conditions = read("conditions");
+const regime = read("regime");
 const published = JSON.parse(readFileSync(new URL("../../static/data/published.json", import.meta.url)));
-const ranking = (situation, fams) => recommend(situation, fams, conditions, published);
+const ranking = (situation, fams, dial = regime) => recommend(situation, fams, conditions, published, dial);
 
 // measured rows for one engine: the given speedup per family at T = 1, and 1.1× for all at T = 0
 function fakeFamilies(speedups) {
@@ -29,6 +30,13 @@ function fakeFamilies(speedups) {
   return { engines: ["eager", "compiled"], summary: { primary_engine: "compiled" }, rows };
 }
 
+// the dial with its heaviest scale's rows: the given speedups doubled at T = 1
+function fakeDial(speedups) {
+  const best = (temperature) => fakeFamilies(speedups).rows.filter((r) => r.temperature === temperature)
+    .map((r) => ({ ...r, engine: "native", speedup: 2 * r.speedup, speedup_runs: { ...r.speedup_runs, min: 1.9 * r.speedup, max: 2.1 * r.speedup } }));
+  return { engine: "native", points: [{ main_bytes: 3e6, best: {} }, { main_bytes: 414e6, best: { T1: best(1), T0: best(0) } }] };
+}
+
 const ALL = { draft: 1.3, mtp: 0.9, ngram: 1.8, lookup: 0.8, medusa: 1.2, eagle: 1.5, lookahead: 0.6 };
 const CPU = PRESETS.chapter;
 const methods = (ranked) => ranked.map((r) => (r.dont ? "dont" : r.method));
@@ -40,9 +48,22 @@ test("CPU: the measured rows, fastest first, plain decoding placed at 1×", () =
   assert.equal(top.source, "measured");
   assert.equal(top.label.en, "1.80× (chain γ = 4)");
   // where the figures come from is said once, above the list
-  assert.match(scopeNote(CPU, fakeFamilies(ALL)).en, /^Measured here, over plain decoding on the same engine: compiled engine, T = 1, the main model's own text/);
+  assert.match(scopeNote(CPU, fakeFamilies(ALL)).en, /^Measured here, over plain decoding on the same engine: the model as trained, compiled engine, T = 1, the main model's own text/);
   assert.match(scopeNote({ ...CPU, temperature: "0" }, fakeFamilies(ALL)).en, /compiled engine, T = 0,/);
   assert.match(scopeNote(PRESETS.gpuChat, fakeFamilies(ALL)).en, /the papers', not measured here/);
+});
+
+test("CPU, a model past the cache: the dial's heaviest rows, with its engine and size said above them", () => {
+  const twin = { ...CPU, regime: "twin" };
+  const ranked = ranking(twin, fakeFamilies(ALL), fakeDial(ALL));
+  assert.deepEqual(methods(ranked), ["ngram", "eagle", "draft", "medusa", "mtp", "lookup", "lookahead", "plain"]);
+  assert.equal(ranked[0].label.en, "3.60× (chain γ = 4)");
+  assert.match(scopeNote(twin, fakeFamilies(ALL), fakeDial(ALL)).en, /⑥'s heaviest twin \(a 414 MB main model\), native C\+\+ engine, T = 1/);
+  assert.match(scopeNote(CPU, fakeFamilies(ALL), fakeDial(ALL)).en, /the model as trained, compiled engine, T = 1/);
+  // on the committed dial: its heaviest rows, every one of them
+  const heavy = ranking(twin, families).filter((r) => !r.dont && r.method !== "plain");
+  const speedups = (list) => list.map((r) => r.speedup).sort((a, b) => b - a);
+  assert.deepEqual(speedups(heavy), speedups(regime.points.at(-1).best.T1));
 });
 
 test("CPU: greedy reads the T = 0 rows", () => {
@@ -67,10 +88,10 @@ test("CPU: when every remaining method measured slower than plain, the answer is
 
 test("short outputs and a compute-bound batch: don't speculate, whatever the drafters", () => {
   for (const regime of INPUTS.regime) {
-    const ranked = ranking({ ...CPU, regime, length: "short" }, fakeFamilies(ALL));
+    const ranked = ranking({ ...CPU, regime, length: "short" }, fakeFamilies(ALL), fakeDial(ALL));
     assert.equal(methods(ranked)[0], "dont", regime);
     // this chapter's start-up numbers on its CPU only; a GPU answer never quotes them
-    assert.match(ranked[0].reasons[0].en, regime === "cpu" ? /measured here: a fresh process/ : /prefill/);
+    assert.match(ranked[0].reasons[0].en, ["cpu", "twin"].includes(regime) ? /measured here: a fresh process/ : /prefill/);
   }
   const batch = ranking({ ...CPU, regime: "batch" }, fakeFamilies(ALL));
   assert.equal(methods(batch)[0], "dont");

@@ -12,7 +12,7 @@
   low, the gap between two kinds of text, where the n-gram table and compiling pay back), written
   by `summarize` so templates only format.
 
-Fills chapter/schema.py SCHEMA["conditions.json"].
+Its results are declared in experiments/records.py: ConditionsFile (conditions.json).
 """
 import statistics
 import subprocess

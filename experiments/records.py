@@ -135,7 +135,7 @@ class Parts(TypedDict):  # the same three parts, as seconds or as shares of the 
 
 class TimedRow(TypedDict):
     """rows.timed_row: one configuration against plain decoding in one run, engine, scale and temperature."""
-    family: Family             # plain | draft | mtp | ngram | lookup | medusa | eagle | lookahead
+    family: Family             # a family registry.json declares (plain, draft, mtp, ngram, ...)
     shape: str                 # chain (size γ) | tree (size = nodes)
     size: int
     engine: Engine             # eager | compiled | aot | native, or the peer library (transformers)
@@ -158,9 +158,9 @@ class TimedRow(TypedDict):
     other_per_round: NotRequired[float | None]  # the rest (sampling, the rule, Python)
     round_total: PositiveNum   # their sum
     plain_per_char: PositiveNum  # plain decoding's median run per character, in the same unit (1 + its rest)
-    speedup_from_parts: PositiveNum  # tokens_per_main × plain_per_char / round_total: the two median runs' ratio
+    speedup_from_parts: PositiveNum  # the median run's own chars per forward × plain_per_char / round_total: the two median runs' ratio (tokens_per_main, pooled over the repeats, gives about this)
     greedy_equal: NotRequired[bool]  # T = 0 only: every run wrote plain greedy decoding's text
-    c: float | None            # drafter seconds per draft, same run and scale
+    c: float | None            # the drafter's time per draft in plain forwards, same run and scale
     speedup_theory: NotRequired[float]  # Theorem 3.8 at the row's α and c (chains)
 
 
@@ -852,7 +852,7 @@ class RegimeFile(Results):
     summary: RegimeSummary
 
 
-# ---- families.json (families.py): every drafter family, swept and timed, both engines, T = 1 and 0
+# ---- families.json (families.py): every drafter family, T = 1 and 0, its rows and sweep from the answer run (regime.json's first point)
 
 class DepthT1(TypedDict):
     eagle: list
@@ -1101,7 +1101,7 @@ class Memory(TypedDict):
     ngram_over_main: float     # the n-gram table's bytes over those
 
 
-class SweepGreedy(TypedDict):  # the T = 0 sweep's greedy check (both engines, every run)
+class SweepGreedy(TypedDict):  # the T = 0 sweep's greedy check (every run)
     configurations: int
     identical: int
     all_identical: bool

@@ -26,9 +26,10 @@ def parse_args(argv=None):
     parser.add_argument("--only", choices=list(MEASUREMENTS), nargs="+")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--engines", nargs="+", choices=list(ENGINES), default=list(ENGINES),
-                        help="engines to measure (eager, the baseline of every ratio, always is; the ledger, "
-                             "families and conditions take eager and compiled, costs and the ladder every one "
-                             "given); an engine that cannot build here is left out with one line")
+                        help="engines to measure (eager, the baseline of every ratio, always is; the ledger and "
+                             "conditions take eager and compiled, costs and the answer run (regime: the dial and "
+                             "the engine ladder) every one given); an engine that cannot build here is left out "
+                             "with one line")
     parser.add_argument("--checkpoints", type=Path, default=CHECKPOINTS, help="where the trained weights are")
     parser.add_argument("--results", type=Path, default=RESULTS,
                         help="where the training logs are and the results go")

@@ -79,12 +79,12 @@ function alphaNote(family, situation, conditions) {
   const onText = conditions.by_text[kind][situation.temperature === "0" ? "T0" : "T1"].drafters[family];
   const parts = [];
   if (byT && byT.alpha[family] && byT.alpha[family].mean !== null) {
-    parts.push({ zh: `T = ${situation.temperature} 时 α = ${fixed(byT.alpha[family].mean, 3)}`,
-      en: `α = ${fixed(byT.alpha[family].mean, 3)} at T = ${situation.temperature}` });
+    parts.push({ zh: `T = ${situation.temperature} 时逐位置测的 α = ${fixed(byT.alpha[family].mean, 3)}`,
+      en: `teacher-forced α = ${fixed(byT.alpha[family].mean, 3)} at T = ${situation.temperature}` });
   }
   if (situation.text !== "open" && onText && onText.alpha !== null) {
     const at = situation.temperature === "0" ? "0" : "1";
-    parts.push({ zh: `在重复的文本上 α = ${fixed(onText.alpha, 3)}（T = ${at}）`, en: `α = ${fixed(onText.alpha, 3)} on repetitive text (T = ${at})` });
+    parts.push({ zh: `在重复的文本上逐位置测的 α = ${fixed(onText.alpha, 3)}（T = ${at}）`, en: `teacher-forced α = ${fixed(onText.alpha, 3)} on repetitive text (T = ${at})` });
   }
   return parts;
 }

@@ -6,7 +6,7 @@ import { h, s } from "./dom.js";
 import { figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { configLabel } from "./family_ledger.js";
-import { FAMILY_LABEL } from "./labels.js";
+import { ENGINE_LABEL, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 // The families by kind of drafter (⑤'s map): one colour per kind, a dash pattern per member.
@@ -192,9 +192,11 @@ export function initDial(regime) {
     chart.replaceChildren(h("figure", { class: "dial-fig", tabindex: "0", "aria-label": t({ zh: "表盘图（可左右滚动）", en: "the dial's chart (scrolls sideways)" }) },
       dialSvg(series, regime, series[0]?.family, state.scale)));
     const rows = point.best[state.key] ?? [];
+    const repeats = rows[0]?.repeats ?? regime.repeats;  // more at the model as trained (regime.trained_repeats)
+    const engine = ENGINE_LABEL[regime.engine] ?? { zh: regime.engine, en: regime.engine };
     table.replaceChildren(h("table", { class: "ledger dial-rows" },
-      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· 原生 C++ 引擎 · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${regime.repeats} 次配对重复`,
-        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · native C++ engine · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${regime.repeats} paired repeats each` })),
+      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· ${engine.zh} · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${repeats} 次配对重复`,
+        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · ${engine.en} · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${repeats} paired repeats each` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: `v-${r.verdict}` },
         COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) })))))));

@@ -7,6 +7,7 @@ import torch
 
 from chapter import build
 from experiments import aot
+from experiments.data import DataError, find_data
 from experiments.jsonio import RESULTS, read_json
 from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # noqa: F401 (PAGE: the tests import it from here)
 
@@ -113,3 +114,15 @@ def open_page(browser):
         page.context.close()
 
 
+
+
+def pytest_sessionstart(session):
+    """The data file is found (or downloaded) once, before any test runs: without it most tests would
+    fail one by one, each with the same error, minutes later. (pytest-xdist's workers skip this: the
+    controller has checked.)"""
+    if hasattr(session.config, "workerinput"):
+        return
+    try:
+        find_data()
+    except DataError as err:
+        pytest.exit(f"error: {err}", returncode=2)

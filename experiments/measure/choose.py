@@ -4,8 +4,8 @@ the model as trained, the families' sweep, the peer library on the heaviest twin
 
 1. choose: every candidate configuration, with its engine's plain decoder, interleaved for a few
    repeats; per engine and family the fastest by its median speedup. A family with one candidate
-   on an engine skips this pass (there is nothing to choose), and only the engines that build
-   graphs on a decoder's first call (BUILDING) are warmed up first: this pass only chooses.
+   on an engine skips this pass (there is nothing to choose). The pass warms its decoders up only
+   where one of its engines builds graphs on a decoder's first call (BUILDING): it only chooses.
 2. confirm: every engine's plain decoder and each family's chosen configuration, all interleaved
    in one run (repeat r runs every decoder with sampling seed r, after one untimed warm-up decode
    each), so every speedup is paired with its own engine's plain decoder of the same repeat.

@@ -36,8 +36,6 @@ from experiments.prices import forward_prices
 from experiments.stats import paired_verdict
 from experiments.timing import set_threads, summary
 
-# the answer engine is the last engine that builds here, in ENGINES order: native, the one with the
-# least per-call overhead; without a C++ compiler, eager (then every row says so: its engine field)
 TEMPERATURES = (1.0, 0.0)
 POSITIONS = tuple(range(1, 10))  # r_k for k = 1..9: a verify of up to 8 drafts and the bonus
 PEER = peer.NAME                 # the library a reader would use, as an engine of its own in the rows
@@ -56,7 +54,7 @@ def streaming_bandwidth(megabytes, seconds=0.2):
     x.sum()
     best, spent = float("inf"), 0.0
     while spent < seconds or best == float("inf"):
-        took = timed(x.sum)
+        took = seconds_of(x.sum)
         best, spent = min(best, took), spent + took
     return x.numel() * 4 / best
 
@@ -65,11 +63,11 @@ def matmul_throughput(n=1024, repeats=5):
     """Floating-point operations per second of one thread's n × n float32 matmul (best of repeats)."""
     a, b = torch.randn(n, n), torch.randn(n, n)
     a @ b
-    best = min(timed(lambda: a @ b) for _ in range(repeats))
+    best = min(seconds_of(lambda: a @ b) for _ in range(repeats))
     return 2 * n ** 3 / best
 
 
-def timed(fn):
+def seconds_of(fn):
     t0 = time.perf_counter()
     fn()
     return time.perf_counter() - t0
@@ -94,6 +92,13 @@ def predicted(main_bytes, flops_per_position, roof):
     the weights once and doing k positions' arithmetic."""
     time_of = lambda k: max(main_bytes / roof["bandwidth_bytes_per_s"], k * flops_per_position / roof["flops_per_s"])
     return {"main_s": time_of(1), "r": {str(k): time_of(k) / time_of(1) for k in POSITIONS}}
+
+
+def answer_engine(engines):
+    """The engine the chapter's answer is measured on: the last one that builds here, in ENGINES
+    order; native, the one with the least per-call overhead (without a C++ compiler, eager, and
+    every row names it in its engine field)."""
+    return engines[-1]
 
 
 def scaled(sizes, scale):
@@ -124,8 +129,8 @@ def candidates_at(models, scale, temperature, engines, sizes, hf, heaviest):
     sweep); at the heaviest scale and T = 1 also our eager engine and the peer."""
     families = names(measured=True)
     sweep = (sizes.family_gammas, sizes.family_trees) if scale == 1 else None
-    out = {engine: family_candidates(models, engine, families, sweep if engine == engines[-1] else None)
-           for engine in engines}
+    answer = answer_engine(engines)
+    out = {engine: family_candidates(models, engine, families, sweep if engine == answer else None) for engine in engines}
     if heaviest and temperature == 1.0:
         out.setdefault("eager", family_candidates(models, "eager", EAGER_AT_HEAVIEST))
         if hf is not None:
@@ -139,7 +144,7 @@ def scale_point(models, scale, engines, prompt, n_chars, device, sizes, roof, he
     priced = list(dict.fromkeys([*engines, *(["eager"] if heaviest else [])]))
     prices = forward_prices(models.main, models.draft, "kvcache", priced, POSITIONS, scaled(sizes, scale), device)
     main_bytes = weights_bytes(models.main) - weights_bytes(models.main.mtp)
-    answer = engines[-1]
+    answer = answer_engine(engines)
     own = prices[answer]
     point = {"scale": scale, "main_bytes": main_bytes,
              "drafter_bytes": {"draft": weights_bytes(models.draft), "mtp": weights_bytes(models.main.mtp),
@@ -322,7 +327,7 @@ def fresh(args, seed, rows, n_chars, repeats, scale):
 def measure(args, data, seeds, sizes):
     trained = load_seed(args, data, seeds[0])
     engines = available_engines(trained.main, engines_of(args))
-    answer = engines[-1]
+    answer = answer_engine(engines)
     if answer != "native":
         print(f"  note: the native engine is unavailable here: the answer run uses the {answer} engine", flush=True)
     threads = set_threads(1)

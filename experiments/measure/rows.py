@@ -44,8 +44,8 @@ def timed_row(spec, engine, temperature, run, plain_run, n_chars, scale=1, r=Non
     (paired repeat by repeat) on one engine, scale and temperature. Its counts; its speedup (the
     ratio of the median walls) with the paired ratios' spread and the verdict rule; the median
     repeat taken apart in plain forwards (the round: verify, drafting, the rest; plain decoding's
-    own cost per character in the same unit, so that tokens_per_main × plain_per_char / round_total
-    is the speedup of the two median repeats); c as measured in the loop; Theorem 3.8 at the
+    own cost per character in the same unit, so that the median repeat's characters per forward ×
+    plain_per_char / round_total is the two median repeats' ratio, speedup_from_parts); c as measured in the loop; Theorem 3.8 at the
     measured α and c, and with the verify's price r_{γ+1} where `r` ({k: r_k}) is given."""
     results, wall = run["results"], run["wall_s"]
     plain_results, plain_wall = plain_run["results"], plain_run["wall_s"]

@@ -821,8 +821,6 @@ class RegimeFastest(ConfigSpeedup):
 class RegimeAnswer(TypedDict):
     fastest: RegimeFastest
     verdicts: dict[str, str]   # family -> verdict at the heaviest scale
-    # family -> the first scale where it is faster in every repeat (absent: none)
-    pays_from: Annotated[dict[str, float], MayBeEmpty]
 
 
 class RegimeSummary(TypedDict):  # regime.py summarize
@@ -844,6 +842,7 @@ class RegimeFile(Results):
     sweep: Sweep
     trained_repeats: PositiveInt  # paired repeats at the model as trained (repeats: at every heavier scale)
     choose_repeats: int
+    choose_chars: PositiveInt  # characters per run of the choosing pass on the twins (n_chars at the model as trained)
     repeats: int
     roofline: Roofline
     points: list[RegimePoint]  # lightest first

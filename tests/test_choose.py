@@ -32,36 +32,52 @@ def fake_interleaved(walls, calls):
     return interleaved
 
 
+def recording_build(warmed):
+    """build(engine, spec, n_chars) whose decoders note each call (the warm-ups: the timed calls go
+    to the fake interleaved, which only reads the keys)."""
+    return lambda engine, spec, n: (lambda seed: warmed.append((engine, spec, n)))
+
+
 def test_each_family_gets_its_fastest_candidate_and_every_row_its_own_plain(monkeypatch):
     # native: n-gram γ = 5 is fastest (0.4 s), the draft model has one candidate (not chosen among);
     # eager is slower throughout, and its plain is its own baseline
     base = {"native": 1.0, "eager": 2.0}
     cost = {("ngram", 3): 0.6, ("ngram", 5): 0.4, ("ngram", 8): 0.5, ("draft", 4): 0.7}
     walls = lambda engine, spec, r: base[engine] * (1.0 if spec.method == "plain" else cost[spec.method, spec.size]) * (1 + 0.01 * r)
-    calls = []
+    calls, warmed = [], []
     monkeypatch.setattr(choose, "interleaved", fake_interleaved(walls, calls))
     candidates = {"native": [Spec("ngram", 3), Spec("ngram", 5), Spec("ngram", 8), Spec("draft", 4)],
                   "eager": [Spec("ngram", 3), Spec("ngram", 8)]}
-    rows, tried = choose.choose_and_confirm(lambda engine, spec: None, candidates, N_CHARS, 1.0, 1, 3, "cpu")
+    rows, tried = choose.choose_and_confirm(recording_build(warmed), candidates, N_CHARS, 1.0, 1, 3, "cpu",
+                                            choose_chars=N_CHARS // 2)
     # the choosing pass: only the contested configurations (and each engine's plain), no warm-up on these engines
     assert {key for key in calls[0]["keys"]} == {("native", choose.PLAIN), ("eager", choose.PLAIN),
                                                  *((e, s) for e, specs in candidates.items() for s in specs if s.method == "ngram")}
-    assert calls[0]["warmup"] == 0 and calls[1]["warmup"] == 1 and calls[1]["repeats"] == 3
+    assert calls[0]["warmup"] == 0 and calls[1]["warmup"] == 0 and calls[1]["repeats"] == 3
     assert {(r["engine"], r["family"], r["size"]) for r in tried} == {
         ("native", "ngram", 3), ("native", "ngram", 5), ("native", "ngram", 8), ("eager", "ngram", 3), ("eager", "ngram", 8)}
+    # the confirming run: one short warm-up decode of every decoder it times, and nothing else
+    assert sorted(warmed, key=str) == sorted(((*key, choose.WARMUP_CHARS) for key in calls[1]["keys"]), key=str)
     confirmed = {(r["engine"], r["family"]): r for r in rows}
     assert set(confirmed) == {("native", "plain"), ("native", "ngram"), ("native", "draft"), ("eager", "plain"), ("eager", "ngram")}
     assert confirmed["native", "ngram"]["size"] == 5 and confirmed["eager", "ngram"]["size"] == 8
     assert confirmed["native", "ngram"]["speedup"] == pytest.approx(1 / 0.4)
     assert confirmed["eager", "ngram"]["speedup"] == pytest.approx(1 / 0.5)  # over eager's own plain, not native's
     assert confirmed["native", "ngram"]["verdict"] == "faster" and confirmed["native", "plain"]["verdict"] == "unclear"
+    # the choosing pass's rows count the characters of its own length (the fake decodes report N_CHARS // 3 forwards)
+    assert {r["tokens_per_main"] for r in tried} == {(N_CHARS // 2) / (N_CHARS // 3)}
 
 
-def test_an_engine_that_builds_graphs_is_warmed_up_before_it_is_chosen_among(monkeypatch):
-    calls = []
+def test_an_engine_that_builds_graphs_is_warmed_up_on_the_whole_length_before_it_is_chosen_among(monkeypatch):
+    calls, warmed = [], []
     monkeypatch.setattr(choose, "interleaved", fake_interleaved(lambda e, s, r: 1.0, calls))
-    choose.choose_and_confirm(lambda e, s: None, {"compiled": [Spec("ngram", 3), Spec("ngram", 5)]}, N_CHARS, 1.0, 1, 3, "cpu")
-    assert calls[0]["warmup"] == 1
+    candidates = {"compiled": [Spec("ngram", 3), Spec("ngram", 5)], "native": [Spec("ngram", 3), Spec("ngram", 5)]}
+    choose.choose_and_confirm(recording_build(warmed), candidates, N_CHARS, 1.0, 1, 3, "cpu", choose_chars=N_CHARS // 2)
+    chose = [w for w in warmed[:3]]
+    assert chose == [("compiled", choose.PLAIN, N_CHARS // 2), ("compiled", Spec("ngram", 3), N_CHARS // 2),
+                     ("compiled", Spec("ngram", 5), N_CHARS // 2)]  # native's candidates: not warmed to be chosen among
+    confirming = warmed[3:]
+    assert {(e, n) for e, _, n in confirming} == {("compiled", N_CHARS), ("native", choose.WARMUP_CHARS)}
 
 
 def test_a_rounds_parts_and_plains_cost_per_character_give_its_speedup():

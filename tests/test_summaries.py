@@ -439,5 +439,5 @@ def test_the_dial_calls_a_row_faster_only_when_every_paired_repeat_is():
     payload = {"points": [point(1, 0.8, 1.1), point(4, 1.1, 1.5), point(16, 1.5, 2.0)],
                "roofline": {"cache_edge_mb": 32}}
     s = regime.summarize(payload)
-    assert s["T1"]["pays_from"] == {"ngram": 4}
+    assert s["T1"]["verdicts"] == {"ngram": "faster"} and s["T1"]["fastest"]["verdict"] == "faster"
     assert s["heaviest"]["scale"] == 16 and s["cache_edge_bytes"] == 32 * 2 ** 20

@@ -37,10 +37,10 @@ def dial_row(family, speedup, lo, hi, theory=None, alpha=0.5, size=3, chars=1.87
     return row
 
 
-def dial(points, pays_from):
+def dial(points):
     for i, point in enumerate(points):
         point.setdefault("r", {"5": 1.5 if i == 1 else 1.2})  # the second scale's verify is the dearest
-    return {"regime": {"points": points, "summary": {"cache_edge_bytes": 100, "T1": {"pays_from": pays_from}}}}
+    return {"regime": {"points": points, "summary": {"cache_edge_bytes": 100}}}
 
 
 def test_a_dial_rows_verdict_needs_every_paired_repeat_on_one_side_of_one():
@@ -62,7 +62,7 @@ def test_the_dial_names_where_each_family_pays_for_good_and_what_theorem_3_8_mis
         dial_row("lookup", 1.0, 0.9, 1.1, theory=formula, chars=1.2),        # 25 % off
         dial_row("draft", 1.2, 1.1, 1.3, theory=1.6, rest=0.9),              # 25 % off
         dial_row("lookahead", 0.6, 0.5, 0.7)]}}                              # a tree: no theorem
-    data = dial([light, middle, heavy], {})
+    data = dial([light, middle, heavy])
     tag_regime(data)
     assert [r["verdict"] for r in heavy["best"]["T1"]] == ["faster", "faster", "unclear", "faster", "slower"]
     assert heavy["fig_r"] == "regime|x40" and heavy["best"]["T1"][0]["fig"].endswith("|regime-x40")
@@ -83,7 +83,7 @@ def test_the_dial_names_where_each_family_pays_for_good_and_what_theorem_3_8_mis
 
 def test_a_dial_where_nothing_pays_says_so():
     point = {"scale": 1, "main_bytes": 10, "best": {"T1": [dial_row("ngram", 0.9, 0.8, 1.1)]}}
-    data = dial([point], {})
+    data = dial([point])
     tag_regime(data)
     view = dial_view(data)
     assert view["pays"] == [] and view["never"] == ["ngram"] and view["theory"]["T1"]["largest_close_gap"] is None

@@ -28,7 +28,7 @@ class Sizes:
     draws: int = 200_000            # draws through accept_reject per acceptance position
     samples_per_position: int = 20  # sampled γ = 1 verifies per position and snapshot (divergence)
     ledger_chars: int = 600         # chars each ledger run generates
-    ledger_repeats: int = 7         # timed runs per method and mode, each with its own sampling seed
+    ledger_repeats: int = 5         # timed runs per method and mode, each with its own sampling seed
     forward_calls: int = 60         # timed calls per forward price and repeat, after forward_warmup untimed ones
     forward_warmup: int = 10
     cost_repeats: int = 7           # interleaved repeats of every forward price (costs.py)
@@ -43,10 +43,11 @@ class Sizes:
     start_up_families: tuple | None = None  # the families whose start-up the eager engine times (None: every one)
     exercise_draws: int = 50_000    # exercise 1's draws through the rule (exercises.py)
     exercise_steps: int = 300       # exercise 3's training steps
-    fresh_repeats: int = 5          # fresh generate processes per side of a fresh-process check (the answer run)
+    fresh_repeats: int = 3          # fresh generate processes per side of a fresh-process check (the answer run)
     regime_scales: tuple = (1, 4, 16, 40, 140)  # the answer run's dial: heavy twins, main model 2.95 MB .. 413 MB
     regime_chars: int = 200         # chars per timed run of the answer run
     regime_choose_repeats: int = 1  # runs per candidate while it chooses each family's fastest configuration
+    regime_choose_chars: int = 100  # chars per choosing run on the twins (a run there lasts seconds; the pass only ranks)
     regime_repeats: int = 3         # interleaved timed runs of plain and every family's fastest row, per heavy scale
     regime_trained_repeats: int = 7  # the same at the model as trained (every engine: the ladder), where runs are short
     regime_bandwidth_sweep: tuple = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # MB streamed for the roofline

@@ -116,11 +116,11 @@ def peer_models(models):
     return peer.peer_models(models.main, models.draft)
 
 
-def builder(models, prompt, n_chars, temperature, device, hf):
-    """build(engine, spec) -> fn(seed): our engines' decoders, and the peer's where engine is PEER."""
-    ours = our_decoders(models, prompt, n_chars, temperature, device)
-    return lambda engine, spec: (peer.decoder(spec, hf, prompt, n_chars, temperature) if engine == PEER
-                                 else ours(engine, spec))
+def builder(models, prompt, temperature, device, hf):
+    """build(engine, spec, n_chars) -> fn(seed): our engines' decoders, and the peer's where engine is PEER."""
+    ours = our_decoders(models, prompt, temperature, device)
+    return lambda engine, spec, n_chars: (peer.decoder(spec, hf, prompt, n_chars, temperature) if engine == PEER
+                                          else ours(engine, spec, n_chars))
 
 
 def candidates_at(models, scale, temperature, engines, sizes, hf, heaviest):
@@ -157,12 +157,13 @@ def scale_point(models, scale, engines, prompt, n_chars, device, sizes, roof, he
     confirmed = {}
     for temperature in TEMPERATURES:
         key = f"T{temperature:g}"
-        build = builder(models, prompt, n_chars, temperature, device, hf)
+        build = builder(models, prompt, temperature, device, hf)
         candidates = candidates_at(models, scale, temperature, engines, sizes, hf, heaviest)
         repeats = sizes.regime_trained_repeats if scale == 1 else sizes.regime_repeats
         rows, tried = choose_and_confirm(build, candidates, n_chars, temperature, sizes.regime_choose_repeats, repeats,
                                          device, scale, {e: p["over_main"] for e, p in prices.items()},
-                                         progress=f"scale {scale:g} T={key[1:]}")
+                                         progress=f"scale {scale:g} T={key[1:]}",
+                                         choose_chars=n_chars if scale == 1 else sizes.regime_choose_chars)
         plain = next(r for r in rows if r["engine"] == answer and r["family"] == "plain")
         point["plain"][key] = {**plain, "s_per_char": plain["wall_s"]["median"] / n_chars}
         point["best"][key] = sorted((r for r in rows if r["engine"] == answer and r["family"] != "plain"),
@@ -183,10 +184,6 @@ def scale_point(models, scale, engines, prompt, n_chars, device, sizes, roof, he
 def separated(row):
     """faster / slower / unclear: the chapter's verdict rule (stats.paired_verdict) on one row."""
     return paired_verdict(row["speedup_runs"])
-
-
-def faster_at(point, key, family):
-    return any(r["family"] == family and separated(r) == "faster" for r in point["best"][key])
 
 
 def against_peer(point):
@@ -215,10 +212,7 @@ def summarize(payload):
     for key in heaviest["best"]:
         rows = heaviest["best"][key]
         out[key] = {"fastest": {k: rows[0][k] for k in ("family", "shape", "size", "speedup")} | {"verdict": separated(rows[0])},
-                    "verdicts": {r["family"]: separated(r) for r in rows},
-                    # the first scale where each family's fastest row beats plain in every repeat (none: left out)
-                    "pays_from": {family: pays[0] for family in names(measured=True)
-                                  if (pays := [p["scale"] for p in points if faster_at(p, key, family)])}}
+                    "verdicts": {r["family"]: separated(r) for r in rows}}
     return out
 
 
@@ -352,8 +346,8 @@ def measure(args, data, seeds, sizes):
                "model_seed": seeds[0], "temperatures": list(TEMPERATURES),
                "candidates": {f: [list(c) for c in FAMILIES[f].choices()] for f in names(measured=True)},
                "sweep": {"gammas": list(sizes.family_gammas), "trees": list(sizes.family_trees)},
-               "choose_repeats": sizes.regime_choose_repeats, "repeats": sizes.regime_repeats,
-               "trained_repeats": sizes.regime_trained_repeats,
+               "choose_repeats": sizes.regime_choose_repeats, "choose_chars": sizes.regime_choose_chars,
+               "repeats": sizes.regime_repeats, "trained_repeats": sizes.regime_trained_repeats,
                "roofline": roof, "points": points,
                "fresh_check": fresh(args, seeds[0], points[-1]["best"]["T1"], n_chars, sizes.fresh_repeats,
                                     points[-1]["scale"])}

@@ -448,10 +448,10 @@ def test_deep_dives_start_closed_and_open_from_an_address(open_page):
     assert len(boxes) >= 10
     assert all(not is_open and heading and box_id == "deep-" + heading[2:] for box_id, is_open, heading in boxes), boxes
     assert not page.locator("#ladder-widget").is_visible()
-    page.evaluate("location.hash = '#h-ladder'")
-    page.wait_for_function("document.getElementById('deep-ladder').open")
+    page.evaluate("location.hash = '#h-ladder'")  # a heading inside a deep dive opens the box that holds it
+    page.wait_for_function("document.getElementById('deep-engines').open")
     assert page.locator("#ladder-widget").is_visible()
-    page = open_page(hash_="#lang=zh&h-peer")
-    assert page.locator("#deep-peer").get_attribute("open") is not None
-    assert page.locator("#peer-table").is_visible()
-    assert page.locator("#deep-ladder").get_attribute("open") is None
+    page = open_page(hash_="#lang=zh&h-peer-twin")
+    assert page.locator("#deep-engines").get_attribute("open") is not None
+    assert page.locator("#peer-twin-table").is_visible()
+    assert page.locator("#deep-family-ledger").get_attribute("open") is None

@@ -32,6 +32,8 @@ def test_the_dial_draws_every_family_and_its_buttons_pick_the_table(open_page, l
     assert "T = 0" in dial.locator(".dial-rows caption").inner_text() and "dialT=0" in page.evaluate("location.hash")
     dial.locator(".dial-scales button").first.click()
     assert mb(POINTS[0]["main_bytes"]) in dial.locator(".dial-rows caption").inner_text()
+    # the caption's yardstick: plain decoding's own forwards per character at that scale and temperature
+    assert f'{POINTS[0]["plain"]["T0"]["plain_per_char"]:.3f}' in dial.locator(".dial-rows caption").inner_text()
     assert rows.count() == len(POINTS[0]["best"]["T0"])
     assert dial.locator(".dial-scales button[aria-pressed=true]").inner_text() == mb(POINTS[0]["main_bytes"])
     text = dial.inner_text() + page.locator("#rk-widget").inner_text()

@@ -90,7 +90,7 @@ def ladder_state(page):
 
 def test_engine_ladder_draws_every_rung_and_toggles_temperature(open_page):
     page = open_page(hash_="#lang=en")
-    open_deep(page, "ladder")
+    open_deep(page, "engines")
     keys = {f"T{t:g}": f"{t:g}" for t in LADDER["temperatures"]}
     pressed, shown, engines, text = ladder_state(page)
     assert (pressed, shown, engines) == (["1"], ["T1"], LADDER["engines"])
@@ -116,7 +116,7 @@ def test_engine_ladder_draws_every_rung_and_toggles_temperature(open_page):
     assert ladder_state(page)[:2] == (["1"], ["T1"])
     # the state comes back from the address, in the other language too
     page = open_page(hash_="#lang=zh&ladder=0")
-    open_deep(page, "ladder")
+    open_deep(page, "engines")
     pressed, shown, engines, text = ladder_state(page)
     assert (pressed, shown, engines) == (["0"], ["T0"], LADDER["engines"])
     assert "每秒字数 · T = 0" in text and "NaN" not in text and "undefined" not in text
@@ -134,6 +134,6 @@ def test_no_target_grades_the_chapter(open_page, lang):
 @pytest.mark.skipif("peer" not in LEDGER, reason="ledger.json was measured without the [peer] extra")
 def test_transformers_rows(open_page):
     page = open_page(hash_="#lang=zh")
-    open_deep(page, "peer")
+    open_deep(page, "engines")
     assert page.locator("#peer-table tbody tr").count() == len(LEDGER["peer"]["rows"])
     assert "assistant_model=draft" in page.locator("#s-ledger pre.code").inner_text()

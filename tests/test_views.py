@@ -2,7 +2,7 @@
 
 import pytest
 
-from chapter.views import deepseek_scale, dial_view, expected_chars, paired_verdict, published, tag_regime
+from chapter.views import deepseek_scale, dial_view, expected_chars, paired_verdict, peer_view, published, tag_regime
 
 PAPERS = {"deepseek_v3": {"total_params": 600.0, "active_params": 30.0, "train_tokens": 1000.0,
                           "mtp_acceptance": [0.85, 0.90], "decoding_speedup": 1.8}}
@@ -87,3 +87,31 @@ def test_a_dial_where_nothing_pays_says_so():
     tag_regime(data)
     view = dial_view(data)
     assert view["pays"] == [] and view["never"] == ["ngram"] and view["theory"]["T1"]["largest_close_gap"] is None
+
+
+def peer_row(engine, family, speedup, wall, size=3):
+    return {"engine": engine, "family": family, "shape": "chain", "size": size, "speedup": speedup,
+            "wall_s": {"median": wall}}
+
+
+def test_the_peer_table_puts_each_engine_plain_first_and_keeps_the_native_rows_the_others_can_be_compared_with():
+    native = [peer_row("native", "ngram", 2.7, 2.0, 5), peer_row("native", "block", 1.4, 4.0),
+              peer_row("native", "draft", 2.0, 3.0, 4), peer_row("native", "mtp", 1.5, 4.0, 1)]
+    peers = [peer_row("transformers", "draft", 1.3, 5.0, 2), peer_row("transformers", "plain", 1.0, 6.5, 0),
+             peer_row("eager", "ngram", 1.6, 4.0, 5), peer_row("eager", "plain", 1.0, 6.4, 0),
+             peer_row("transformers", "lookup", 0.9, 7.1, 2)]
+    heavy = {"scale": 140, "main_bytes": 4e8, "r": {"1": 1.0, "5": 1.2},
+             "plain": {"T1": peer_row("native", "plain", 1.0, 6.0, 0)}, "best": {"T1": native},
+             "peers": {"version": "9.9", "rows": peers, "eager_r": {"1": 1.0, "5": 2.4}}}
+    data = {"regime": {"n_chars": 200, "points": [heavy], "summary": {"peer": {"ratio": 2.2}}}}
+    view = peer_view(data)
+    order = [(item["row"]["engine"], item["row"]["family"]) for item in view["rows"]]
+    # native: plain, then the fastest and the families the others also run (block and MTP: neither does here)
+    assert order == [("native", "plain"), ("native", "ngram"), ("native", "draft"),
+                     ("eager", "plain"), ("eager", "ngram"),
+                     ("transformers", "plain"), ("transformers", "draft"), ("transformers", "lookup")]
+    assert view["rows"][1]["ms_per_char"] == pytest.approx(10.0)  # 2.0 s for 200 characters
+    assert view["r"]["5"] == {"native": 1.2, "eager": 2.4} and view["against"] == {"ratio": 2.2}
+    # without the library's rows there is no table
+    heavy["peers"]["rows"] = [r for r in peers if r["engine"] != "transformers"]
+    assert peer_view(data) is None

@@ -194,9 +194,12 @@ export function initDial(regime) {
     const rows = point.best[state.key] ?? [];
     const repeats = rows[0]?.repeats ?? regime.repeats;  // more at the model as trained (regime.trained_repeats)
     const engine = ENGINE_LABEL[regime.engine] ?? { zh: regime.engine, en: regime.engine };
+    // plain decoding's own cost per character, in its forwards (the forward and its loop): the
+    // yardstick a row's round is set against (speedup = chars / forward × this ÷ the round)
+    const plainPerChar = fixed(point.plain[state.key].plain_per_char, 3);
     table.replaceChildren(h("table", { class: "ledger dial-rows" },
-      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· ${engine.zh} · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${repeats} 次配对重复`,
-        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · ${engine.en} · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${repeats} paired repeats each` })),
+      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· ${engine.zh} · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${repeats} 次配对重复 · 普通解码每字 ${plainPerChar} 次 forward`,
+        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · ${engine.en} · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${repeats} paired repeats each · plain decoding ${plainPerChar} forwards per character` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: `v-${r.verdict}` },
         COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) })))))));

@@ -708,9 +708,13 @@ class LadderAnswer(TypedDict):  # regime.py ladder_summary at one temperature
     speculation_grows: NotRequired[bool]  # speculation_last > speculation_gain
     verify_ref: NotRequired[VerifyAt]  # on the reference rung
     verify_last: NotRequired[VerifyAt]  # on the last
+    fastest_ref: NotRequired[Config]  # the reference rung's fastest row, whose round round_ref is
+    fastest_last: NotRequired[Config]
     round_ref: NotRequired[Round]
     round_last: NotRequired[Round]
-    grew_most: NotRequired[str]  # verify | drafting | other: the part that grew most between them
+    growth: NotRequired[Round]  # round_last - round_ref, part by part
+    # the part that grew most (verify | drafting | other), or those that grew alike (regime.grew_most)
+    grew_most: NotRequired[list[str]]
 
 
 class LadderSummary(TypedDict):

@@ -20,11 +20,14 @@ def parse_args(argv=None):
     parser = ArgumentParser(
         prog="python -m experiments.measure",
         description="Rerun every measurement the page reads from the trained checkpoints.")
-    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
     parser.add_argument("--seeds", type=int, nargs="+",
                         help="model seeds to measure (default: every seed with a full set of checkpoints)")
-    parser.add_argument("--only", choices=list(MEASUREMENTS), nargs="+")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--only", choices=list(MEASUREMENTS), nargs="+",
+                        help="these measurements only (default: all, in this order); regime is the answer run "
+                             "and writes regime.json and ladder.json")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1); the timed measurements always run on 1")
     parser.add_argument("--engines", nargs="+", choices=list(ENGINES), default=list(ENGINES),
                         help="engines to measure (eager, the baseline of every ratio, always is; the ledger and "
                              "conditions take eager and compiled, costs and the answer run (regime: the dial and "

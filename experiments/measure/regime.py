@@ -43,6 +43,7 @@ PEER_FAMILIES = {"plain": (), "draft": (2, 3, 4), "lookup": (2, 3, 5)}  # genera
 EAGER_AT_HEAVIEST = ("draft", "mtp", "ngram")  # our eager engine beside the peer, on the same twin
 REFERENCE = "compiled"  # the ladder's rung every other is also compared with: today's torch.compile engine
 COMPARE_AT = 5          # positions of the verify whose price the rungs are compared at (4 drafts + the bonus)
+GREW_APART = 0.1        # a part "grew most" only when its growth beats the next one's by a tenth of itself
 BANDWIDTH_SWEEP_MB = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 KNEE = 1.25  # the cache's edge: the smallest buffer streamed at most 1.25× as fast as the largest
 
@@ -250,11 +251,18 @@ def round_parts(row):
     return {"verify": row["verify_over_main"], "drafting": row["drafter_per_round"], "other": row["other_per_round"]}
 
 
+def grew_most(growth, apart=GREW_APART):
+    """The parts of a round whose growth lies within `apart` of the largest (as a share of it),
+    largest first: one part where it clearly grew most, more where they grew alike."""
+    ranked = sorted(growth, key=growth.get, reverse=True)
+    return [p for p in ranked if growth[ranked[0]] - growth[p] <= apart * abs(growth[ranked[0]])]
+
+
 def ladder_summary(payload):
     """What ⑥ says about the ladder, per temperature: the rungs in order; whether removing overhead
     (the last rung's plain over the reference's) gains more than speculation does on the reference
     rung; how the verify price and the speculative ratio move from the reference rung to the last,
-    and which part of the fastest row's round grew most."""
+    which row is fastest on each, and which part of its round grew most (grew_most)."""
     out = {"reference": payload["reference"]}
     for key, rungs in payload["rungs"].items():
         by = {r["engine"]: r for r in rungs}
@@ -280,8 +288,9 @@ def ladder_summary(payload):
                 k = verify_positions(r["best"])
                 if str(k) in r["verify_price"]:
                     s[name] = {"positions": k, "price": r["verify_price"][str(k)]}
-            growth = {part: s["round_last"][part] - s["round_ref"][part] for part in s["round_ref"]}
-            s["grew_most"] = max(growth, key=growth.get)
+            s["fastest_ref"], s["fastest_last"] = ({k: r["best"][k] for k in ("family", "shape", "size")} for r in (ref, last))
+            s["growth"] = {part: s["round_last"][part] - s["round_ref"][part] for part in s["round_ref"]}
+            s["grew_most"] = grew_most(s["growth"])
         out[key] = s
     return out
 

@@ -1206,7 +1206,8 @@ class ByLength(TypedDict):  # wall seconds per output length, warm; speedup over
     main_forwards: float
 
 
-# a fresh generate process: its wall, the decode's, the rest (start-up) and the compilation in it
+# a fresh generate process: its wall, the decode's, the rest (start-up) and, within it, building or
+# loading the engine's compiled code
 class StartUp(TypedDict):
     engine: Engine
     family: Family
@@ -1257,7 +1258,7 @@ class TextsSummary(TypedDict):
     lookup_drafts_more_on_val: bool
 
 
-class PerChar(TypedDict):  # at the longest, per engine
+class PerChar(TypedDict):  # seconds per character at the longest output
     plain: float
     ngram: float
 
@@ -1267,21 +1268,19 @@ class Payback(TypedDict):
     pays_back_after_chars: float
 
 
-class LengthsSummary(TypedDict):
+class LengthsSummary(TypedDict):  # on the conditions' one engine (the dial's)
     shortest: int
     longest: int
-    per_char_s: dict[str, PerChar]
-    plain_per_char_s: dict[str, dict[str, float]]  # plain decoding per engine, then per length (a string)
-    slower_than_plain: dict[str, dict[str, list]]  # families whose speedup there prints below 1.00×
-    # seconds saved per character at the longest output, and the characters that repay the preparation:
-    # the n-gram chain in the eager engine against building its table; compiled plain against eager
-    # plain and the compiling of a fresh process (null where nothing is saved or it did not run)
+    per_char_s: PerChar
+    plain_per_char_s: dict[str, float]        # plain decoding per length (a string)
+    slower_than_plain: dict[str, list]        # per length: families whose speedup there prints below 1.00×
+    # the seconds the n-gram chain saves per character at the longest output, and the characters
+    # that repay building its table (null where it saves nothing)
     ngram_table: Payback | None
-    compiling: Payback | None
 
 
 class ConditionsSummary(TypedDict):  # conditions.py summarize: what section ⑦ and the closing quiz conclude
-    primary_engine: Engine     # compiled where it ran, else eager
+    engine: Engine             # the one the timings ran on: the dial's answer engine
     temperature: TemperatureSummary
     texts: TextsSummary
     lengths: LengthsSummary
@@ -1291,7 +1290,7 @@ class ConditionsFile(Results):
     prompt: str
     n_chars: PositiveInt
     threads: int
-    engines: list[Engine]
+    engine: Engine               # by_length and start_up: the dial's answer engine
     model_seed: int
     configs: dict[str, ConditionConfig]
     temperatures: list

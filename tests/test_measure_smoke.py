@@ -31,7 +31,7 @@ TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_
 SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,),
-              condition_lengths=(8, 16), condition_repeats=2, start_up_engines=("eager",),
+              condition_lengths=(8, 16), condition_repeats=2,
               start_up_families=("draft",),
               exercise_draws=500, exercise_steps=3, regime_trained_repeats=3,
               regime_scales=(1, 3), regime_chars=20, regime_repeats=2, regime_bandwidth_sweep=(1, 4))
@@ -345,13 +345,12 @@ def test_conditions_cover_every_temperature_length_and_family(measured):
         assert all(1 <= v <= 1 + cond["configs"][f]["size"] for f, s in row["tokens_per_main"].items()
                    for v in s["values"])
     assert sorted(cond["by_text"]) == sorted(cond["text_kinds"])
-    for engine in cond["engines"]:
-        for n in cond["lengths"]:
-            lane = {r["family"]: r for r in cond["by_length"] if r["engine"] == engine and r["n_chars"] == n}
-            assert sorted(lane) == sorted(["plain", *families]) and lane["plain"]["speedup"] == 1
-    assert {r["engine"] for r in cond["start_up"]} == {"eager"}  # the smoke sizes time eager only
-    assert [r["family"] for r in cond["start_up"]] == ["plain", "draft"]  # ... and plain and the families it names
-    assert all(r["compile_s"] == 0 for r in cond["start_up"])  # the eager engine compiles nothing
+    assert {r["engine"] for r in cond["by_length"] + cond["start_up"]} == {cond["engine"]}  # one engine, the dial's
+    assert cond["engine"] == read_json(measured / "regime.json")["engine"]
+    for n in cond["lengths"]:
+        lane = {r["family"]: r for r in cond["by_length"] if r["n_chars"] == n}
+        assert sorted(lane) == sorted(["plain", *families]) and lane["plain"]["speedup"] == 1
+    assert [r["family"] for r in cond["start_up"]] == ["plain", "draft"]  # plain and the families the sizes name
 
 
 def test_one_alpha_per_condition_across_families_and_conditions(measured):

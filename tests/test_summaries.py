@@ -27,9 +27,9 @@ def spread(mean):
     return {"mean": mean, "min": mean, "max": mean, "values": [mean]}
 
 
-def conditions_payload(engines=("eager", "compiled")):
+def conditions_payload(engine="native"):
     """α and tokens per forward of the draft model against temperature, α on three texts, walls
-    per length (plain 1 ms and the n-gram chain 0.5 ms per character, compiled plain 0.4 ms)."""
+    per length on one engine (plain 1 ms and the n-gram chain 0.5 ms per character)."""
     temps = {0.0: (0.60, 2.0), 0.5: (0.70, 3.2), 0.8: (0.75, 3.0), 1.0: (0.72, 3.1), 1.3: (0.65, 2.8)}
     by_temperature = [{"temperature": t, "alpha": {"draft": spread(a)}, "tokens_per_main": {"draft": spread(k)}}
                       for t, (a, k) in temps.items()]
@@ -39,24 +39,20 @@ def conditions_payload(engines=("eager", "compiled")):
     texts = {"val": {**alpha("val", draft=0.72, mtp=0.77), "lookup": {"alpha": 0.5, "coverage": 0.3}},
              "own": {**alpha("own"), "lookup": {"alpha": 0.4, "coverage": 0.2}},
              "repetitive": {**alpha("repetitive", draft=0.9), "lookup": {"alpha": 0.7, "coverage": 0.9}}}
-    per_char = {("eager", "plain"): 1e-3, ("eager", "ngram"): 0.5e-3, ("compiled", "plain"): 0.4e-3,
-                ("compiled", "ngram"): 0.3e-3}
-    by_length = [{"engine": e, "n_chars": n, "family": f, "wall_s": {"median": s * n}, "speedup": per_char[e, "plain"] / s}
-                 for (e, f), s in per_char.items() if e in engines for n in (8, 600)]
-    return {"engines": list(engines), "temperatures": list(temps), "by_temperature": by_temperature,
+    per_char = {"plain": 1e-3, "ngram": 0.5e-3}
+    by_length = [{"engine": engine, "n_chars": n, "family": f, "wall_s": {"median": s * n}, "speedup": per_char["plain"] / s}
+                 for f, s in per_char.items() for n in (8, 600)]
+    return {"engine": engine, "temperatures": list(temps), "by_temperature": by_temperature,
             "text_kinds": ["val", "own", "repetitive"], "by_text": {k: {"T1": {"drafters": d}} for k, d in texts.items()},
             "lengths": [8, 600], "by_length": by_length,
-            "start_up": [{"engine": "eager", "family": "plain", "compile_s": 0.0},
-                         {"engine": "compiled", "family": "plain", "compile_s": 6.0}],
+            "start_up": [{"engine": engine, "family": "plain", "compile_s": 0.0}],
             "preparation": {"ngram_table_s": 0.25}}
 
 
 def test_conditions_engine_and_schema():
-    s = conditions.summarize(conditions_payload())
-    assert s["primary_engine"] == "compiled"
-    assert conditions.summarize(conditions_payload(("eager",)))["primary_engine"] == "eager"
-    declared("conditions.json", s)
-    declared("conditions.json", conditions.summarize(conditions_payload(("eager",))))
+    assert conditions.summarize(conditions_payload())["engine"] == "native"
+    assert conditions.summarize(conditions_payload("eager"))["engine"] == "eager"  # where native does not build
+    declared("conditions.json", conditions.summarize(conditions_payload()))
 
 
 def test_conditions_temperature_peaks_and_low():
@@ -101,27 +97,22 @@ def test_conditions_lengths_and_pay_back():
     payload = conditions_payload()
     lengths = conditions.summarize(payload)["lengths"]
     assert (lengths["shortest"], lengths["longest"]) == (8, 600)
-    assert lengths["per_char_s"]["eager"] == pytest.approx({"plain": 1e-3, "ngram": 0.5e-3})
-    assert lengths["plain_per_char_s"]["compiled"] == pytest.approx({"8": 0.4e-3, "600": 0.4e-3})
+    assert lengths["per_char_s"] == pytest.approx({"plain": 1e-3, "ngram": 0.5e-3})
+    assert lengths["plain_per_char_s"] == pytest.approx({"8": 1e-3, "600": 1e-3})
     assert lengths["ngram_table"] == pytest.approx({"saves_per_char_s": 0.5e-3, "pays_back_after_chars": 500})
-    assert lengths["compiling"] == pytest.approx({"saves_per_char_s": 0.6e-3, "pays_back_after_chars": 10_000})
     for r in payload["by_length"]:  # at the longest output the chain saves nothing: no pay-back
-        if r["family"] == "ngram" and r["engine"] == "eager" and r["n_chars"] == 600:
+        if r["family"] == "ngram" and r["n_chars"] == 600:
             r["wall_s"]["median"] = 0.7
     assert conditions.summarize(payload)["lengths"]["ngram_table"] is None
-    lengths = conditions.summarize(conditions_payload(("eager",)))["lengths"]
-    assert lengths["compiling"] is None and list(lengths["per_char_s"]) == ["eager"]
 
 
 def test_conditions_cells_slower_than_plain():
     payload = conditions_payload()
-    assert conditions.summarize(payload)["lengths"]["slower_than_plain"] == {e: {"8": [], "600": []}
-                                                                             for e in ("eager", "compiled")}
+    assert conditions.summarize(payload)["lengths"]["slower_than_plain"] == {"8": [], "600": []}
     for r in payload["by_length"]:
-        if r["family"] == "ngram" and r["n_chars"] == 8:
-            r["speedup"] = 0.99 if r["engine"] == "eager" else 0.996  # the compiled one prints 1.00×
-    slower = conditions.summarize(payload)["lengths"]["slower_than_plain"]
-    assert slower["eager"] == {"8": ["ngram"], "600": []} and slower["compiled"] == {"8": [], "600": []}
+        if r["family"] == "ngram":
+            r["speedup"] = 0.99 if r["n_chars"] == 8 else 0.996  # the second prints 1.00×: not slower
+    assert conditions.summarize(payload)["lengths"]["slower_than_plain"] == {"8": ["ngram"], "600": []}
 
 
 # costs.json

@@ -39,8 +39,7 @@ class Sizes:
     family_trees: tuple = (4, 8, 16, 32)       # token-tree sizes, in nodes
     condition_lengths: tuple = (8, 32, 128, 600)  # output lengths timed for every family
     condition_repeats: int = 5      # interleaved timed runs per family and length
-    start_up_engines: tuple = ("eager", "compiled")  # engines whose fresh-process start-up is timed
-    start_up_families: tuple | None = None  # the families whose start-up the eager engine times (None: every one)
+    start_up_families: tuple | None = None  # the families whose fresh-process start-up is timed (None: every one)
     exercise_draws: int = 50_000    # exercise 1's draws through the rule (exercises.py)
     exercise_steps: int = 300       # exercise 3's training steps
     fresh_repeats: int = 3          # fresh generate processes per side of a fresh-process check (the answer run)
@@ -80,7 +79,7 @@ def checkpoint(args, name):
     return load(args, name)[0]
 
 
-# the engines the ledger, the families and the conditions compare; costs and the ladder take every one
+# the engines the ledger and the families compare; costs and the ladder take every one
 LEDGER_ENGINES = ("eager", "compiled")
 
 
@@ -88,6 +87,13 @@ def engines_of(args, among=ENGINES):
     """The engines given by --engines (all by default) that a measurement takes, in ENGINES order."""
     wanted = getattr(args, "engines", None) or ENGINES
     return [engine for engine in ENGINES if engine in wanted and engine in among]
+
+
+def answer_engine(engines):
+    """The engine the chapter's answer is measured on: the last one that builds here, in ENGINES
+    order; native, the one with the least per-call overhead (without a C++ compiler, eager, and
+    every row names it in its engine field). The dial and ⑦'s timings both run on it."""
+    return engines[-1]
 
 
 def load_seed(args, data, seed, tables=None):

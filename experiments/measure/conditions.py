@@ -5,11 +5,12 @@
 - texts: α of every drafter on three kinds of text, at T = 1 and T = 0: held-out Shakespeare
   (speeches of the validation split), text the main model writes itself, and a repetitive text
   (the validation split's speaker names, one per line, in order);
-- lengths: wall time of plain decoding and every drafter for outputs of each length (both
-  engines, warm), and what a fresh `python -m experiments.generate` process pays before its
-  first character: importing, loading, building the n-gram table, compiling;
+- lengths: wall time of plain decoding and every drafter for outputs of each length (warm, on
+  the chapter's answer engine, the one the dial runs on), and what a fresh
+  `python -m experiments.generate` process on that engine pays before its first character:
+  importing, loading, building the n-gram table;
 - summary: the conclusions section ⑦ and the closing quiz print (the draft model's α peak and
-  low, the gap between two kinds of text, where the n-gram table and compiling pay back), written
+  low, the gap between two kinds of text, where the n-gram table pays back), written
   by `summarize` so templates only format.
 
 Its results are declared in experiments/records.py: ConditionsFile (conditions.json).
@@ -22,7 +23,7 @@ import orjson
 import torch
 
 from experiments.heads import load_drafter
-from experiments.measure.common import DRAFT, LEDGER_ENGINES, LEDGER_PROMPT, MAIN_MTP, ROOT, engines_of, generate_command
+from experiments.measure.common import DRAFT, LEDGER_PROMPT, MAIN_MTP, ROOT, answer_engine, engines_of, generate_command
 from experiments.methods import FAMILIES, Spec, decoder, load_models, names, spec_of
 from experiments.probes import alpha_along, first_drafters, one_hot, pooled, written_text
 from experiments.model import load_checkpoint
@@ -112,45 +113,42 @@ def by_text(models, data, prompt, n_chars, seeds, device):
     return out
 
 
-def warm_walls(models, prompt, lengths, repeats, engines, device):
+def warm_walls(models, prompt, lengths, repeats, engine, device):
     """Wall seconds of plain decoding and every family's configuration for each output length,
     warm (after a warm-up decode), interleaved; T = 1."""
     rows = []
-    for engine in engines:
-        for n in lengths:
-            methods = {family: decoder(spec, models, prompt, n, 1.0, "kvcache", engine, device)
-                       for family, spec in {"plain": Spec("plain"), **SPECS}.items()}
-            runs = interleaved(methods, repeats, warmup=1, device=device)
-            plain = statistics.median(runs["plain"]["wall_s"])
-            for family, run in runs.items():
-                rows.append({"engine": engine, "n_chars": n, "family": family, "wall_s": summary(run["wall_s"]),
-                             "speedup": plain / statistics.median(run["wall_s"]),
-                             "main_forwards": statistics.mean(r.main_forwards for r in run["results"])})
-            print(f"  {engine} n={n}: " + ", ".join(f"{r['family']} {r['speedup']:.2f}" for r in rows[-len(runs):]),
-                  flush=True)
+    for n in lengths:
+        methods = {family: decoder(spec, models, prompt, n, 1.0, "kvcache", engine, device)
+                   for family, spec in {"plain": Spec("plain"), **SPECS}.items()}
+        runs = interleaved(methods, repeats, warmup=1, device=device)
+        plain = statistics.median(runs["plain"]["wall_s"])
+        for family, run in runs.items():
+            rows.append({"engine": engine, "n_chars": n, "family": family, "wall_s": summary(run["wall_s"]),
+                         "speedup": plain / statistics.median(run["wall_s"]),
+                         "main_forwards": statistics.mean(r.main_forwards for r in run["results"])})
+        print(f"  {engine} n={n}: " + ", ".join(f"{r['family']} {r['speedup']:.2f}" for r in rows[-len(runs):]),
+              flush=True)
     return rows
 
 
-def start_up(args, seed, engines, n_chars, families=None):
-    """What a fresh process pays before it decodes: its wall time minus the decode's own wall_s
-    (which generate reports without compilation), and the compilation alone: every family with the
-    eager engine, plain decoding with the others (compiling costs every family about the same).
-    One untimed process first, so that every timed one finds the files in the page cache.
-    `families` (None: every one) cuts the eager engine's list, for a quick run."""
-    def run(family, engine):  # --warmup 0: the process's first decode is the one timed, as a reader's would be
+def start_up(args, seed, engine, n_chars, families=None):
+    """What a fresh process pays before it decodes, for plain decoding and every family: its wall
+    time minus the decode's own wall_s (which generate reports without compilation or loading the
+    engine's library), and that loading alone (compile_s). One untimed process first, so that every
+    timed one finds the files in the page cache. `families` (None: every one) cuts the list, for a
+    quick run."""
+    def run(family):  # --warmup 0: the process's first decode is the one timed, as a reader's would be
         command = generate_command(args, seed, family, engine, n_chars, *CONFIGS.get(family, (None, None)))
         return subprocess.run(command + ["--warmup", "0"], capture_output=True, check=True, cwd=ROOT)
-    run("plain", "eager")
+    run("plain")
     rows = []
-    for engine in engines:
-        for family in ("plain", *(f for f in CONFIGS if families is None or f in families)) if engine == "eager" else ("plain",):
-            t0 = time.perf_counter()
-            result = orjson.loads(run(family, engine).stdout)
-            process_s = time.perf_counter() - t0
-            rows.append({"engine": engine, "family": family, "process_s": process_s, "decode_s": result["wall_s"],
-                         "start_up_s": process_s - result["wall_s"], "compile_s": result["compile_s"]})
-        print(f"  start-up {engine}: " + ", ".join(f"{r['family']} {r['start_up_s']:.1f} s"
-                                                   for r in rows if r["engine"] == engine), flush=True)
+    for family in ("plain", *(f for f in CONFIGS if families is None or f in families)):
+        t0 = time.perf_counter()
+        result = orjson.loads(run(family).stdout)
+        process_s = time.perf_counter() - t0
+        rows.append({"engine": engine, "family": family, "process_s": process_s, "decode_s": result["wall_s"],
+                     "start_up_s": process_s - result["wall_s"], "compile_s": result["compile_s"]})
+    print(f"  start-up {engine}: " + ", ".join(f"{r['family']} {r['start_up_s']:.1f} s" for r in rows), flush=True)
     return rows
 
 
@@ -171,12 +169,11 @@ def preparation(args, data, seed):
 
 def summarize(payload, drafter="draft"):
     """The conclusions section ⑦ and the closing quiz print, from the payload `measure` writes:
-    the engine the sentences are about; `drafter`'s α and tokens per main forward against
+    the engine the timings ran on; `drafter`'s α and tokens per main forward against
     temperature (the lowest α over every T, the peaks over T > 0, first in temperature order on a
     tie); how far α on held-out text strays from α on the main model's own text; and what the
-    n-gram table and compiling save per character at the longest output, and after how many
-    characters that pays back their preparation."""
-    engines = payload["engines"]
+    n-gram table saves per character at the longest output, and after how many characters that
+    pays back building it."""
     rows = payload["by_temperature"]
     alpha = lambda r: r["alpha"][drafter]["mean"]
     tokens = lambda r: r["tokens_per_main"][drafter]["mean"]
@@ -202,53 +199,45 @@ def summarize(payload, drafter="draft"):
              "val_own_bound": gap + 0.005,  # what the page prints ("within %.2f"): never below the gap
              "draft_rises_on_repetitive": t1["repetitive"]["draft"]["alpha"] > t1["own"]["draft"]["alpha"],
              "lookup_drafts_more_on_val": t1["val"]["lookup"]["coverage"] > t1["own"]["lookup"]["coverage"]}
-    longest = max(payload["lengths"])
-    wall = {(r["engine"], r["n_chars"], r["family"]): r["wall_s"]["median"] for r in payload["by_length"]}
-    per_char = {e: {f: wall[e, longest, f] / longest for f in ("plain", "ngram")} for e in engines}
-    started = {(r["engine"], r["family"]): r for r in payload["start_up"]}
-
-    def pays_back(saves, price):  # seconds saved per character, and the characters that repay `price`
-        return {"saves_per_char_s": saves, "pays_back_after_chars": price / saves} if saves > 0 else None
-
-    eager = per_char["eager"]["plain"]
+    longest, engine = max(payload["lengths"]), payload["engine"]
+    wall = {(r["n_chars"], r["family"]): r["wall_s"]["median"] for r in payload["by_length"]}
+    per_char = {f: wall[longest, f] / longest for f in ("plain", "ngram")}
+    saves = per_char["plain"] - per_char["ngram"]  # seconds the n-gram chain saves per character
     lengths = {"shortest": min(payload["lengths"]), "longest": longest, "per_char_s": per_char,
-               # plain decoding's seconds per character at every length (keys: engine, then str(length))
-               "plain_per_char_s": {e: {str(n): wall[e, n, "plain"] / n for n in payload["lengths"]} for e in engines},
+               # plain decoding's seconds per character at every length (keys: str(length))
+               "plain_per_char_s": {str(n): wall[n, "plain"] / n for n in payload["lengths"]},
                # the families slower than plain decoding there: a speedup that prints below 1.00×
-               "slower_than_plain": {e: {str(n): [r["family"] for r in payload["by_length"]
-                                                  if (r["engine"], r["n_chars"]) == (e, n) and r["speedup"] < 0.995]
-                                         for n in payload["lengths"]} for e in engines},
-               # the n-gram chain in the eager engine against building its table
-               "ngram_table": pays_back(eager - per_char["eager"]["ngram"], payload["preparation"]["ngram_table_s"]),
-               # compiled plain decoding against eager plain, and the compiling a fresh process pays
-               "compiling": (pays_back(eager - per_char["compiled"]["plain"], started["compiled", "plain"]["compile_s"])
-                             if "compiled" in per_char and ("compiled", "plain") in started else None)}
-    return {"primary_engine": "compiled" if "compiled" in engines else "eager",
-            "temperature": temperature, "texts": texts, "lengths": lengths}
+               "slower_than_plain": {str(n): [r["family"] for r in payload["by_length"]
+                                              if r["n_chars"] == n and r["speedup"] < 0.995]
+                                     for n in payload["lengths"]},
+               # the n-gram chain against building its table: the characters that repay it
+               "ngram_table": ({"saves_per_char_s": saves,
+                                "pays_back_after_chars": payload["preparation"]["ngram_table_s"] / saves}
+                               if saves > 0 else None)}
+    return {"engine": engine, "temperature": temperature, "texts": texts, "lengths": lengths}
 
 
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     seed = seeds[0]
     models = load_models(args.checkpoints, seed, args.device, data.train.tolist(), data.vocab_size)
-    engines = available_engines(models.main, engines_of(args, LEDGER_ENGINES))
+    engine = answer_engine(available_engines(models.main, engines_of(args)))
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
     text_seeds = list(range(sizes.alpha_runs))  # the texts ⑤'s α is measured on: T = 1 gives its α exactly
     with torch.inference_mode():
         temperature = by_temperature(models, prompt, n_chars, text_seeds, args.device)
         texts = by_text(models, data, prompt, n_chars, text_seeds, args.device)
-        walls = warm_walls(models, prompt, sizes.condition_lengths, sizes.condition_repeats, engines, args.device)
+        walls = warm_walls(models, prompt, sizes.condition_lengths, sizes.condition_repeats, engine, args.device)
     payload = {
-        "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engines": engines, "model_seed": seed,
+        "prompt": LEDGER_PROMPT, "n_chars": n_chars, "threads": threads, "engine": engine, "model_seed": seed,
         "configs": {family: {"shape": shape, "size": size, "name": str(spec_of(family, shape, size))}
                     for family, (shape, size) in CONFIGS.items()},
         "temperatures": list(TEMPERATURES), "text_seeds": text_seeds, "by_temperature": temperature,
         "text_kinds": list(TEXT_KINDS), "by_text": texts,
         "lengths": list(sizes.condition_lengths), "repeats": sizes.condition_repeats, "by_length": walls,
-        "start_up": start_up(args, seed, [e for e in engines if e in sizes.start_up_engines],
-                             min(sizes.condition_lengths), sizes.start_up_families),
+        "start_up": start_up(args, seed, engine, min(sizes.condition_lengths), sizes.start_up_families),
         "preparation": preparation(args, data, seed),
-        "start_up_how": ("a fresh `python -m experiments.generate` process per family and engine, "
+        "start_up_how": (f"a fresh `python -m experiments.generate --engine {engine}` process per family, "
                          f"{min(sizes.condition_lengths)} characters: its wall time minus the decode's own "
-                         "(importing torch, loading the checkpoints, building the n-gram table, compiling)")}
+                         "(importing torch, loading the checkpoints and the engine's library, building the n-gram table)")}
     return {"conditions": {**payload, "summary": summarize(payload)}}

@@ -29,7 +29,7 @@ from experiments import peer
 from experiments.jsonio import cpu_details
 from experiments.engine import available_engines
 from experiments.measure.choose import choose_and_confirm, family_candidates, our_decoders
-from experiments.measure.common import LEDGER_PROMPT, engines_of, load_seed
+from experiments.measure.common import LEDGER_PROMPT, answer_engine, engines_of, load_seed
 from experiments.measure.rows import fresh_check
 from experiments.methods import DECLARED, FAMILIES, names, spec_of
 from experiments.prices import forward_prices
@@ -93,13 +93,6 @@ def predicted(main_bytes, flops_per_position, roof):
     the weights once and doing k positions' arithmetic."""
     time_of = lambda k: max(main_bytes / roof["bandwidth_bytes_per_s"], k * flops_per_position / roof["flops_per_s"])
     return {"main_s": time_of(1), "r": {str(k): time_of(k) / time_of(1) for k in POSITIONS}}
-
-
-def answer_engine(engines):
-    """The engine the chapter's answer is measured on: the last one that builds here, in ENGINES
-    order; native, the one with the least per-call overhead (without a C++ compiler, eager, and
-    every row names it in its engine field)."""
-    return engines[-1]
 
 
 def scaled(sizes, scale):

@@ -11,7 +11,6 @@ import torch
 
 from chapter import build
 from chapter.schema import SCHEMA
-from experiments.measure import costs as C
 from experiments.measure import families as F
 from experiments.measure.common import Sizes
 from tests.conftest import ROOT
@@ -234,25 +233,18 @@ def test_choosing_sentence_follows_the_rows():
     assert "T = 0 is faster for" not in en and "T = 0 is slower for" not in en and "the two ranges overlap" in en
 
 
-def test_busy_hardware_case_follows_the_cost_curve():
-    """⑦'s "hardware already busy" case reads ①'s curve: with no flat start (flat_until = 1) it
-    says a second position already costs r_2, and only claims a flat range when there is one."""
+def test_busy_hardware_case_reads_the_dials_verify_price():
+    """⑦'s "hardware already busy" case quotes the dial's r_5 and r_9 (regime.json, the answer
+    engine) as trained and on the heaviest twin, and follows them when they change."""
     def busy(html, lang):
         return one(text(html, "s-choosing", lang), "Speculation bets" if lang == "en" else "投机解码赌的是")
 
-    costs = DATA["costs"]
-    eng = "compiled" if "compiled" in costs["engines"] else "eager"
-    p2 = str(costs["positions"][1])
-    en = busy(build.render(DATA), "en")
-    if costs["summary"][eng]["flat_until"] == 1:
-        assert f"a forward over {p2} positions already costs {f2(costs['engines'][eng]['over_main'][p2])}×" in en
-        assert "holds only over a small range" not in en
-
-    data = copy.deepcopy(DATA)  # a curve that stays within 1.15× one position up to 4 positions
-    data["costs"]["engines"][eng]["over_main"].update({"2": 1.05, "3": 1.1, "4": 1.15, "6": 1.3})
-    data["costs"]["summary"] = C.summarize(data["costs"])
-    assert data["costs"]["summary"][eng]["flat_until"] == 4
+    data = copy.deepcopy(DATA)
+    light, heavy = data["regime"]["points"][0], data["regime"]["points"][-1]
+    light["r"].update({"5": 1.37, "9": 2.46})
+    heavy["r"].update({"5": 1.04, "9": 1.21})
     en = busy(build.render(data), "en")
-    assert "holds only over a small range" in en and "up to 4 positions" in en and "already costs" not in en
+    assert "a verify of 5 positions costs 1.37× one position as trained and 1.04× on the heaviest twin" in en
+    assert "9 positions 2.46× and 1.21×" in en
     zh = busy(build.render(data), "zh")
-    assert "最多 4 个位置时不超过 1 个位置的 1.15 倍" in zh
+    assert "验收 5 个位置是 1 个位置的 1.37 倍（模型原样），最重的孪生上是 1.04 倍" in zh

@@ -12,15 +12,21 @@ DEVICE ?= cpu
 ENGINE ?= eager compiled aot native
 FORCE ?=
 
-.PHONY: site test bench data measure train chromium axe clean-venv
+.PHONY: site test bench data measure train chromium axe wabt clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
 
-site: $(STAMP)
+site: $(STAMP) wabt
 	$(PY) -m chapter.build
+
+# wabt, pinned, to assemble the lab's WebAssembly kernel at build time (kept out of git under .cache/)
+WABT_VERSION := 1.0.39
+wabt:
+	@test "$$(node -p "require('./.cache/wabt/node_modules/wabt/package.json').version" 2>/dev/null)" = "$(WABT_VERSION)" || \
+	  npm install --no-save --no-audit --no-fund --prefix .cache/wabt wabt@$(WABT_VERSION)
 
 # Debian chromium for the browser test, and a CJK font so the screenshots show the Chinese text
 chromium:
@@ -37,7 +43,7 @@ axe:
 	  npm install --no-save --no-audit --no-fund --prefix .cache/axe axe-core@$(AXE_VERSION)
 
 # one worker per core, each file whole on one worker (its module fixtures run once); the tests are single-threaded
-test: $(STAMP) chromium axe
+test: $(STAMP) chromium axe wabt
 	$(PY) -m pytest -n auto --dist loadfile
 	@if ls tests/js/*.test.mjs >/dev/null 2>&1; then node --test tests/js/; fi
 

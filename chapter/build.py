@@ -20,6 +20,8 @@ import functools
 import os
 import random
 import re
+import shutil
+import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -42,6 +44,8 @@ TEMPLATES = ROOT / "templates"
 STATIC = ROOT / "static"
 ENTRY = "main.js"
 OUT = ROOT / "site" / "16_speculative_decoding_viz.html"
+KERNEL = STATIC / "wasm"  # the lab's WebAssembly kernel: lab_kernel.mjs writes it, assemble.mjs assembles it
+WABT = ROOT / ".cache" / "wabt" / "node_modules" / "wabt"  # `make wabt` puts it here; $WABT names another
 TYPES = {"num": (int, float), "int": int, "str": str, "list": list, "obj": dict, "bool": bool,
          "family": str, "engine": str}  # family, engine: a name registry.json declares (registry_names)
 # a family's or an engine's name, as the page uses it: a key of the scripts' objects (so never
@@ -458,6 +462,26 @@ def environment(templates):
     return env
 
 
+def lab_kernel():
+    """The lab's WebAssembly kernel (static/wasm/lab_kernel.mjs), assembled by wabt, as base64."""
+    wabt = Path(os.environ.get("WABT", WABT))
+    if not (wabt / "package.json").is_file():
+        raise UsageError(f"wabt is not installed at {wabt}: run `make wabt` (it installs the pinned version from npm)")
+    if shutil.which("node") is None:
+        raise UsageError("node is not on PATH: the build assembles the lab's WebAssembly kernel with it")
+    sources = tuple((KERNEL / name).read_text(encoding="utf-8") for name in ("lab_kernel.mjs", "assemble.mjs"))
+    return assembled(sources, str(wabt))
+
+
+@functools.cache
+def assembled(sources, wabt):  # keyed on the sources' text: a test that edits them gets a new module
+    run = subprocess.run(["node", str(KERNEL / "assemble.mjs"), wabt], capture_output=True, text=True)
+    if run.returncode != 0:
+        lines = run.stderr.strip().splitlines()
+        raise BuildError(f"assembling static/wasm/lab_kernel.mjs failed: {lines[-1] if lines else run.returncode}")
+    return run.stdout
+
+
 def refill(mapping, new):
     mapping.clear()
     mapping.update(new)
@@ -482,7 +506,7 @@ def render(data):
     return join_chinese_lines(env.get_template("page.html.j2").render(
         data=page_data, css=css, js=bundle_js(),
         data_parts=[(key, json_for_html(part)) for key, part in sorted(script_data(page_data).items())],
-        lab_json=json_for_html(data[LAB])))
+        lab_json=json_for_html(data[LAB]), lab_kernel=lab_kernel()))
 
 
 # The templates hold one sentence per line. Between two Chinese sentences that line break would

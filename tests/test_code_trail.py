@@ -40,7 +40,7 @@ def test_named_function_exists(section, path, name):
     assert (ROOT / path).is_file(), f"{section}: {path} does not exist"
     if path.endswith(".py"):
         assert name in python_names(path), f"{section}: {path} defines no {name}"
-    elif path.endswith(".js"):
+    elif path.endswith((".js", ".mjs")):
         assert name in js_exports(path), f"{section}: {path} has no `export function {name}`"
     else:
         pytest.fail(f"{section}: {path} is neither Python nor JS")

@@ -277,3 +277,66 @@ def test_the_ledger_rows_run_in_the_browser(open_page):
             continue
         python_tokens = float(tr.locator("td").nth(1).inner_text())
         assert re.fullmatch(r"0\.\d{3}", alpha) and abs(float(tokens) - python_tokens) < 0.6, (alpha, tokens)
+
+
+def heavy_race(page, scale):
+    """⑧'s heavy race at `scale`, to the end: what it wrote in #lab-heavy's data-result."""
+    page.locator("#lab-heavy").scroll_into_view_if_needed()
+    page.select_option("#lab-heavy-scale", str(scale))
+    page.click("#lab-heavy-go")
+    page.wait_for_selector("#lab-heavy[data-state=done], #lab-heavy[data-state=error]", state="attached", timeout=120000)
+    assert page.get_attribute("#lab-heavy", "data-state") == "done", page.inner_text("#lab-heavy-note")
+    return orjson.loads(page.get_attribute("#lab-heavy", "data-result"))
+
+
+def test_the_heavy_race_runs_on_webassembly_with_the_page_verdict_rule(open_page):
+    """As trained (scale 1, seconds): three drafters against plain decoding in 3 pairs each, r_k for
+    k = 1..9, the dial's figures beside them, every verdict the page's rule, in both languages."""
+    regime = orjson.loads((ROOT / "experiments/results/regime.json").read_bytes())
+    page = loaded(open_page(hash_="#lang=en"))
+    assert page.get_attribute("#lab-heavy", "data-forward") == "wasm"
+    assert "WebAssembly SIMD" in page.inner_text("#lab-kernel-note")
+    options = page.locator("#lab-heavy-scale option")
+    assert [options.nth(i).get_attribute("value") for i in range(options.count())] == [str(p["scale"]) for p in regime["points"]]
+    result = heavy_race(page, 1)
+    dial = {r["family"]: r for r in regime["points"][0]["best"]["T1"]}
+    for row in result["race"]["rows"]:
+        runs = row["speedups"]
+        assert runs["n"] == 3 and row["gamma"] == dial[row["method"]]["size"]  # the dial's configuration
+        assert row["verdict"] == ("faster" if runs["min"] > 1 else "slower" if runs["max"] < 1 else "unclear")
+        cells = page.locator(f'#lab-heavy-race tr[data-family="{row["method"]}"] td')
+        assert cells.nth(0).inner_text() == f"{row['speedup']:.2f}×"
+        assert cells.nth(4).inner_text() == f"{dial[row['method']]['speedup']:.2f}×"
+    assert sorted(result["race"]["rows"][i]["method"] for i in range(3)) == ["draft", "mtp", "ngram"]
+    assert list(result["prices"]["r"]) == [str(k) for k in range(1, 10)]
+    dial_r = page.locator('#lab-heavy-rk tr[data-row="dial"] td')
+    assert [dial_r.nth(i).inner_text() for i in range(8)] == [f"{regime['points'][0]['r'][str(k)]:.2f}" for k in range(2, 10)]
+    assert "On your machine" in page.inner_text("#lab-heavy-says")
+    page.click("#lang-toggle")
+    assert "在你的机器上" in page.locator("#lab-heavy-says").text_content()
+    assert "草稿员" in page.locator("#lab-heavy-race th").first.text_content()
+
+
+@pytest.mark.parametrize("how", ["no SIMD", "the address"])
+def test_without_webassembly_simd_the_lab_keeps_the_javascript_forward(browser, open_page, how):
+    """A browser that cannot validate a SIMD module, or the address asking (#lab-forward=js): the lab
+    runs on JavaScript, says so, and races only the models as trained."""
+    if how == "the address":
+        page = loaded(open_page(hash_="#lang=en&lab-forward=js"))
+    else:
+        from conftest import PAGE
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.add_init_script("WebAssembly.validate = () => false")
+        page = context.new_page()
+        page.errors = []
+        page.on("pageerror", lambda err: page.errors.append(str(err)))
+        page.goto(PAGE.as_uri() + "#lang=en")
+        loaded(page)
+    assert page.get_attribute("#lab-heavy", "data-forward") == "js"
+    assert "JavaScript" in page.inner_text("#lab-kernel-note")
+    assert page.locator("#lab-heavy-scale option").count() == 1
+    assert not page.locator("#lab-heavy-go").is_disabled()
+    assert page.locator("#lab-round-title").inner_text() == "Round 3 of 3"  # the rest of the lab runs as before
+    if how == "no SIMD":
+        assert page.errors == []
+        page.context.close()

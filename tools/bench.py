@@ -51,6 +51,20 @@ SPEED_TARGETS = [
      lambda rungs: next(r["best"]["speedup"] for r in rungs if r["engine"] == "native")),
 ]
 LAB_ROUNDS = 12  # Step clicks timed, each one round of the draft model at γ = 4 and T = 1
+# issue 47's aims for the reader's own machine (⑧'s heavy race), reported here, never on the page:
+# (name, bound, "at least" or "at most", value from the heavy runs)
+BROWSER_TARGETS = [
+    ("plain decoding as trained: the JavaScript forward's time per character over WebAssembly's", 3.0, "at least",
+     lambda h: h["js"]["1"]["plain_ms_per_char"] / h["wasm"]["1"]["plain_ms_per_char"]),
+    ("heaviest browser twin: r_5 of the WebAssembly forward", 1.8, "at most", lambda h: heaviest(h)["r"]["5"]["median"]),
+    ("heaviest browser twin: n-gram table over plain decoding (median of the pairs)", 1.5, "at least",
+     lambda h: heaviest(h)["rows"]["ngram"]["speedups"]["median"]),
+    ("heaviest browser twin: the n-gram table's smallest paired speedup", 1.0, "above", lambda h: heaviest(h)["rows"]["ngram"]["speedups"]["min"]),
+    ("heaviest browser twin: draft model over plain decoding (median of the pairs)", 1.3, "at least",
+     lambda h: heaviest(h)["rows"]["draft"]["speedups"]["median"]),
+    ("building the heaviest twin, seconds", 3.0, "at most", lambda h: heaviest(h)["build_ms"] / 1000),
+    ("the tab's memory with the heaviest twin (renderer processes' RSS), GB", 1.5, "at most", lambda h: heaviest(h)["tab_rss_bytes"] / 1e9),
+]
 TIME_STEP = """(n) => { const step = document.getElementById("lab-step"), out = [];
     for (let i = 0; i < n; i++) { const t0 = performance.now(); step.click(); out.push(performance.now() - t0); }
     return out; }"""
@@ -75,7 +89,7 @@ def spread(slider, n):
     return [round(v, 6) for v in values[::2] + values[1::2][::-1]]
 
 
-def measure(page_path, loads, updates):
+def measure(page_path, loads, updates, heavy_scales):
     from playwright.sync_api import sync_playwright
     ready, paint, all_ready, sliders = [], [], [], {}
     with sync_playwright() as pw:
@@ -94,6 +108,7 @@ def measure(page_path, loads, updates):
                     sliders[slider["id"]] = page.evaluate(TIME_UPDATES, [slider["id"], spread(slider, updates)])
             page.context.close()
         lab = measure_lab(browser, page_path)
+        lab["heavy"] = measure_heavy(browser, page_path, heavy_scales) if heavy_scales else None
         browser.close()
     return version, {"ready": ready, "paint": paint, "all_ready": all_ready}, sliders, lab
 
@@ -111,6 +126,65 @@ def measure_lab(browser, page_path):
     rounds = page.evaluate(TIME_STEP, LAB_ROUNDS)
     page.context.close()
     return {"unpack_ms": ready, "round_ms": rounds, "main_path_px": main_path(browser, page_path)}
+
+
+def heaviest(heavy):
+    """The WebAssembly runs at the largest scale the bench built."""
+    return heavy["wasm"][max(heavy["wasm"], key=float)]
+
+
+def renderer_rss():
+    """Resident bytes of every Chromium renderer process (the bench's one open tab, and spares)."""
+    total = 0
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"--type=renderer" in (proc / "cmdline").read_bytes():
+                status = (proc / "status").read_text()
+                total += int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) * 1024
+        except (OSError, AttributeError):
+            continue  # a process that ended meanwhile
+    return total
+
+
+def heavy_race(browser, page_path, forward, scale):
+    """⑧'s heavy race at one scale, on the WebAssembly forward or the JavaScript one (#lab-forward=js):
+    what the page wrote in #lab-heavy's data-result, and the renderers' memory once it ended."""
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(page_path.resolve().as_uri() + f"#lang=en&lab-forward={forward}")
+    page.wait_for_load_state("load")
+    page.locator("#lab-widget").scroll_into_view_if_needed()
+    page.wait_for_selector("#lab-widget[data-state=ready]", timeout=60_000)
+    page.locator("#lab-heavy").scroll_into_view_if_needed()
+    page.select_option("#lab-heavy-scale", str(scale))
+    page.click("#lab-heavy-go")
+    page.wait_for_selector("#lab-heavy[data-state=done], #lab-heavy[data-state=error]", timeout=1_200_000)
+    if page.get_attribute("#lab-heavy", "data-state") == "error":
+        raise SystemExit(f"error: ⑧'s heavy race failed at scale {scale} ({forward}): {page.inner_text('#lab-heavy-note')}")
+    result = json.loads(page.get_attribute("#lab-heavy", "data-result"))
+    rss = renderer_rss()
+    page.context.close()
+    race = result["race"]
+    return {"scale": scale, "plain_ms_per_char": race["plainMsPerChar"], "n_chars": race["n"], "pairs": race["pairs"],
+            "rows": {r["method"]: {"gamma": r["gamma"], "speedup": r["speedup"], "speedups": r["speedups"],
+                                   "verdict": r["verdict"], "alpha": r["alpha"], "tokens_per_main": r["tokensPerMain"]}
+                     for r in race["rows"]},
+            "r": result["prices"]["r"], "main_ms": result["prices"]["mainMs"], "build_ms": result["built"]["ms"],
+            "bytes": result["built"]["bytes"], "tab_rss_bytes": rss}
+
+
+def measure_heavy(browser, page_path, scales):
+    """The heavy race on the JavaScript forward as trained, and on the WebAssembly one at `scales`."""
+    return {"js": {"1": heavy_race(browser, page_path, "js", 1)},
+            "wasm": {str(scale): heavy_race(browser, page_path, "wasm", scale) for scale in scales}}
+
+
+def browser_targets(heavy):
+    out = []
+    for name, bound, how, value_of in BROWSER_TARGETS:
+        value = value_of(heavy)
+        met = value >= bound if how == "at least" else value <= bound if how == "at most" else value > bound
+        out.append({"name": name, "bound": bound, "how": how, "value": value, "met": met})
+    return out
 
 
 def main_path(browser, page_path):
@@ -146,6 +220,12 @@ def time_site_build():
         return time.perf_counter() - t0
 
 
+def dial_ends(regime_path=ROOT / "experiments" / "results" / "regime.json"):
+    """The scales of the dial's first and last points: the model as trained and the heaviest twin."""
+    points = json.loads(regime_path.read_text(encoding="utf-8"))["points"]
+    return sorted({points[0]["scale"], points[-1]["scale"]})
+
+
 def speed_targets(ladder_path=ROOT / "experiments" / "results" / "ladder.json"):
     """The engine ladder's aims against what ladder.json measured (None where it lacks the rungs)."""
     if not ladder_path.is_file():
@@ -169,6 +249,9 @@ def main(argv=None):
     parser.add_argument("--updates", type=int, default=16, help="timed updates per slider (at least 1)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "bench.json")
     parser.add_argument("--page", type=Path, default=PAGE, help="the built page to open")
+    parser.add_argument("--heavy-scales", type=int, nargs="*", default=None,
+                        help="⑧'s heavy race on the WebAssembly forward at these twin scales (default: the model as "
+                             "trained and the dial's heaviest; none: skip the race)")
     args = parser.parse_args(argv)
     for flag, count in (("--loads", args.loads), ("--updates", args.updates)):
         if count < 1:  # a median of nothing, found only after a minute of measuring
@@ -180,7 +263,8 @@ def main(argv=None):
         return 2
     git = git_state()
     site_build_s = time_site_build()
-    version, loads, sliders, lab = measure(args.page, args.loads, args.updates)
+    heavy_scales = args.heavy_scales if args.heavy_scales is not None else dial_ends()
+    version, loads, sliders, lab = measure(args.page, args.loads, args.updates, heavy_scales)
     html = args.page.read_text(encoding="utf-8")
     lab_data = re.search(r'<script type="application/json" id="lab-data">(.*?)</script>', html, re.S)
     lab_bytes = len(lab_data.group(1).encode()) if lab_data else 0
@@ -216,6 +300,8 @@ def main(argv=None):
         over.append("make site")
     result["over_budget"] = over
     result["speed_targets"] = speed_targets()  # aims, not budgets: they do not fail the bench
+    result["browser"] = lab["heavy"]  # ⑧'s heavy race in this Chromium (null: --heavy-scales with none)
+    result["browser_targets"] = browser_targets(lab["heavy"]) if lab["heavy"] and "1" in lab["heavy"]["wasm"] else []
     write_json(args.out, result)
 
     print(f"page            {result['page_bytes'] / 2**20:7.2f} MiB   (budget {BUDGETS['page_mib']} MiB; "
@@ -241,6 +327,16 @@ def main(argv=None):
         value = "not measured" if target["value"] is None else f"{target['value']:.2f}×"
         print(f"aim  {target['name']}, {target['temperature']}: {value} (aim ≥ {target['at_least']}×: "
               f"{'met' if target['met'] else 'missed'}; ladder.json at {target['commit'][:7]})")
+    if lab["heavy"]:
+        for forward, runs in lab["heavy"].items():
+            for scale, run in runs.items():
+                rows = ", ".join(f"{m} γ{r['gamma']} {r['speedups']['median']:.2f}× ({r['speedups']['min']:.2f}–"
+                                 f"{r['speedups']['max']:.2f}, {r['verdict']})" for m, r in run["rows"].items())
+                print(f"heavy race      {forward} ×{scale}: plain {run['plain_ms_per_char']:.2f} ms/char, r5 "
+                      f"{run['r']['5']['median']:.2f}, build {run['build_ms']:.0f} ms, tab {run['tab_rss_bytes'] / 1e6:.0f} MB; {rows}")
+    for target in result["browser_targets"]:
+        print(f"aim  {target['name']}: {target['value']:.2f} ({target['how']} {target['bound']}: "
+              f"{'met' if target['met'] else 'missed'})")
     print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}"
           + (f"; OVER BUDGET: {', '.join(over)}" if over else "; every budget met"))
     if over:

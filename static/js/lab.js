@@ -7,7 +7,8 @@
 // runs the race and the ledger's rows, and lab_text.js writes every sentence.
 import { onLangChange, t } from "./i18n.js";
 import { encodePrompt, newDecoder } from "./lab_decode.js";
-import { pageLab } from "./lab_load.js";
+import { initHeavyRace } from "./lab_heavy_view.js";
+import { pageKernel, pageLab } from "./lab_load.js";
 import { DRAFT_SIZES } from "./lab_clock.js";
 import { clearRace, drawGpu, drawRace, newRace, runCompare, runRace } from "./lab_race.js";
 import { appendRound, drawCounters, drawRound, drawText, outline } from "./lab_round.js";
@@ -128,6 +129,11 @@ export function initLab(data) {
   const drawButtons = () => drawButtonStates(ui, st);
   const drawAll = () => drawLab(ui, st, meta);
   const hooks = { say, drawButtons };
+  const heavy = initHeavyRace({ box: document.getElementById("lab-heavy"), kernelNote: document.getElementById("lab-kernel-note"),
+    scale: document.getElementById("lab-heavy-scale"), go: document.getElementById("lab-heavy-go"),
+    note: document.getElementById("lab-heavy-note"), race: document.getElementById("lab-heavy-race"),
+    rk: document.getElementById("lab-heavy-rk"), says: document.getElementById("lab-heavy-says") },
+  data.regime, { getLab: pageLab, newKernel: pageKernel, prompt: () => st.promptIds, say });
 
   function setStatus(msg, state) {
     say(ui.status, msg);
@@ -152,6 +158,7 @@ export function initLab(data) {
       setStatus(readyNote(Math.round(performance.now() - t0), meta), "ready");
       ui.body.hidden = false;
       ui.compareGo.disabled = false;
+      heavy.ready(st.lab.kernel);
       restart();
       // a first few rounds, so the round view teaches before anything is touched
       for (let i = 0; i < 3 && canStep(st); i++) stepOnce();
@@ -286,6 +293,7 @@ export function initLab(data) {
   });
 
   onLangChange(() => {
+    heavy.redraw();
     labelControls(ui, st.settings);
     drawGpuControls(ui, st, pickGpu);
     for (const [el, msg] of said) el.textContent = msg ? t(msg) : "";

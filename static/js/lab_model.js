@@ -2,10 +2,13 @@
 // SwiGLU, the tied head, the MTP head, a kv cache with a 64-position sliding window and rollback),
 // over the float16 weights that experiments/measure/lab.py exports, and the order-5 n-gram table.
 // tests/js/lab.test.mjs holds the logits to PyTorch's on the same rounded weights (1e-4).
-// The positions of one call go through each weight matrix together, two positions sharing each
-// weight they read, but each position's sums keep the one order of operations it has alone: a
-// position's logits are the same bits whether it comes in a verify of γ + 1 positions or alone,
-// so greedy identity is exact.
+// The matrix products go through a kernel (lab_kernel.js: JS in float64, or WebAssembly SIMD in
+// float32): the positions of one call go through each weight matrix together, but each position's
+// sums keep the one order of operations it has alone, so a position's logits are the same bits
+// whether it comes in a verify of γ + 1 positions or alone, and greedy identity is exact.
+// heavyTwin widens every MLP as model.py's heavy_twin does: the same logits, more weights to read.
+import { jsKernel } from "./lab_kernel.js";
+import { mulberry32 } from "./rule.js";
 
 // base64 → gzip → bytes, with the browser's own DecompressionStream (no library, no network).
 export async function gunzipBase64(text) {
@@ -38,55 +41,6 @@ function rmsNorm(x, weight, eps = 1e-5) {
   return out;
 }
 
-// y = W x for W [rows, cols] stored row by row (nn.Linear's weight). Four running sums per row
-// (every width here is a multiple of 4): V8 runs this about 1.6 times as fast as one sum.
-function matvec(W, x, rows, cols) {
-  const y = new Float64Array(rows);
-  for (let r = 0, o = 0; r < rows; r++, o += cols) {
-    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    for (let c = 0; c < cols; c += 4) {
-      a0 += W[o + c] * x[c];
-      a1 += W[o + c + 1] * x[c + 1];
-      a2 += W[o + c + 2] * x[c + 2];
-      a3 += W[o + c + 3] * x[c + 3];
-    }
-    y[r] = (a0 + a1) + (a2 + a3);
-  }
-  return y;
-}
-
-// matvec for two positions x and z at once: each weight is read once and multiplied into both
-// positions' sums, and each position's sums run in matvec's order, so the bits are matvec's.
-// V8 spends a product's time mostly on fetching and checking its two operands, not on memory
-// traffic (these matrices sit in the CPU's caches), so it is the shared fetch of the weight
-// that makes a pair cost well under two single positions (a row read once and then looped over
-// every position's x, each with its own sums, costs as much as the positions one by one).
-function matvec2(W, x, z, rows, cols) {
-  const yx = new Float64Array(rows), yz = new Float64Array(rows);
-  for (let r = 0, o = 0; r < rows; r++, o += cols) {
-    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-    for (let c = 0; c < cols; c += 4) {
-      const w0 = W[o + c], w1 = W[o + c + 1], w2 = W[o + c + 2], w3 = W[o + c + 3];
-      a0 += w0 * x[c]; b0 += w0 * z[c];
-      a1 += w1 * x[c + 1]; b1 += w1 * z[c + 1];
-      a2 += w2 * x[c + 2]; b2 += w2 * z[c + 2];
-      a3 += w3 * x[c + 3]; b3 += w3 * z[c + 3];
-    }
-    yx[r] = (a0 + a1) + (a2 + a3);
-    yz[r] = (b0 + b1) + (b2 + b3);
-  }
-  return [yx, yz];
-}
-
-// W xs[p] for every position p of a call: two at a time, an odd one out alone. A position's
-// bits do not depend on how many positions came with it, nor on its place among them.
-function matmul(W, xs, rows, cols) {
-  const ys = [];
-  for (let p = 0; p + 1 < xs.length; p += 2) ys.push(...matvec2(W, xs[p], xs[p + 1], rows, cols));
-  if (xs.length % 2) ys.push(matvec(W, xs[xs.length - 1], rows, cols));
-  return ys;
-}
-
 // Keys and values of one model's layers for one sequence: every position kept (a lab run is a few
 // thousand positions at most), attention limited to the last `window`; rollback moves the length.
 export class KVCache {
@@ -115,31 +69,40 @@ export class KVCache {
 }
 
 class Block {
-  constructor(w, prefix, cfg) {
+  // w(name) is a tensor's values; matrices go to the kernel, norms stay arrays
+  constructor(w, prefix, cfg, kernel) {
+    const { n_embd: C, mlp_hidden: M } = cfg;
     this.cfg = cfg;
+    this.kernel = kernel;
     this.attnNorm = w(`${prefix}.attn_norm.weight`);
-    this.wqkv = w(`${prefix}.attn.wqkv.weight`);
-    this.wo = w(`${prefix}.attn.wo.weight`);
+    this.wqkv = kernel.weight(w(`${prefix}.attn.wqkv.weight`), 3 * C, C);
+    this.wo = kernel.weight(w(`${prefix}.attn.wo.weight`), C, C);
     this.mlpNorm = w(`${prefix}.mlp_norm.weight`);
-    this.w13 = w(`${prefix}.mlp.w13.weight`);
-    this.w2 = w(`${prefix}.mlp.w2.weight`);
+    this.w13 = kernel.weight(w(`${prefix}.mlp.w13.weight`), 2 * M, C);
+    this.w2 = kernel.weight(w(`${prefix}.mlp.w2.weight`), C, M);
+  }
+
+  // This block with `extra` SwiGLU units more (the kernel's widen); the rest shared.
+  widened(extra, next) {
+    const wide = Object.assign(Object.create(Block.prototype), this);
+    [wide.w13, wide.w2] = this.kernel.widen(this.w13, this.w2, extra, next);
+    return wide;
   }
 
   // Positions start, start + 1, … (one x each) through the block together; their keys and
   // values are written to layer `layer` of cache before any of them attends.
   forward(xs, start, cache, layer, ropes) {
-    const { n_embd: C, mlp_hidden: M } = this.cfg;
-    const qkvs = matmul(this.wqkv, xs.map((x) => rmsNorm(x, this.attnNorm)), 3 * C, C);
+    const C = this.cfg.n_embd, kernel = this.kernel;
+    const qkvs = kernel.matmul(this.wqkv, xs.map((x) => rmsNorm(x, this.attnNorm)));
     for (let i = 0; i < qkvs.length; i++) {
       this.rotate(qkvs[i], ropes[i]);
       cache.k[layer].set(qkvs[i].subarray(C, 2 * C), (start + i) * C);
       cache.v[layer].set(qkvs[i].subarray(2 * C), (start + i) * C);
     }
     const ys = qkvs.map((qkv, i) => this.attend(qkv, start + i, cache, layer));
-    const attn = matmul(this.wo, ys, C, C);
+    const attn = kernel.matmul(this.wo, ys);
     const mids = xs.map((x, i) => add(x, attn[i]));
-    const gateUps = matmul(this.w13, mids.map((mid) => rmsNorm(mid, this.mlpNorm)), 2 * M, C);
-    const downs = matmul(this.w2, gateUps.map((gateUp) => swiGlu(gateUp, M)), C, M);
+    const downs = kernel.mlp(this.w13, this.w2, mids.map((mid) => rmsNorm(mid, this.mlpNorm)), this.w2.cols);
     return mids.map((mid, i) => add(mid, downs[i]));
   }
 
@@ -188,20 +151,13 @@ function add(x, y) {
   return out;
 }
 
-// SiLU(gate) · up, from the [gate, up] halves of w13's output.
-function swiGlu(gateUp, M) {
-  const act = new Float64Array(M);
-  for (let i = 0; i < M; i++) {
-    const g = gateUp[i];
-    act[i] = (g / (1 + Math.exp(-g))) * gateUp[M + i];
-  }
-  return act;
-}
-
 export class Model {
-  // spec: lab.json's {config, tensors}; values: every weight as one Float32Array
-  constructor(spec, values) {
+  // spec: lab.json's {config, tensors}; values: every weight as one Float32Array; kernel: lab_kernel.js's
+  constructor(spec, values, kernel = jsKernel) {
     const cfg = this.cfg = spec.config;
+    this.spec = spec;
+    this.values = values;
+    this.kernel = kernel;
     const size = (shape) => shape.reduce((a, b) => a * b, 1);
     const table = new Map(spec.tensors.map((t) => [t.name, values.subarray(t.offset, t.offset + size(t.shape))]));
     const w = (name) => {
@@ -209,11 +165,12 @@ export class Model {
       return table.get(name);
     };
     this.emb = w("tok_emb.weight");
-    this.blocks = Array.from({ length: cfg.n_layer }, (_, i) => new Block(w, `blocks.${i}`, cfg));
+    this.headWeight = kernel.weight(this.emb, cfg.vocab_size, cfg.n_embd);  // tied to the embedding
+    this.blocks = Array.from({ length: cfg.n_layer }, (_, i) => new Block(w, `blocks.${i}`, cfg, kernel));
     this.norm = w("norm.weight");
     if (cfg.mtp) {
       this.mtp = { hiddenNorm: w("mtp.hidden_norm.weight"), embedNorm: w("mtp.embed_norm.weight"),
-        proj: w("mtp.proj.weight"), block: new Block(w, "mtp.block", cfg) };
+        proj: kernel.weight(w("mtp.proj.weight"), cfg.n_embd, 2 * cfg.n_embd), block: new Block(w, "mtp.block", cfg, kernel) };
     }
     const D = cfg.n_embd / cfg.n_head;
     this.invFreq = Array.from({ length: D / 2 }, (_, i) => 1 / 10000 ** ((2 * i) / D));
@@ -244,7 +201,7 @@ export class Model {
 
   // Final norm and the output head tied to the embedding, for every position's h.
   head(hs) {
-    return matmul(this.emb, hs.map((h) => rmsNorm(h, this.norm)), this.cfg.vocab_size, this.cfg.n_embd);
+    return this.kernel.matmul(this.headWeight, hs.map((h) => rmsNorm(h, this.norm)));
   }
 
   // tokens at the cache's next positions, all through each layer together: {logits, h} per
@@ -272,10 +229,47 @@ export class Model {
       return pair;
     });
     const ropes = hs.map((_, i) => this.rope(start + i));
-    const features = block.forward(matmul(proj, joined, C, 2 * C), start, cache, 0, ropes);
+    const features = block.forward(this.kernel.matmul(proj, joined), start, cache, 0, ropes);
     cache.length = start + hs.length;
     return this.head(features);
   }
+
+  // The same model on another kernel (a fresh one: a heavy twin gets a memory of its own).
+  on(kernel) {
+    return new Model(this.spec, this.values, kernel);
+  }
+
+  // Parameters of the next-token model (MTP head false) or of its MTP head (true).
+  params(head = false) {
+    const size = (shape) => shape.reduce((a, b) => a * b, 1);
+    const widened = this.blocks.length * 3 * this.cfg.n_embd * (this.blocks[0].w2.cols - this.spec.config.mlp_hidden);
+    const own = this.spec.tensors.filter((t) => t.name.startsWith("mtp.") === head).reduce((n, t) => n + size(t.shape), 0);
+    return own + (head ? 3 * this.cfg.n_embd * (this.mtp.block.w2.cols - this.spec.config.mlp_hidden) : widened);
+  }
+
+  // This model about `scale` times heavier in weights, the same function: model.py's heavy_twin.
+  // Every trunk MLP gets the same number of extra units, the MTP head's MLP its own, each sized so
+  // that its group's parameters grow scale-fold (rounded to a multiple of 4, the SIMD kernel's
+  // width); input weights uniform with the init's standard deviation 0.02 from a seeded generator,
+  // output weights zero. The rest (embedding, attention, norms) is shared with this model.
+  heavyTwin(scale, seed = 0) {
+    if (!(scale >= 1)) throw new Error(`scale must be at least 1, got ${scale}`);
+    if (scale === 1) return this;
+    const next = uniform(0.02, seed), C = this.cfg.n_embd;
+    const extra = (params, blocks) => 4 * Math.round((scale - 1) * params / (3 * C * blocks) / 4);
+    const twin = Object.assign(Object.create(Model.prototype), this);
+    const units = extra(this.params(false), this.blocks.length);
+    twin.blocks = this.blocks.map((block) => block.widened(units, next));
+    twin.cfg = { ...this.cfg, mlp_hidden: this.cfg.mlp_hidden + units };
+    if (this.mtp) twin.mtp = { ...this.mtp, block: this.mtp.block.widened(extra(this.params(true), 1), next) };
+    return twin;
+  }
+}
+
+// Uniform values of standard deviation `std` from a seeded generator (rule.js's mulberry32).
+function uniform(std, seed) {
+  const half = std * Math.sqrt(3), rand = mulberry32(seed);
+  return () => half * (2 * rand() - 1);
 }
 
 function readVarint(bytes, at) {
@@ -327,14 +321,16 @@ export class Ngram {
   }
 }
 
-// lab.json (parsed) -> {vocab, main, draft, ngram}. `gunzip` is injectable for node's tests.
-export async function loadLab(labData, gunzip = gunzipBase64) {
+// lab.json (parsed) -> {vocab, main, draft, ngram}. `gunzip` is injectable for node's tests; `kernel`
+// is lab_kernel.js's jsKernel or a wasmKernel.
+export async function loadLab(labData, gunzip = gunzipBase64, kernel = jsKernel) {
   const [main, draft, ngram] = await Promise.all(
     [labData.main.blob, labData.draft.blob, labData.ngram.blob].map((blob) => gunzip(blob)));
   return {
     vocab: labData.vocab,
-    main: new Model(labData.main, float16ToFloat32(main)),
-    draft: new Model(labData.draft, float16ToFloat32(draft)),
+    kernel: kernel.name,
+    main: new Model(labData.main, float16ToFloat32(main), kernel),
+    draft: new Model(labData.draft, float16ToFloat32(draft), kernel),
     ngram: new Ngram(labData.ngram, ngram, labData.vocab.length),
   };
 }

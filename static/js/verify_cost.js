@@ -112,16 +112,21 @@ function rooflineControls(state, sizes, render) {
   ];
 }
 
-// The browser's curve stops at a verify of 8 drafts: past that a JavaScript forward is so dear
+// The browser's curve stops at a verify of 8 drafts: past that the page's forward is so dear
 // that its curve would flatten PyTorch's.
 export const BROWSER_MAX_POSITIONS = 9;
+
+// the page's forward by its kernel (lab_kernel.js): WebAssembly SIMD, or JavaScript without it
+const FORWARD = { wasm: { zh: "WebAssembly", en: "WebAssembly" }, js: { zh: "JavaScript", en: "JavaScript" } };
 
 function browserNote(browser) {
   if (browser.busy) return { zh: "正在计时……（每个位置数成批计时，每批至少 20 毫秒）", en: "Timing… (each size in batches of at least 20 ms)" };
   if (browser.points?.length) {
-    return { zh: "刚在你的浏览器里测的：实验台同一个模型的 JavaScript forward，验收 k 个位置 ÷ 1 个位置（每个比值里两边交替计时）。它不是 costs.json 里的数字，重测会变。", en: "Measured just now in your browser: the lab's model in JavaScript, a verify of k positions ÷ one position (both sides of each ratio timed in turn). Not a figure from costs.json; it changes when you time it again." };
+    const f = FORWARD[browser.kernel];
+    return { zh: `刚在你的浏览器里测的：实验台同一个模型的 forward（${f.zh}），验收 k 个位置 ÷ 1 个位置（每个比值里两边交替计时）。它不是 costs.json 里的数字，重测会变。`,
+      en: `Measured just now in your browser: the lab's model (its ${f.en} forward), a verify of k positions ÷ one position (both sides of each ratio timed in turn). Not a figure from costs.json; it changes when you time it again.` };
   }
-  return { zh: "按下按钮，在你的浏览器里测实验台（⑧）那个模型的 JavaScript forward，画在 PyTorch 的曲线旁边。", en: "Press the button to time the JavaScript forward of the lab's model (⑧) in your browser, drawn beside PyTorch's curves." };
+  return { zh: "按下按钮，在你的浏览器里测实验台（⑧）那个模型的 forward，画在 PyTorch 的曲线旁边。", en: "Press the button to time the forward of the lab's model (⑧) in your browser, drawn beside PyTorch's curves." };
 }
 
 function browserError(message) {
@@ -135,9 +140,9 @@ export function initVerifyCost(costs, models) {
   const engines = Object.keys(ENGINE_LABEL).filter((engine) => engine in costs.engines); // from the most overhead to the least
   const curves = engines.map((engine) => ({ engine, points: costCurve(costs.engines[engine], costs.positions) }));
   const el = (id) => document.getElementById(id);
-  // the lab's JavaScript forward, timed in this browser when the reader asks (null: not yet)
-  const browser = { points: null, busy: false, error: null };
-  const browserLabel = { zh: "这个浏览器里的 JavaScript（实验台的模型）", en: "JavaScript in this browser (the lab's model)" };
+  // the lab's forward (WebAssembly or JavaScript), timed in this browser when the reader asks (null: not yet)
+  const browser = { points: null, busy: false, error: null, kernel: "js" };
+  const browserLabel = () => ({ zh: `这个浏览器里的 ${FORWARD[browser.kernel].zh}（实验台的模型）`, en: `${FORWARD[browser.kernel].en} in this browser (the lab's model)` });
 
   async function measureBrowser() {
     if (browser.busy) return;
@@ -145,6 +150,7 @@ export function initVerifyCost(costs, models) {
     renderCurve();
     try {
       const lab = await pageLab();
+      browser.kernel = lab.kernel;
       for (const n of costs.positions.filter((k) => k <= BROWSER_MAX_POSITIONS)) {
         await new Promise((resolve) => setTimeout(resolve, 0));  // let the page draw between sizes
         const ratio = n === 1 ? 1 : verifyCostRatio(lab, n - 1);
@@ -167,7 +173,7 @@ export function initVerifyCost(costs, models) {
 
   const numbersFold = { open: false }; // the table under the curve, closed until the reader opens it
   function renderCurve() {
-    const shown = browser.points?.length ? [...curves, { engine: "browser", label: browserLabel, points: browser.points }] : curves;
+    const shown = browser.points?.length ? [...curves, { engine: "browser", label: browserLabel(), points: browser.points }] : curves;
     // one column per engine: the ratio to one position, and under it the milliseconds
     const head = [t({ zh: "新位置数", en: "new positions" }), ...shown.map((c) => t(c.label ?? ENGINE_LABEL[c.engine]))];
     const rows = costs.positions.map((n, i) => ({ label: String(n),
@@ -181,7 +187,7 @@ export function initVerifyCost(costs, models) {
       curveSvg(shown, costs.positions),
       h("div", { class: "legend" }, shown.map((c) => h("span", {}, h("span", { class: `swatch line-${c.engine}` }), t(c.label ?? ENGINE_LABEL[c.engine])))),
       h("div", { class: "controls" }, h("button", { type: "button", id: "cost-browser-go", disabled: browser.busy ? "" : null, onclick: measureBrowser },
-        t({ zh: "在这个浏览器里测 JavaScript 的 forward", en: "Time the JavaScript forward in this browser" })),
+        t({ zh: "在这个浏览器里测实验台的 forward", en: "Time the lab's forward in this browser" })),
       h("span", { class: "caption", id: "cost-browser-note", "aria-live": "polite" }, note)),
       foldBox(numbersFold, t({ zh: "曲线背后的数字", en: "The numbers behind the curve" }),
         h("div", { class: "readouts" }, curves.map((c) => h("div", { class: "readout" },

@@ -10,15 +10,19 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
+import { jsKernel } from "../../static/js/lab_kernel.js";
 import { loadLab } from "../../static/js/lab_model.js";
 import { acceptReject } from "../../static/js/rule.js";
+import { newWasmKernel } from "./wasm_kernel.mjs";
 
 const DIR = process.env.LAB_RESULTS || new URL("../../experiments/results/", import.meta.url).pathname;
 const CHECKS_FILE = process.env.LAB_CHECKS || new URL("../fixtures/lab_checks.json", import.meta.url).pathname;
 const LAB = JSON.parse(readFileSync(`${DIR}/lab.json`, "utf8")), CHECKS = JSON.parse(readFileSync(CHECKS_FILE, "utf8"));
 const gunzip = async (text) => new Uint8Array(gunzipSync(Buffer.from(text, "base64")));
-const lab = await loadLab(LAB, gunzip);
-const TOLERANCE = 1e-4;  // JS in float64 on float32 copies of the float16 weights vs PyTorch in float32
+// the same models on both kernels: JS in float64, WebAssembly SIMD in float32 (lab_kernel.js)
+const LABS = { js: await loadLab(LAB, gunzip, jsKernel), wasm: await loadLab(LAB, gunzip, await newWasmKernel()) };
+const lab = LABS.js;
+const TOLERANCE = 1e-4;  // either kernel on float32 copies of the float16 weights vs PyTorch in float32
 
 function maxDiff(rows, expected) {
   assert.equal(rows.length, expected.length);
@@ -36,8 +40,8 @@ function runSchedule(model, ops) {
   return rows;
 }
 
-for (const name of ["main", "draft"]) {
-  test(`${name}: logits through feeds, rollbacks and past the window equal PyTorch's`, () => {
+for (const [kernel, lab] of Object.entries(LABS)) for (const name of ["main", "draft"]) {
+  test(`${kernel} kernel, ${name}: logits through feeds, rollbacks and past the window equal PyTorch's`, () => {
     const { ops, logits } = CHECKS[name];
     assert.ok(ops.some((op) => "rollback" in op));
     assert.ok(ops.reduce((n, op) => n + (op.feed ? op.feed.length : 0), 0) > lab[name].cfg.block_size);
@@ -46,7 +50,7 @@ for (const name of ["main", "draft"]) {
   });
 }
 
-test("the MTP head's logits, with a rollback, equal PyTorch's", () => {
+for (const [kernel, lab] of Object.entries(LABS)) test(`${kernel} kernel: the MTP head's logits, with a rollback, equal PyTorch's`, () => {
   const { text, ops, logits } = CHECKS.main.mtp;
   const main = lab.main, h = main.forward(main.newCache(), text).h;
   const cache = main.newMtpCache(), rows = [];
@@ -82,8 +86,8 @@ function runScheduleBy(model, ops, oneByOne) {
   return out;
 }
 
-for (const name of ["main", "draft"]) {
-  test(`${name}: feeds of 5 give the same bits as one token at a time, through rollbacks and past the window`, () => {
+for (const [kernel, lab] of Object.entries(LABS)) for (const name of ["main", "draft"]) {
+  test(`${kernel} kernel, ${name}: feeds of 5 give the same bits as one token at a time, through rollbacks and past the window`, () => {
     const { ops } = CHECKS[name], model = lab[name];
     assert.ok(ops.filter((op) => op.feed && op.feed.length === 5).length >= 10);
     assert.ok(ops.some((op) => "rollback" in op));
@@ -94,12 +98,52 @@ for (const name of ["main", "draft"]) {
   });
 }
 
-test("a position's logits and h are the same bits alone or inside a feed longer than the window", () => {
+for (const [kernel, lab] of Object.entries(LABS)) test(`${kernel} kernel: a position's logits and h are the same bits alone or inside a feed longer than the window`, () => {
   const main = lab.main, text = CHECKS.main.mtp.text.slice(0, main.cfg.block_size + 6);
   const together = main.forward(main.newCache(), text);
   const cache = main.newCache(), alone = text.map((token) => main.forward(cache, [token]));
   assertSameBits(together.logits, alone.map((out) => out.logits[0]), "logits");
   assertSameBits(together.h, alone.map((out) => out.h[0]), "h");
+});
+
+// every verify size the lab can ask for (γ + 1 ≤ 9), in feeds of k from one cache state
+for (const [kernel, lab] of Object.entries(LABS)) test(`${kernel} kernel: feeds of 1 to 9 positions give the same bits`, () => {
+  const main = lab.main, prefix = CHECKS.main.mtp.text.slice(0, 20), next = CHECKS.main.mtp.text.slice(20, 29);
+  const cache = main.newCache();
+  main.forward(cache, prefix);
+  const alone = next.map((token) => main.forward(cache, [token]).logits[0]);
+  for (let k = 1; k <= next.length; k++) {
+    cache.rollback(prefix.length);
+    assertSameBits(main.forward(cache, next.slice(0, k)).logits, alone.slice(0, k), `k = ${k}`);
+  }
+});
+
+test("the two kernels' logits agree to float32's precision", () => {
+  const text = CHECKS.main.mtp.text.slice(0, 40);
+  const diff = maxDiff(LABS.wasm.main.forward(LABS.wasm.main.newCache(), text).logits,
+    LABS.js.main.forward(LABS.js.main.newCache(), text).logits);
+  assert.ok(diff > 0 && diff < 1e-4, `max |Δlogit| ${diff}`);  // float32 sums: close, and not the same code
+});
+
+// The heavy twin (model.py's heavy_twin): more weights to read, the same function, so the same bits
+for (const [kernel, lab] of Object.entries(LABS)) test(`${kernel} kernel: a heavy twin's logits are the trained model's, bit for bit`, () => {
+  const text = CHECKS.main.mtp.text.slice(0, 30);
+  for (const name of ["main", "draft"]) {
+    const model = lab[name], twin = model.heavyTwin(3, 7);
+    // 3× the parameters, but for rounding each MLP's extra units to a multiple of 4 (2 units either way)
+    const slack = (blocks) => 2 * 3 * model.cfg.n_embd * blocks;
+    assert.ok(Math.abs(twin.params() - 3 * model.params()) <= slack(model.blocks.length), `${name}: ${twin.params()} vs ${model.params()}`);
+    assert.ok(twin.cfg.mlp_hidden > model.cfg.mlp_hidden && twin.cfg.mlp_hidden % 4 === 0);
+    const mine = twin.forward(twin.newCache(), text), theirs = model.forward(model.newCache(), text);
+    assertSameBits(mine.logits, theirs.logits, `${name} logits`);
+    if (name === "main") {
+      assert.ok(Math.abs(twin.params(true) - 3 * model.params(true)) <= slack(1));
+      const mtp = (m, h) => m.mtpForward(m.newMtpCache(), h.slice(0, 10), text.slice(1, 11));
+      assertSameBits(mtp(twin, mine.h), mtp(model, theirs.h), "MTP logits");
+    }
+  }
+  assert.equal(lab.main.heavyTwin(1), lab.main);
+  assert.throws(() => lab.main.heavyTwin(0.5), /at least 1/);
 });
 
 test("the MTP head's logits are the same bits for pairs fed together or one at a time, with a rollback", () => {

@@ -170,7 +170,8 @@ test("the lab follows the address before its models load: an edited hash sets it
   const remove = installDom({ byId: { "lab-method": method }, anyId: true }, "#lang=en&lab-m=ngram&lab-g=6&lab-t=0");
   const el = (id) => document.getElementById(id);
   try {
-    initLab({ lab_meta: { ngram: { order: 5 } }, ledger: {}, lab_compare: [] });
+    initLab({ lab_meta: { ngram: { order: 5 } }, ledger: {}, lab_compare: [],
+      regime: { engine: "native", points: [{ scale: 1, main_bytes: 2954240 }] } });
     assert.equal(el("lab-widget").dataset.state, undefined);  // nothing loaded until it is seen
     assert.deepEqual([method.value, el("lab-gamma").value, el("lab-gamma-out").textContent], ["ngram", "6", "6"]);
     assert.equal(el("lab-temp-out").textContent, "0（贪心）");

@@ -1,0 +1,184 @@
+// Section ⑧'s last part, drawn: the lab's networks as a heavy twin in this tab, the verify's price
+// r_k measured here beside the dial's (regime.json, the native engine on this chapter's CPU), and a
+// paired race of plain decoding against three drafters at the configurations the dial chose at the
+// same scale. The work is lab_heavy.js's; this file holds the controls, the tables and the words.
+import { h } from "./dom.js";
+import { fixed } from "./format.js";
+import { t } from "./i18n.js";
+import { ENGINE_LABEL, FAMILY_LABEL, joinZh } from "./labels.js";
+import { buildHeavyLab, pairedRace, RACE_DRAFTERS, RK_POSITIONS, verifyPrices } from "./lab_heavy.js";
+import { verdictPhrase } from "./theory.js";
+
+export const HEAVY_CHARS = 100;  // characters per decode of the race (the dial decodes 200; a tab has less patience)
+export const HEAVY_PAIRS = 3;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+const YIELD_MS = 30;
+
+const mb = (bytes) => `${fixed(bytes / 1e6, bytes >= 1e8 ? 0 : 1)} MB`;
+
+// The dial's scales, each with its main model's bytes (the twins this tab can build).
+// On the JavaScript forward only the first (the models as trained).
+export function heavyScales(regime, kernel = "wasm") {
+  const points = kernel === "wasm" ? regime.points : regime.points.slice(0, 1);
+  return points.map((p) => ({ scale: p.scale, mainBytes: p.main_bytes }));
+}
+
+// The dial's rows at `scale`, T = 1, for the race's drafters: the configuration the race runs
+// (chain length) and what the native engine measured with it.
+export function dialRows(regime, scale) {
+  const point = regime.points.find((p) => p.scale === scale);
+  return Object.fromEntries(RACE_DRAFTERS.map((family) => [family, point.best.T1.find((r) => r.family === family)]));
+}
+
+export const KERNEL_NOTE = {
+  wasm: { zh: "这里的 forward 用 WebAssembly SIMD（float32）：一次验收的几个位置一起读每个权重。",
+    en: "The forward here runs on WebAssembly SIMD (float32): a verify's positions read each weight together." },
+  js: { zh: "这里的 forward 是 JavaScript 的（float64）：这个浏览器没有 WebAssembly SIMD，或者网址里写了 lab-forward=js。重的孪生在它上面要跑太久，所以这里只让原样的模型赛跑。",
+    en: "The forward here is JavaScript's (float64): this browser has no WebAssembly SIMD, or the address says lab-forward=js. A heavy twin would take far too long on it, so only the models as trained race here." },
+};
+
+const scaleLabel = ({ scale, mainBytes }) => (scale === 1
+  ? { zh: `模型原样（主模型 ${mb(mainBytes)}）`, en: `as trained (main model ${mb(mainBytes)})` }
+  : { zh: `重 ${scale} 倍的孪生（主模型 ${mb(mainBytes)}）`, en: `twin ${scale}× heavier (main model ${mb(mainBytes)})` });
+
+const NOTE = {
+  building: ({ scale }) => (scale === 1
+    ? { zh: "正在把原样的模型放进一块新的内存……", en: "Loading the models as trained into a fresh memory…" }
+    : { zh: `正在生成重 ${scale} 倍的孪生……`, en: `Building the twin ${scale}× heavier…` }),
+  pricing: { zh: "正在测验收的价钱 r_k（每个 k 和 1 个位置交替计时）……", en: "Timing the verify's price r_k (each k in turn with one position)…" },
+  racing: (pair, method) => ({ zh: `赛跑：第 ${pair + 1} / ${HEAVY_PAIRS} 对，${FAMILY_LABEL[method].zh}……`,
+    en: `Racing: pair ${pair + 1} of ${HEAVY_PAIRS}, ${FAMILY_LABEL[method].en}…` }),
+  failed: (message) => ({ zh: `这个浏览器跑不完：${message}`, en: `This browser could not finish: ${message}` }),
+};
+
+function builtNote(built) {
+  if (built.scale === 1) {
+    return { zh: `模型原样，放进一块新的 WebAssembly 内存：主模型 ${mb(built.bytes.main)}，MTP 头 ${mb(built.bytes.mtp)}，草稿模型 ${mb(built.bytes.draft)}。`,
+      en: `The models as trained, in a fresh WebAssembly memory: main model ${mb(built.bytes.main)}, MTP head ${mb(built.bytes.mtp)}, draft model ${mb(built.bytes.draft)}.` };
+  }
+  const memory = built.bytes.memory ? { zh: `，这个标签页的 WebAssembly 内存共 ${mb(built.bytes.memory)}`, en: `; the tab's WebAssembly memory holds ${mb(built.bytes.memory)} in all` } : { zh: "", en: "" };
+  return { zh: `孪生用 ${fixed(built.ms, 0)} 毫秒生成：主模型 ${mb(built.bytes.main)}，MTP 头 ${mb(built.bytes.mtp)}，草稿模型 ${mb(built.bytes.draft)}${memory.zh}。`,
+    en: `The twin took ${fixed(built.ms, 0)} ms to build: main model ${mb(built.bytes.main)}, MTP head ${mb(built.bytes.mtp)}, draft model ${mb(built.bytes.draft)}${memory.en}.` };
+}
+
+// What the reader's machine showed, in one sentence per drafter, with the verify's price beside the dial's.
+export function heavySays(result, regime) {
+  const { race, prices, scale } = result, point = regime.points.find((p) => p.scale === scale);
+  const dial = dialRows(regime, scale);
+  const parts = race.rows.map((row) => {
+    const phrase = verdictPhrase(row.speedups), name = FAMILY_LABEL[row.method];
+    return { zh: `${name.zh}（γ = ${row.gamma}）${fixed(row.speedup, 2)}×，${phrase.zh}（${joinZh("本章 CPU 上的", ENGINE_LABEL[regime.engine].zh)}：${fixed(dial[row.method].speedup, 2)}×）`,
+      en: `${name.en} (γ = ${row.gamma}) ${fixed(row.speedup, 2)}×, ${phrase.en} (the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU: ${fixed(dial[row.method].speedup, 2)}×)` };
+  });
+  const r5 = prices.r[5].median, dial5 = point.r["5"];
+  return {
+    zh: `在你的机器上：${parts.map((p) => p.zh).join("；")}。验收 5 个位置在这里是 1 个位置的 ${fixed(r5, 2)} 倍，${joinZh("本章 CPU 的", ENGINE_LABEL[regime.engine].zh)}上是 ${fixed(dial5, 2)} 倍。`,
+    en: `On your machine: ${parts.map((p) => p.en).join("; ")}. A verify of 5 positions cost ${fixed(r5, 2)}× one position here, and ${fixed(dial5, 2)}× on the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU.`,
+  };
+}
+
+function raceTable(result, regime) {
+  const dial = dialRows(regime, result.scale), engine = ENGINE_LABEL[regime.engine];
+  const head = [{ zh: "草稿员", en: "Drafter" }, { zh: "这里：加速比", en: "Here: speedup" }, { zh: "配对重复的范围", en: "Paired repeats" },
+    { zh: "α（沿解码）", en: "α (along decoding)" }, { zh: "每次 forward 的字数", en: "Chars per forward" },
+    { zh: joinZh("拨盘：", engine.zh), en: `The dial: ${engine.en}` }];
+  return h("table", { class: "data cond-table lab-heavy-race" },
+    h("caption", {}, t({ zh: `加速比：普通解码的时间 ÷ 草稿员的时间（各 ${HEAVY_PAIRS} 次的中位数），T = 1，每次 ${result.race.n} 个字`,
+      en: `Speedup: plain decoding's time ÷ the drafter's (medians of ${HEAVY_PAIRS} runs each), T = 1, ${result.race.n} characters a run` })),
+    h("thead", {}, h("tr", {}, head.map((x) => h("th", { scope: "col" }, t(x))))),
+    h("tbody", {}, result.race.rows.map((row) => h("tr", { "data-family": row.method, "data-verdict": row.verdict },
+      h("th", { scope: "row" }, `${t(FAMILY_LABEL[row.method])} γ = ${row.gamma}`),
+      h("td", { class: "num" }, `${fixed(row.speedup, 2)}×`),
+      h("td", { class: "num" }, `${fixed(row.speedups.min, 2)}–${fixed(row.speedups.max, 2)}× (${t({ faster: { zh: "更快", en: "faster" }, slower: { zh: "更慢", en: "slower" }, unclear: { zh: "分不出", en: "cannot tell" } }[row.verdict])})`),
+      h("td", { class: "num" }, row.alpha === null ? "—" : fixed(row.alpha, 3)),
+      h("td", { class: "num" }, fixed(row.tokensPerMain, 2)),
+      h("td", { class: "num" }, `${fixed(dial[row.method].speedup, 2)}×`)))));
+}
+
+function rkTable(result, regime) {
+  const point = regime.points.find((p) => p.scale === result.scale), ks = RK_POSITIONS.filter((k) => k > 1);
+  return h("table", { class: "data cond-table lab-heavy-rk" },
+    h("caption", {}, t({ zh: "验收的价钱 r_k：k 个位置的 forward ÷ 1 个位置的（这里是三次配对计时的中位数）",
+      en: "The verify's price r_k: a forward of k positions ÷ one of a single position (here the median of 3 paired timings)" })),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), ks.map((k) => h("th", { scope: "col" }, `k = ${k}`)))),
+    h("tbody", {},
+      h("tr", { "data-row": "browser" }, h("th", { scope: "row" }, t({ zh: "你的浏览器", en: "Your browser" })),
+        ks.map((k) => h("td", { class: "num" }, fixed(result.prices.r[k].median, 2)))),
+      h("tr", { "data-row": "dial" }, h("th", { scope: "row" }, t({ zh: `${ENGINE_LABEL[regime.engine].zh}（本章 CPU）`, en: `${ENGINE_LABEL[regime.engine].en} (this chapter's CPU)` })),
+        ks.map((k) => h("td", { class: "num" }, fixed(point.r[String(k)], 2))))));
+}
+
+// ui: {box, kernelNote, scale, go, note, race, rk, says}; getLab() resolves to the page's lab; newKernel()
+// to a fresh kernel; prompt() is the lab's prompt as ids.
+export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
+  const st = { kernel: null, built: null, result: null, busy: false };
+  let scales = heavyScales(regime);
+
+  function labelScales() {
+    const chosen = ui.scale.value;
+    ui.scale.replaceChildren(...scales.map((s) => h("option", { value: String(s.scale) }, t(scaleLabel(s)))));
+    const kept = scales.some((s) => String(s.scale) === chosen);
+    ui.scale.value = kept ? chosen : String(scales[scales.length - 1].scale);  // by default the heaviest
+  }
+
+  function draw() {
+    labelScales();
+    if (st.kernel) say(ui.kernelNote, KERNEL_NOTE[st.kernel]);
+    ui.go.disabled = st.busy || !st.kernel;
+    ui.go.textContent = t({ zh: "生成孪生，开始赛跑", en: "Build the twin and race" });
+    const r = st.result;
+    ui.race.replaceChildren(...(r ? [raceTable(r, regime)] : []));
+    ui.rk.replaceChildren(...(r ? [rkTable(r, regime)] : []));
+    ui.says.textContent = r ? t(heavySays(r, regime)) : "";
+  }
+
+  async function run() {
+    if (st.busy) return;
+    st.busy = true;
+    st.result = null;
+    delete ui.box.dataset.result;
+    ui.box.dataset.state = "running";
+    draw();
+    const scale = Number(ui.scale.value), which = scales.find((s) => s.scale === scale);
+    let lastYield = performance.now();
+    const after = async () => {
+      if (performance.now() - lastYield > YIELD_MS) { await nextTask(); lastYield = performance.now(); }
+    };
+    try {
+      const lab = await getLab();
+      st.built = null;  // the earlier twin's memory can go before the next is built
+      say(ui.note, NOTE.building(which));
+      await nextTask();
+      const built = buildHeavyLab(lab, scale, await newKernel());
+      st.built = built;
+      say(ui.note, NOTE.pricing);
+      await nextTask();
+      const prices = await verifyPrices(built.lab, { after: nextTask });
+      const configs = Object.fromEntries(Object.entries(dialRows(regime, scale)).map(([family, row]) => [family, row.size]));
+      const race = await pairedRace(built.lab, { configs, prompt: prompt(), n: HEAVY_CHARS, pairs: HEAVY_PAIRS, after,
+        onRun: (pair, method) => say(ui.note, NOTE.racing(pair, method)) });
+      st.result = { scale, built: { ms: built.ms, bytes: built.bytes }, prices, race };
+      say(ui.note, builtNote(built));
+      ui.box.dataset.result = JSON.stringify(st.result);
+      ui.box.dataset.state = "done";
+    } catch (err) {
+      say(ui.note, NOTE.failed(err && err.message ? err.message : String(err)));
+      ui.box.dataset.state = "error";
+    }
+    st.busy = false;
+    draw();
+  }
+
+  ui.go.addEventListener("click", run);
+  return {
+    ready(kernelName) {
+      st.kernel = kernelName;
+      scales = heavyScales(regime, kernelName);
+      ui.scale.value = "";
+      ui.box.dataset.state = "idle";
+      ui.box.dataset.forward = kernelName;
+      draw();
+    },
+    redraw: draw,
+  };
+}

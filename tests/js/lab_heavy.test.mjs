@@ -1,0 +1,48 @@
+// The reader's own machine (lab_heavy.js): the heavy twins built in the page, the verify's price
+// and the paired race, on the committed lab.json's models and the WebAssembly kernel (as the page
+// runs them where the browser has SIMD). Timings are not checked here (make bench records them):
+// only what must hold whatever the clock says.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { gunzipSync } from "node:zlib";
+import { buildHeavyLab, pairedRace, verifyPrices } from "../../static/js/lab_heavy.js";
+import { loadLab } from "../../static/js/lab_model.js";
+import { newWasmKernel } from "./wasm_kernel.mjs";
+
+const LAB = JSON.parse(readFileSync(new URL("../../experiments/results/lab.json", import.meta.url), "utf8"));
+const gunzip = async (text) => new Uint8Array(gunzipSync(Buffer.from(text, "base64")));
+const lab = await loadLab(LAB, gunzip, await newWasmKernel());
+const prompt = Array.from("ROMEO:\n", (ch) => LAB.vocab.indexOf(ch));
+
+test("a heavy twin is scale× the bytes of every network, on a memory of its own", async () => {
+  const kernel = await newWasmKernel(), heavy = buildHeavyLab(lab, 4, kernel);
+  assert.equal(heavy.lab.kernel, "wasm");
+  assert.ok(Math.abs(heavy.bytes.main / (4 * lab.main.params()) - 4) < 0.02);
+  assert.ok(Math.abs(heavy.bytes.draft / (4 * lab.draft.params()) - 4) < 0.02);
+  assert.ok(Math.abs(heavy.bytes.mtp / (4 * lab.main.params(true)) - 4) < 0.02);
+  assert.ok(heavy.bytes.memory >= heavy.bytes.main + heavy.bytes.draft + heavy.bytes.mtp);  // all of it in the module's memory
+  assert.ok(heavy.ms >= 0);
+  assert.equal(heavy.lab.ngram, lab.ngram);
+});
+
+test("greedy speculative text on the twin equals plain text, for every drafter, in every pair", async () => {
+  const heavy = buildHeavyLab(lab, 3, await newWasmKernel()).lab;
+  const race = await pairedRace(heavy, { configs: { ngram: 5, draft: 3, mtp: 1 }, prompt, n: 30, temperature: 0, pairs: 2 });
+  assert.deepEqual(race.rows.map((r) => r.method), ["ngram", "draft", "mtp"]);
+  for (const row of race.rows) {
+    assert.ok(row.sameText, `${row.method}: the text differs from plain decoding's`);
+    assert.equal(row.speedups.n, 2);
+    assert.ok(row.speedups.min <= row.speedups.median && row.speedups.median <= row.speedups.max);
+    assert.equal(row.verdict, row.speedups.min > 1 ? "faster" : row.speedups.max < 1 ? "slower" : "unclear");
+    assert.ok(row.tokensPerMain >= 1 && row.tokensPerMain <= row.gamma + 1);
+  }
+  assert.ok(race.plainMsPerChar > 0);
+});
+
+test("the verify's price: r_1 is 1, every other a positive ratio of paired timings", async () => {
+  const prices = await verifyPrices(lab, { positions: [1, 2, 5], repeats: 1 });
+  assert.deepEqual(Object.keys(prices.r), ["1", "2", "5"]);
+  assert.deepEqual(prices.r[1], { median: 1, min: 1, max: 1, n: 1 });
+  assert.ok(prices.r[5].median > 0 && prices.mainMs > 0);
+});

@@ -1,5 +1,5 @@
 // Section ⑧'s last part, drawn: the lab's networks as a heavy twin in this tab, the verify's price
-// r_k measured here beside the dial's (regime.json, the native engine on this chapter's CPU), and a
+// rₖ measured here beside the dial's (regime.json, the native engine on this chapter's CPU), and a
 // paired race of plain decoding against three drafters at the configurations the dial chose at the
 // same scale. The work is lab_heavy.js's; this file holds the controls, the tables and the words.
 import { h } from "./dom.js";
@@ -20,7 +20,8 @@ const mb = (bytes) => `${fixed(bytes / 1e6, bytes >= 1e8 ? 0 : 1)} MB`;
 // On the JavaScript forward only the first (the models as trained).
 export function heavyScales(regime, kernel = "wasm") {
   const points = kernel === "wasm" ? regime.points : regime.points.slice(0, 1);
-  return points.map((p) => ({ scale: p.scale, mainBytes: p.main_bytes }));
+  return points.map((p) => ({ scale: p.scale, mainBytes: p.main_bytes,
+    allBytes: p.main_bytes + p.drafter_bytes.mtp + p.drafter_bytes.draft }));
 }
 
 // The dial's rows at `scale`, T = 1, for the race's drafters: the configuration the race runs
@@ -31,21 +32,23 @@ export function dialRows(regime, scale) {
 }
 
 export const KERNEL_NOTE = {
-  wasm: { zh: "这里的 forward 用 WebAssembly SIMD（float32）：一次验收的几个位置一起读每个权重。",
-    en: "The forward here runs on WebAssembly SIMD (float32): a verify's positions read each weight together." },
+  wasm: { zh: "这里的 forward 用 WebAssembly SIMD（float32）：一次验收的几个位置一起读每个权重。权重要从内存读进来时（重的孪生），这才省时间；权重在缓存里时（原样的模型），贵的是乘加本身。",
+    en: "The forward here runs on WebAssembly SIMD (float32): a verify's positions read each weight together. That saves time where the weights must come from memory (a heavy twin); while they sit in cache (the models as trained), the multiply-adds themselves are the cost." },
   js: { zh: "这里的 forward 是 JavaScript 的（float64）：这个浏览器没有 WebAssembly SIMD，或者网址里写了 lab-forward=js。重的孪生在它上面要跑太久，所以这里只让原样的模型赛跑。",
     en: "The forward here is JavaScript's (float64): this browser has no WebAssembly SIMD, or the address says lab-forward=js. A heavy twin would take far too long on it, so only the models as trained race here." },
 };
 
-const scaleLabel = ({ scale, mainBytes }) => (scale === 1
+// the main model's bytes, and all three networks' (what the tab's memory must hold)
+const scaleLabel = ({ scale, mainBytes, allBytes }) => (scale === 1
   ? { zh: `模型原样（主模型 ${mb(mainBytes)}）`, en: `as trained (main model ${mb(mainBytes)})` }
-  : { zh: `重 ${scale} 倍的孪生（主模型 ${mb(mainBytes)}）`, en: `twin ${scale}× heavier (main model ${mb(mainBytes)})` });
+  : { zh: `重 ${scale} 倍的孪生（主模型 ${mb(mainBytes)}，三个网络共 ${mb(allBytes)}）`,
+    en: `twin ${scale}× heavier (main model ${mb(mainBytes)}, all three ${mb(allBytes)})` });
 
 const NOTE = {
   building: ({ scale }) => (scale === 1
     ? { zh: "正在把原样的模型放进一块新的内存……", en: "Loading the models as trained into a fresh memory…" }
     : { zh: `正在生成重 ${scale} 倍的孪生……`, en: `Building the twin ${scale}× heavier…` }),
-  pricing: { zh: "正在测验收的价钱 r_k（每个 k 和 1 个位置交替计时）……", en: "Timing the verify's price r_k (each k in turn with one position)…" },
+  pricing: { zh: "正在测验收的价钱 rₖ（每个 k 和 1 个位置交替计时）……", en: "Timing the verify's price rₖ (each k in turn with one position)…" },
   racing: (pair, method) => ({ zh: `赛跑：第 ${pair + 1} / ${HEAVY_PAIRS} 对，${FAMILY_LABEL[method].zh}……`,
     en: `Racing: pair ${pair + 1} of ${HEAVY_PAIRS}, ${FAMILY_LABEL[method].en}…` }),
   failed: (message) => ({ zh: `这个浏览器跑不完：${message}`, en: `This browser could not finish: ${message}` }),
@@ -72,24 +75,36 @@ export function heavySays(result, regime) {
   });
   const r5 = prices.r[5].median, dial5 = point.r["5"];
   return {
-    zh: `在你的机器上：${parts.map((p) => p.zh).join("；")}。验收 5 个位置在这里是 1 个位置的 ${fixed(r5, 2)} 倍，${joinZh("本章 CPU 的", ENGINE_LABEL[regime.engine].zh)}上是 ${fixed(dial5, 2)} 倍。`,
-    en: `On your machine: ${parts.map((p) => p.en).join("; ")}. A verify of 5 positions cost ${fixed(r5, 2)}× one position here, and ${fixed(dial5, 2)}× on the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU.`,
+    zh: `在你的机器上：${parts.map((p) => p.zh).join("；")}。验收 5 个位置在这里是 1 个位置的 ${fixed(r5, 2)} 倍，${joinZh("本章 CPU 的", ENGINE_LABEL[regime.engine].zh)}上是 ${fixed(dial5, 2)} 倍。` +
+      "一轮要划算，每次 forward 得到的字数得超过验收的价钱加上起草的花费：验收越贵，加速比越低。",
+    en: `On your machine: ${parts.map((p) => p.en).join("; ")}. A verify of 5 positions cost ${fixed(r5, 2)}× one position here, and ${fixed(dial5, 2)}× on the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU. ` +
+      "A round pays when its characters per forward outweigh the verify's price plus the drafting: the dearer the verify, the smaller the speedup.",
   };
 }
+
+const VERDICT_WORD = { faster: { zh: "更快", en: "faster" }, slower: { zh: "更慢", en: "slower" }, unclear: { zh: "分不出", en: "cannot tell" } };
+const rangeCell = (row) => {
+  const span = `${fixed(row.speedups.min, 2)}–${fixed(row.speedups.max, 2)}×`, word = VERDICT_WORD[row.verdict];
+  return { zh: `${span}（${word.zh}）`, en: `${span} (${word.en})` };
+};
 
 function raceTable(result, regime) {
   const dial = dialRows(regime, result.scale), engine = ENGINE_LABEL[regime.engine];
   const head = [{ zh: "草稿员", en: "Drafter" }, { zh: "这里：加速比", en: "Here: speedup" }, { zh: "配对重复的范围", en: "Paired repeats" },
     { zh: "α（沿解码）", en: "α (along decoding)" }, { zh: "每次 forward 的字数", en: "Chars per forward" },
-    { zh: joinZh("拨盘：", engine.zh), en: `The dial: ${engine.en}` }];
+    { zh: `拨盘：${engine.zh}`, en: `The dial: ${engine.en}` }];
   return h("table", { class: "data cond-table lab-heavy-race" },
-    h("caption", {}, t({ zh: `加速比：普通解码的时间 ÷ 草稿员的时间（各 ${HEAVY_PAIRS} 次的中位数），T = 1，每次 ${result.race.n} 个字`,
-      en: `Speedup: plain decoding's time ÷ the drafter's (medians of ${HEAVY_PAIRS} runs each), T = 1, ${result.race.n} characters a run` })),
+    h("caption", {}, t({ zh: `加速比：普通解码的时间 ÷ 草稿员的时间（各 ${HEAVY_PAIRS} 次的中位数），T = 1，每次 ${result.race.n} 个字。` +
+        `配对重复：每一对里普通解码的时间 ÷ 草稿员的时间；只有 ${HEAVY_PAIRS} 对都在 1× 同一侧才算更快或更慢，接近 1× 时重跑一次结论可能不同。` +
+        `α：这几次解码里被接受的草稿 ÷ 被检查的草稿。拨盘一列：${engine.zh}在本章 CPU 上、同一档规模、每次 ${regime.n_chars} 个字的加速比。`,
+      en: `Speedup: plain decoding's time ÷ the drafter's (medians of ${HEAVY_PAIRS} runs each), T = 1, ${result.race.n} characters a run. ` +
+        `Paired repeats: plain's time ÷ the drafter's within each pair; faster or slower only when all ${HEAVY_PAIRS} pairs lie on one side of 1×, and near 1× a rerun may say otherwise. ` +
+        `α: drafts accepted ÷ drafts checked in these decodes. The dial's column: the ${engine.en}'s speedup on this chapter's CPU at the same scale, ${regime.n_chars} characters a run.` })),
     h("thead", {}, h("tr", {}, head.map((x) => h("th", { scope: "col" }, t(x))))),
     h("tbody", {}, result.race.rows.map((row) => h("tr", { "data-family": row.method, "data-verdict": row.verdict },
       h("th", { scope: "row" }, `${t(FAMILY_LABEL[row.method])} γ = ${row.gamma}`),
       h("td", { class: "num" }, `${fixed(row.speedup, 2)}×`),
-      h("td", { class: "num" }, `${fixed(row.speedups.min, 2)}–${fixed(row.speedups.max, 2)}× (${t({ faster: { zh: "更快", en: "faster" }, slower: { zh: "更慢", en: "slower" }, unclear: { zh: "分不出", en: "cannot tell" } }[row.verdict])})`),
+      h("td", { class: "num" }, t(rangeCell(row))),
       h("td", { class: "num" }, row.alpha === null ? "—" : fixed(row.alpha, 3)),
       h("td", { class: "num" }, fixed(row.tokensPerMain, 2)),
       h("td", { class: "num" }, `${fixed(dial[row.method].speedup, 2)}×`)))));
@@ -98,8 +113,8 @@ function raceTable(result, regime) {
 function rkTable(result, regime) {
   const point = regime.points.find((p) => p.scale === result.scale), ks = RK_POSITIONS.filter((k) => k > 1);
   return h("table", { class: "data cond-table lab-heavy-rk" },
-    h("caption", {}, t({ zh: "验收的价钱 r_k：k 个位置的 forward ÷ 1 个位置的（这里是三次配对计时的中位数）",
-      en: "The verify's price r_k: a forward of k positions ÷ one of a single position (here the median of 3 paired timings)" })),
+    h("caption", {}, t({ zh: "验收的价钱 rₖ：k 个位置的 forward ÷ 1 个位置的（这里是三次配对计时的中位数）",
+      en: "The verify's price rₖ: a forward of k positions ÷ one of a single position (here the median of 3 paired timings)" })),
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), ks.map((k) => h("th", { scope: "col" }, `k = ${k}`)))),
     h("tbody", {},
       h("tr", { "data-row": "browser" }, h("th", { scope: "row" }, t({ zh: "你的浏览器", en: "Your browser" })),

@@ -171,7 +171,7 @@ test("the lab follows the address before its models load: an edited hash sets it
   const el = (id) => document.getElementById(id);
   try {
     initLab({ lab_meta: { ngram: { order: 5 } }, ledger: {}, lab_compare: [],
-      regime: { engine: "native", points: [{ scale: 1, main_bytes: 2954240 }] } });
+      regime: { engine: "native", points: [{ scale: 1, main_bytes: 2954240, drafter_bytes: { mtp: 862208, draft: 218112 } }] } });
     assert.equal(el("lab-widget").dataset.state, undefined);  // nothing loaded until it is seen
     assert.deepEqual([method.value, el("lab-gamma").value, el("lab-gamma-out").textContent], ["ngram", "6", "6"]);
     assert.equal(el("lab-temp-out").textContent, "0（贪心）");

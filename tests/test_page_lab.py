@@ -295,7 +295,7 @@ def test_the_heavy_race_runs_on_webassembly_with_the_page_verdict_rule(open_page
     regime = orjson.loads((ROOT / "experiments/results/regime.json").read_bytes())
     page = loaded(open_page(hash_="#lang=en"))
     assert page.get_attribute("#lab-heavy", "data-forward") == "wasm"
-    assert "WebAssembly SIMD" in page.inner_text("#lab-kernel-note")
+    assert "WebAssembly SIMD" in page.text_content("#lab-kernel-note")
     options = page.locator("#lab-heavy-scale option")
     assert [options.nth(i).get_attribute("value") for i in range(options.count())] == [str(p["scale"]) for p in regime["points"]]
     result = heavy_race(page, 1)
@@ -333,7 +333,7 @@ def test_without_webassembly_simd_the_lab_keeps_the_javascript_forward(browser, 
         page.goto(PAGE.as_uri() + "#lang=en")
         loaded(page)
     assert page.get_attribute("#lab-heavy", "data-forward") == "js"
-    assert "JavaScript" in page.inner_text("#lab-kernel-note")
+    assert "JavaScript" in page.text_content("#lab-kernel-note")
     assert page.locator("#lab-heavy-scale option").count() == 1
     assert not page.locator("#lab-heavy-go").is_disabled()
     assert page.locator("#lab-round-title").inner_text() == "Round 3 of 3"  # the rest of the lab runs as before

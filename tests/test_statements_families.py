@@ -243,9 +243,9 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     light, heavy = data["regime"]["points"][0], data["regime"]["points"][-1]
     light["r"].update({"5": 1.37, "9": 2.46})
     heavy["r"].update({"5": 1.04, "9": 1.21})
+    size = f"{heavy['main_bytes'] / 1e6:.0f} MB"  # the twin is sized, as the page's mb macro prints it
     en = busy(build.render(data), "en")
-    assert "a verify of 5 positions costs 1.37× one position as trained and 1.04× on the heaviest twin" in en
+    assert f"a verify of 5 positions costs 1.37× one position as trained and 1.04× on the {size} twin" in en
     assert "9 positions 2.46× and 1.21×" in en
     zh = busy(build.render(data), "zh")
-    size = f"{heavy['main_bytes'] / 1e6:.0f} MB"  # the twin is sized, as the page's mb macro prints it
     assert f"验收 5 个位置是 1 个位置的 1.37 倍（模型原样），最重的孪生（主模型 {size}）上是 1.04 倍" in zh

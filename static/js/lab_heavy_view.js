@@ -41,8 +41,8 @@ export const KERNEL_NOTE = {
 // the main model's bytes, and all three networks' (what the tab's memory must hold)
 const scaleLabel = ({ scale, mainBytes, allBytes }) => (scale === 1
   ? { zh: `模型原样（主模型 ${mb(mainBytes)}）`, en: `as trained (main model ${mb(mainBytes)})` }
-  : { zh: `重 ${scale} 倍的孪生（主模型 ${mb(mainBytes)}，三个网络共 ${mb(allBytes)}）`,
-    en: `twin ${scale}× heavier (main model ${mb(mainBytes)}, all three ${mb(allBytes)})` });
+  : { zh: `${scale}× 孪生（主模型 ${mb(mainBytes)}，共 ${mb(allBytes)}）`,
+    en: `${scale}× twin (main model ${mb(mainBytes)}; ${mb(allBytes)} in all)` });
 
 const NOTE = {
   building: ({ scale }) => (scale === 1

@@ -132,6 +132,7 @@ export function initLab(data) {
   const heavy = initHeavyRace({ box: document.getElementById("lab-heavy"), kernelNote: document.getElementById("lab-kernel-note"),
     scale: document.getElementById("lab-heavy-scale"), go: document.getElementById("lab-heavy-go"),
     note: document.getElementById("lab-heavy-note"), race: document.getElementById("lab-heavy-race"),
+    legend: document.getElementById("lab-heavy-legend"),
     rk: document.getElementById("lab-heavy-rk"), says: document.getElementById("lab-heavy-says") },
   data.regime, { getLab: pageLab, newKernel: pageKernel, prompt: () => st.promptIds, say });
 

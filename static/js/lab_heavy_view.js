@@ -94,12 +94,7 @@ function raceTable(result, regime) {
     { zh: "α（沿解码）", en: "α (along decoding)" }, { zh: "每次 forward 的字数", en: "Chars per forward" },
     { zh: `拨盘：${engine.zh}`, en: `The dial: ${engine.en}` }];
   return h("table", { class: "data cond-table lab-heavy-race" },
-    h("caption", {}, t({ zh: `加速比：普通解码的时间 ÷ 草稿员的时间（各 ${HEAVY_PAIRS} 次的中位数），T = 1，每次 ${result.race.n} 个字。` +
-        `配对重复：每一对里普通解码的时间 ÷ 草稿员的时间；只有 ${HEAVY_PAIRS} 对都在 1× 同一侧才算更快或更慢，接近 1× 时重跑一次结论可能不同。` +
-        `α：这几次解码里被接受的草稿 ÷ 被检查的草稿。拨盘一列：${engine.zh}在本章 CPU 上、同一档规模、每次 ${regime.n_chars} 个字的加速比。`,
-      en: `Speedup: plain decoding's time ÷ the drafter's (medians of ${HEAVY_PAIRS} runs each), T = 1, ${result.race.n} characters a run. ` +
-        `Paired repeats: plain's time ÷ the drafter's within each pair; faster or slower only when all ${HEAVY_PAIRS} pairs lie on one side of 1×, and near 1× a rerun may say otherwise. ` +
-        `α: drafts accepted ÷ drafts checked in these decodes. The dial's column: the ${engine.en}'s speedup on this chapter's CPU at the same scale, ${regime.n_chars} characters a run.` })),
+    h("caption", {}, t({ zh: `加速比，T = 1，每次 ${result.race.n} 个字`, en: `Speedup, T = 1, ${result.race.n} characters a run` })),
     h("thead", {}, h("tr", {}, head.map((x) => h("th", { scope: "col" }, t(x))))),
     h("tbody", {}, result.race.rows.map((row) => h("tr", { "data-family": row.method, "data-verdict": row.verdict },
       h("th", { scope: "row" }, `${t(FAMILY_LABEL[row.method])} γ = ${row.gamma}`),
@@ -108,6 +103,17 @@ function raceTable(result, regime) {
       h("td", { class: "num" }, row.alpha === null ? "—" : fixed(row.alpha, 3)),
       h("td", { class: "num" }, fixed(row.tokensPerMain, 2)),
       h("td", { class: "num" }, `${fixed(dial[row.method].speedup, 2)}×`)))));
+}
+
+// What the race table's columns mean, printed under it (a caption would scroll away with the table on a phone).
+export function raceLegend(result, regime) {
+  const engine = ENGINE_LABEL[regime.engine];
+  return {
+    zh: `加速比：普通解码的时间 ÷ 草稿员的时间（各 ${HEAVY_PAIRS} 次的中位数）。配对重复：每一对里两者之比；只有 ${HEAVY_PAIRS} 对都在 1× 同一侧才算更快或更慢，接近 1× 时重跑一次结论可能不同。` +
+      `α：这几次解码里被接受的草稿 ÷ 被检查的草稿。拨盘一列：${engine.zh}在本章 CPU 上、同一档规模、每次 ${regime.n_chars} 个字的加速比。`,
+    en: `Speedup: plain decoding's time ÷ the drafter's (medians of ${HEAVY_PAIRS} runs each). Paired repeats: the same ratio within each pair; faster or slower only when all ${HEAVY_PAIRS} pairs lie on one side of 1×, and near 1× a rerun may say otherwise. ` +
+      `α: drafts accepted ÷ drafts checked in these decodes. The dial's column: the ${engine.en}'s speedup on this chapter's CPU at the same scale, ${regime.n_chars} characters a run.`,
+  };
 }
 
 function rkTable(result, regime) {
@@ -123,7 +129,7 @@ function rkTable(result, regime) {
         ks.map((k) => h("td", { class: "num" }, fixed(point.r[String(k)], 2))))));
 }
 
-// ui: {box, kernelNote, scale, go, note, race, rk, says}; getLab() resolves to the page's lab; newKernel()
+// ui: {box, kernelNote, scale, go, note, race, legend, rk, says}; getLab() resolves to the page's lab; newKernel()
 // to a fresh kernel; prompt() is the lab's prompt as ids.
 export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
   const st = { kernel: null, built: null, result: null, busy: false };
@@ -143,6 +149,7 @@ export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
     ui.go.textContent = t({ zh: "生成孪生，开始赛跑", en: "Build the twin and race" });
     const r = st.result;
     ui.race.replaceChildren(...(r ? [raceTable(r, regime)] : []));
+    ui.legend.textContent = r ? t(raceLegend(r, regime)) : "";
     ui.rk.replaceChildren(...(r ? [rkTable(r, regime)] : []));
     ui.says.textContent = r ? t(heavySays(r, regime)) : "";
   }

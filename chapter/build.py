@@ -464,7 +464,7 @@ def environment(templates):
 
 def lab_kernel():
     """The lab's WebAssembly kernel (static/wasm/lab_kernel.mjs), assembled by wabt, as base64."""
-    wabt = Path(os.environ.get("WABT", WABT))
+    wabt = Path(os.environ.get("WABT", WABT)).resolve()  # node resolves a relative path from static/wasm/
     if not (wabt / "package.json").is_file():
         raise UsageError(f"wabt is not installed at {wabt}: run `make wabt` (it installs the pinned version from npm)")
     if shutil.which("node") is None:
@@ -478,7 +478,8 @@ def assembled(sources, wabt):  # keyed on the sources' text: a test that edits t
     run = subprocess.run(["node", str(KERNEL / "assemble.mjs"), wabt], capture_output=True, text=True)
     if run.returncode != 0:
         lines = run.stderr.strip().splitlines()
-        raise BuildError(f"assembling static/wasm/lab_kernel.mjs failed: {lines[-1] if lines else run.returncode}")
+        cause = next((line for line in lines if "Error" in line), lines[-1] if lines else f"exit status {run.returncode}")
+        raise BuildError(f"assembling static/wasm/lab_kernel.mjs failed: {cause.strip()}")
     return run.stdout
 
 

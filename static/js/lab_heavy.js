@@ -1,7 +1,8 @@
 // Section ⑧, the reader's own machine: the lab's networks as heavy twins (lab_model.js heavyTwin,
 // the widening of model.py's heavy_twin), built in this tab on request, then the price of a verify
 // (r_k) and a paired race of plain decoding against the n-gram table, the draft model and the MTP
-// head, all timed here. No DOM: lab.js draws what these return, tests/js/lab_heavy.test.mjs checks them.
+// head, all timed here. No DOM: lab_heavy_view.js draws what these return, tests/js/lab_heavy.test.mjs
+// checks them.
 import { mainForwardMs, newDecoder } from "./lab_decode.js";
 import { pairedVerdict } from "./theory.js";
 
@@ -30,15 +31,15 @@ const spread = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.ma
 
 // r_k: a main forward of k new positions over one of a single position, both at a context of 32,
 // timed in turn `repeats` times (each time a batch of calls: lab_decode.js timePerCall); the median
-// of the paired ratios, with their range. `after` runs between two sizes (the page draws there).
+// of the paired ratios, with their range, and the median one-position forward. `after` runs between
+// two sizes (the page draws there).
 export async function verifyPrices(lab, { positions = RK_POSITIONS, repeats = 3, after = async () => {} } = {}) {
-  const ratios = new Map(positions.map((k) => [k, []]));
-  let oneMs = [];
+  const ratios = new Map(positions.map((k) => [k, []])), oneMs = [];
   for (let i = 0; i < repeats; i++) {
     for (const k of positions) {
       const one = mainForwardMs(lab, 1);
+      oneMs.push(one);
       ratios.get(k).push(k === 1 ? 1 : mainForwardMs(lab, k) / one);
-      if (k === 1) oneMs.push(one);
       await after();
     }
   }
@@ -51,12 +52,11 @@ export async function verifyPrices(lab, { positions = RK_POSITIONS, repeats = 3,
 export const STRETCH_MS = 20;
 async function timedDecode(lab, settings, after) {
   const dec = newDecoder(lab, settings);
-  let ms = 0, more = true;
-  while (more) {
+  let ms = 0;
+  for (let more = true; more;) {
     const t0 = performance.now();
-    let elapsed = 0;
-    while ((more = dec.step() !== null) && (elapsed = performance.now() - t0) < STRETCH_MS);
-    ms += more ? elapsed : performance.now() - t0;
+    do more = dec.step() !== null; while (more && performance.now() - t0 < STRETCH_MS);
+    ms += performance.now() - t0;
     if (more) await after();
   }
   return { ms, tokens: dec.tokens, counters: dec.counters };

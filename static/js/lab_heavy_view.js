@@ -54,14 +54,15 @@ const NOTE = {
   failed: (message) => ({ zh: `这个浏览器跑不完：${message}`, en: `This browser could not finish: ${message}` }),
 };
 
+// What was raced on: the scale, each network's bytes and, on the WebAssembly kernel, its memory.
 function builtNote(built) {
-  if (built.scale === 1) {
-    return { zh: `模型原样，放进一块新的 WebAssembly 内存：主模型 ${mb(built.bytes.main)}，MTP 头 ${mb(built.bytes.mtp)}，草稿模型 ${mb(built.bytes.draft)}。`,
-      en: `The models as trained, in a fresh WebAssembly memory: main model ${mb(built.bytes.main)}, MTP head ${mb(built.bytes.mtp)}, draft model ${mb(built.bytes.draft)}.` };
-  }
-  const memory = built.bytes.memory ? { zh: `，这个标签页的 WebAssembly 内存共 ${mb(built.bytes.memory)}`, en: `; the tab's WebAssembly memory holds ${mb(built.bytes.memory)} in all` } : { zh: "", en: "" };
-  return { zh: `孪生用 ${fixed(built.ms, 0)} 毫秒生成：主模型 ${mb(built.bytes.main)}，MTP 头 ${mb(built.bytes.mtp)}，草稿模型 ${mb(built.bytes.draft)}${memory.zh}。`,
-    en: `The twin took ${fixed(built.ms, 0)} ms to build: main model ${mb(built.bytes.main)}, MTP head ${mb(built.bytes.mtp)}, draft model ${mb(built.bytes.draft)}${memory.en}.` };
+  const { main, mtp, draft, memory } = built.bytes;
+  const sizes = { zh: `主模型 ${mb(main)}，MTP 头 ${mb(mtp)}，草稿模型 ${mb(draft)}`, en: `main model ${mb(main)}, MTP head ${mb(mtp)}, draft model ${mb(draft)}` };
+  const held = memory ? { zh: `；这块 WebAssembly 内存共 ${mb(memory)}`, en: `; its WebAssembly memory holds ${mb(memory)} in all` } : { zh: "", en: "" };
+  return built.scale === 1
+    ? { zh: `模型原样：${sizes.zh}${held.zh}。`, en: `The models as trained: ${sizes.en}${held.en}.` }
+    : { zh: `重 ${built.scale} 倍的孪生用 ${fixed(built.ms, 0)} 毫秒生成：${sizes.zh}${held.zh}。`,
+      en: `The twin ${built.scale}× heavier took ${fixed(built.ms, 0)} ms to build: ${sizes.en}${held.en}.` };
 }
 
 // What the reader's machine showed, in one sentence per drafter, with the verify's price beside the dial's.
@@ -132,7 +133,7 @@ function rkTable(result, regime) {
 // ui: {box, kernelNote, scale, go, note, race, legend, rk, says}; getLab() resolves to the page's lab; newKernel()
 // to a fresh kernel; prompt() is the lab's prompt as ids.
 export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
-  const st = { kernel: null, built: null, result: null, busy: false };
+  const st = { kernel: null, result: null, busy: false };
   let scales = heavyScales(regime);
 
   function labelScales() {
@@ -168,11 +169,9 @@ export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
     };
     try {
       const lab = await getLab();
-      st.built = null;  // the earlier twin's memory can go before the next is built
       say(ui.note, NOTE.building(which));
       await nextTask();
-      const built = buildHeavyLab(lab, scale, await newKernel());
-      st.built = built;
+      const built = buildHeavyLab(lab, scale, await newKernel());  // the twin lives until the race ends
       say(ui.note, NOTE.pricing);
       await nextTask();
       const prices = await verifyPrices(built.lab, { after: nextTask });
@@ -192,6 +191,15 @@ export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
   }
 
   ui.go.addEventListener("click", run);
+  // another scale: the result on show belongs to the old one
+  ui.scale.addEventListener("change", () => {
+    if (st.busy || !st.result) return;
+    st.result = null;
+    delete ui.box.dataset.result;
+    ui.box.dataset.state = "idle";
+    say(ui.note, null);
+    draw();
+  });
   return {
     ready(kernelName) {
       st.kernel = kernelName;

@@ -97,6 +97,11 @@ const PAGE = 65536;
 
 // The WebAssembly kernel over one module instance's memory: weights stay there (a bump allocator,
 // never freed: a page builds a few models), activations are copied in as float32 per call.
+// The module reads a row's columns four at a time.
+function fourWide(cols) {
+  if (cols % 4) throw new Error(`the WebAssembly kernel reads rows in fours: a width of ${cols} does not divide`);
+}
+
 export async function wasmKernel(moduleBytes) {
   const { instance } = await WebAssembly.instantiate(moduleBytes);
   const { memory, matmul, swiglu } = instance.exports;
@@ -125,7 +130,7 @@ export async function wasmKernel(moduleBytes) {
     name: "wasm",
     bytes: () => memory.buffer.byteLength,
     weight(values, rows, cols) {
-      if (cols % 4) throw new Error(`the WebAssembly kernel reads rows in fours: a width of ${cols} does not divide`);
+      fourWide(cols);
       const at = alloc(4 * rows * cols);
       f32().set(values.subarray(0, rows * cols), at / 4);
       return { at, rows, cols };
@@ -148,6 +153,7 @@ export async function wasmKernel(moduleBytes) {
     // the new matrices are written straight into the module's memory, a row at a time
     widen(w13, w2, extra, next) {
       const M = w2.cols, C = w2.rows, wide = M + extra;
+      fourWide(wide);
       const gateUp = { at: alloc(8 * wide * C), rows: 2 * wide, cols: C }, down = { at: alloc(4 * C * wide), rows: C, cols: wide };
       const view = f32(), old13 = w13.at / 4, old2 = w2.at / 4;
       for (const half of [0, 1]) {

@@ -17,9 +17,13 @@ const parsed = () => new Promise((resolve) => {
   else document.addEventListener("DOMContentLoaded", () => resolve(), { once: true });
 });
 
+// Which forward the page runs, chosen once (a later link that rewrites the address keeps it).
+let forward = null;
+const chosenForward = () => (forward ??= !wasmSimdSupported() || hashGet(FORWARD_HASH) === "js" ? "js" : "wasm");
+
 // A fresh kernel: a WebAssembly one (its own memory) where the browser can run it, else JavaScript's.
 export async function pageKernel() {
-  if (!wasmSimdSupported() || hashGet(FORWARD_HASH) === "js") return jsKernel;
+  if (chosenForward() === "js") return jsKernel;
   const text = document.getElementById("lab-kernel").textContent.trim();
   return wasmKernel(Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0)));
 }

@@ -17,6 +17,7 @@ let through, named with the template line it arose at).
 """
 import argparse
 import functools
+import json
 import os
 import random
 import re
@@ -46,6 +47,7 @@ ENTRY = "main.js"
 OUT = ROOT / "site" / "16_speculative_decoding_viz.html"
 KERNEL = STATIC / "wasm"  # the lab's WebAssembly kernel: lab_kernel.mjs writes it, assemble.mjs assembles it
 WABT = ROOT / ".cache" / "wabt" / "node_modules" / "wabt"  # `make wabt` puts it here; $WABT names another
+WABT_VERSION = "1.0.39"  # the Makefile's pin (a test holds them equal): another wabt may write other bytes
 TYPES = {"num": (int, float), "int": int, "str": str, "list": list, "obj": dict, "bool": bool,
          "family": str, "engine": str}  # family, engine: a name registry.json declares (registry_names)
 # a family's or an engine's name, as the page uses it: a key of the scripts' objects (so never
@@ -467,6 +469,9 @@ def lab_kernel():
     wabt = Path(os.environ.get("WABT", WABT)).resolve()  # node resolves a relative path from static/wasm/
     if not (wabt / "package.json").is_file():
         raise UsageError(f"wabt is not installed at {wabt}: run `make wabt` (it installs the pinned version from npm)")
+    version = json.loads((wabt / "package.json").read_text(encoding="utf-8")).get("version")
+    if version != WABT_VERSION:  # the committed page is checked byte for byte against a rebuild
+        raise UsageError(f"wabt at {wabt} is version {version}; the page is assembled with {WABT_VERSION}: run `make wabt`")
     if shutil.which("node") is None:
         raise UsageError("node is not on PATH: the build assembles the lab's WebAssembly kernel with it")
     sources = tuple((KERNEL / name).read_text(encoding="utf-8") for name in ("lab_kernel.mjs", "assemble.mjs"))

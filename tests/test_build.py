@@ -379,3 +379,17 @@ def test_a_second_render_in_one_process_reads_its_own_registry():
     data["registry"]["families"][0] = {**family, "label": {**family["label"], "en": "Renamed-in-this-test"}}
     html = re.sub(r"<script\b.*?</script>", "", site_build.render(data), flags=re.S)
     assert "Renamed-in-this-test" in html
+
+
+def test_the_build_assembles_the_kernel_with_the_makefiles_wabt_and_names_any_other(tmp_path, monkeypatch):
+    pin = re.search(r"^WABT_VERSION := (\S+)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    assert pin == site_build.WABT_VERSION
+    other = tmp_path / "wabt"
+    other.mkdir()
+    (other / "package.json").write_text('{"name": "wabt", "version": "1.0.30"}')
+    monkeypatch.setenv("WABT", str(other))
+    with pytest.raises(site_build.UsageError, match=r"version 1\.0\.30; the page is assembled with .*make wabt"):
+        site_build.lab_kernel()
+    monkeypatch.setenv("WABT", str(tmp_path / "nowhere"))
+    with pytest.raises(site_build.UsageError, match="not installed.*make wabt"):
+        site_build.lab_kernel()

@@ -3,6 +3,10 @@
 //   weight(values, rows, cols)   a matrix [rows, cols] (nn.Linear's layout) the kernel keeps
 //   matmul(W, xs)                W x for every position's x, as Float64Arrays
 //   mlp(w13, w2, xs, M)          SwiGLU: w2 (SiLU(gate) · up), [gate, up] = w13 x, M units
+//   attend(qkvs, keys, values, start, window, H)
+//                                causal attention of the queries at positions start, start + 1, …
+//                                (each qkv's first C values, H heads) over the cache's keys and
+//                                values (rows of C), each over its last `window` positions
 //   widen(w13, w2, extra, next)  the same MLP with `extra` units more (model.py's widen): input
 //                                weights from next() (a seeded generator), output weights zero
 //
@@ -60,6 +64,33 @@ function swiGlu(gateUp, M) {
   return act;
 }
 
+// One query at `pos` over the last `window` rows of keys and values up to pos, head by head. Each
+// dot product runs four sums (every head width here is a multiple of 4), as matvec does.
+function attendOne(qkv, pos, keys, values, window, H) {
+  const C = qkv.length / 3, D = C / H, first = Math.max(0, pos - window + 1), n = pos - first + 1;
+  const scale = 1 / Math.sqrt(D), y = new Float64Array(C), scores = new Float64Array(n);
+  for (let h = 0; h < C; h += D) {
+    let top = -Infinity;
+    for (let j = 0, o = first * C + h; j < n; j++, o += C) {
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      for (let i = 0; i < D; i += 4) {
+        a0 += qkv[h + i] * keys[o + i];
+        a1 += qkv[h + i + 1] * keys[o + i + 1];
+        a2 += qkv[h + i + 2] * keys[o + i + 2];
+        a3 += qkv[h + i + 3] * keys[o + i + 3];
+      }
+      top = Math.max(top, scores[j] = ((a0 + a1) + (a2 + a3)) * scale);
+    }
+    let sum = 0;
+    for (let j = 0; j < n; j++) sum += (scores[j] = Math.exp(scores[j] - top));
+    for (let j = 0, o = first * C + h; j < n; j++, o += C) {
+      const weight = scores[j] / sum;
+      for (let i = 0; i < D; i++) y[h + i] += weight * values[o + i];
+    }
+  }
+  return y;
+}
+
 // The widened matrices' values: w13's gate rows then up rows, each old then new (model.py's
 // widen, so that [gate, up] still splits in half), and w2's old columns then `extra` zeros.
 function widened(w13, w2, M, C, extra, next) {
@@ -87,6 +118,9 @@ export const jsKernel = {
   mlp(w13, w2, xs, M) {
     return this.matmul(w2, this.matmul(w13, xs).map((gateUp) => swiGlu(gateUp, M)));
   },
+  attend(qkvs, keys, values, start, window, H) {
+    return qkvs.map((qkv, i) => attendOne(qkv, start + i, keys, values, window, H));
+  },
   widen(w13, w2, extra, next) {
     const M = w2.cols, C = w2.rows, [gateUp, down] = widened(w13.values, w2.values, M, C, extra, next);
     return [this.weight(gateUp, 2 * (M + extra), C), this.weight(down, C, M + extra)];
@@ -104,7 +138,7 @@ function fourWide(cols) {
 
 export async function wasmKernel(moduleBytes) {
   const { instance } = await WebAssembly.instantiate(moduleBytes);
-  const { memory, matmul, swiglu } = instance.exports;
+  const { memory, matmul, swiglu, attend } = instance.exports;
   let top = 0, scratch = { at: 0, bytes: 0 };
   const alloc = (bytes) => {
     const at = top = Math.ceil(top / 16) * 16;
@@ -148,6 +182,20 @@ export async function wasmKernel(moduleBytes) {
       matmul(w13.at, x, gateUp, 2 * M, C, k);
       swiglu(gateUp, act, M, k);
       matmul(w2.at, act, y, C, M, k);
+      return read(y, k, C);
+    },
+    // the cache's rows that the queries see, copied in once for all of them (keys, then values)
+    attend(qkvs, keys, values, start, window, H) {
+      const k = qkvs.length, C = qkvs[0].length / 3, lo = Math.max(0, start - window + 1), n = start + k - lo;
+      const q = scratchFor(2 * n * C + 2 * k * C + window), kv = q + 4 * k * C, y = kv + 8 * n * C, scores = y + 4 * k * C;
+      const view = f32();
+      qkvs.forEach((qkv, i) => view.set(qkv.subarray(0, C), q / 4 + i * C));
+      view.set(keys.subarray(lo * C, (start + k) * C), kv / 4);
+      view.set(values.subarray(lo * C, (start + k) * C), kv / 4 + n * C);
+      for (let i = 0; i < k; i++) {
+        const first = Math.max(0, start + i - window + 1), row = 4 * (first - lo) * C;
+        attend(q + 4 * i * C, kv + row, kv + 4 * n * C + row, y + 4 * i * C, scores, start + i - first + 1, C, C / H, 1 / Math.sqrt(C / H));
+      }
       return read(y, k, C);
     },
     // the new matrices are written straight into the module's memory, a row at a time

@@ -2,8 +2,8 @@
 // SwiGLU, the tied head, the MTP head, a kv cache with a 64-position sliding window and rollback),
 // over the float16 weights that experiments/measure/lab.py exports, and the order-5 n-gram table.
 // tests/js/lab.test.mjs holds the logits to PyTorch's on the same rounded weights (1e-4).
-// The matrix products go through a kernel (lab_kernel.js: JS in float64, or WebAssembly SIMD in
-// float32): the positions of one call go through each weight matrix together, but each position's
+// The matrix products and attention go through a kernel (lab_kernel.js: JS in float64, or WebAssembly
+// SIMD in float32): the positions of one call go through each weight matrix together, but each position's
 // sums keep the one order of operations it has alone, so a position's logits are the same bits
 // whether it comes in a verify of γ + 1 positions or alone, and greedy identity is exact.
 // heavyTwin widens every MLP as model.py's heavy_twin does: the same logits, more weights to read.
@@ -99,7 +99,7 @@ class Block {
       cache.k[layer].set(qkvs[i].subarray(C, 2 * C), (start + i) * C);
       cache.v[layer].set(qkvs[i].subarray(2 * C), (start + i) * C);
     }
-    const ys = qkvs.map((qkv, i) => this.attend(qkv, start + i, cache, layer));
+    const ys = kernel.attend(qkvs, cache.k[layer], cache.v[layer], start, cache.window, this.cfg.n_head);
     const attn = kernel.matmul(this.wo, ys);
     const mids = xs.map((x, i) => add(x, attn[i]));
     const downs = kernel.mlp(this.w13, this.w2, mids.map((mid) => rmsNorm(mid, this.mlpNorm)), this.w2.cols);
@@ -118,30 +118,6 @@ class Block {
         }
       }
     }
-  }
-
-  // Causal attention of the query at `pos` over the cache's last `window` positions up to pos.
-  attend(qkv, pos, cache, layer) {
-    const { n_embd: C, n_head: H } = this.cfg, D = C / H;
-    const keys = cache.k[layer], values = cache.v[layer];
-    const first = Math.max(0, pos - cache.window + 1), scale = 1 / Math.sqrt(D);
-    const y = new Float64Array(C), scores = new Float64Array(pos - first + 1);
-    for (let hd = 0; hd < H; hd++) {
-      let top = -Infinity;
-      for (let j = first; j <= pos; j++) {
-        let dot = 0;
-        for (let i = 0; i < D; i++) dot += qkv[hd * D + i] * keys[j * C + hd * D + i];
-        scores[j - first] = dot * scale;
-        top = Math.max(top, scores[j - first]);
-      }
-      let sum = 0;
-      for (let j = 0; j < scores.length; j++) sum += (scores[j] = Math.exp(scores[j] - top));
-      for (let j = first; j <= pos; j++) {
-        const weight = scores[j - first] / sum;
-        for (let i = 0; i < D; i++) y[hd * D + i] += weight * values[j * C + hd * D + i];
-      }
-    }
-    return y;
   }
 }
 

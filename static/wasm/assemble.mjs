@@ -1,6 +1,6 @@
 // Assemble the lab's kernel (lab_kernel.mjs) with wabt and print the module as base64 on stdout:
 //   node static/wasm/assemble.mjs <path of wabt's package>
-// chapter/wasm.py runs this during the build; the page carries the base64.
+// chapter/build.py runs this during the build; the page carries the base64.
 import { createRequire } from "node:module";
 import { kernelWat } from "./lab_kernel.mjs";
 

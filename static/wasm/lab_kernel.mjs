@@ -1,10 +1,13 @@
 // The lab's WebAssembly SIMD kernel, written out as WebAssembly text (WAT) for the build to
-// assemble (chapter/wasm.py runs static/wasm/assemble.mjs, with wabt from npm, pinned). Two
+// assemble (chapter/build.py runs static/wasm/assemble.mjs, with wabt from npm, pinned). Three
 // exports do the heavy work of a forward, over float32 values in the module's memory (byte
 // offsets, every width a multiple of 4):
 //
 //   matmul(W, X, Y, rows, cols, k)  Y[p][r] = Σ_c W[r][c] · X[p][c] for k positions p at once
 //   swiglu(GU, A, m, k)             A[p][i] = SiLU(GU[p][i]) · GU[p][m + i]
+//   attend(Q, K, V, Y, S, n, C, D, scale)
+//                                   Y = causal attention of one query Q (C values, heads of D) over
+//                                   n rows of keys K and values V (C each), S scratch for n scores
 //
 // matmul reads each weight once for a group of up to 6 positions: the kernel blocks R rows × P
 // positions (R = 4 for P ≤ 3, R = 2 for P ≤ 6, the rows left over one at a time), each pair with
@@ -96,6 +99,78 @@ const SWIGLU = `
       (local.set $p (i32.add (local.get $p) (i32.const 1)))
       (br $positions))))`;
 
+// One query over n keys and values (rows of C values), head by head (D values each): scores by
+// dot products of four lanes, the softmax with $exp, then the values weighted into Y. A query's
+// output depends only on its own n rows, so it is the same bits in any verify.
+const ATTEND = `
+  (func (export "attend") (param $q i32) (param $keys i32) (param $values i32) (param $y i32) (param $scores i32)
+    (param $n i32) (param $c i32) (param $d i32) (param $scale f32)
+    (local $rowBytes i32) (local $dBytes i32) (local $h i32) (local $j i32) (local $o i32) (local $i i32)
+    (local $acc v128) (local $top f32) (local $sum f32) (local $score f32) (local $w v128)
+    (local.set $rowBytes (i32.shl (local.get $c) (i32.const 2)))
+    (local.set $dBytes (i32.shl (local.get $d) (i32.const 2)))
+    (block $headsDone (loop $heads
+      (br_if $headsDone (i32.ge_u (local.get $h) (local.get $rowBytes)))
+      ;; scores: q · k_j, scaled, and the largest of them
+      (local.set $top (f32.const -inf))
+      (local.set $j (i32.const 0))
+      (local.set $o (i32.add (local.get $keys) (local.get $h)))
+      (block $scoresDone (loop $scoring
+        (br_if $scoresDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $dotDone (loop $dot
+          (br_if $dotDone (i32.ge_u (local.get $i) (local.get $dBytes)))
+          (local.set $acc (f32x4.add (local.get $acc)
+            (f32x4.mul (v128.load (i32.add (i32.add (local.get $q) (local.get $h)) (local.get $i)))
+                       (v128.load (i32.add (local.get $o) (local.get $i))))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br $dot)))
+        (local.set $score (f32.mul (local.get $scale)
+          (f32.add (f32.add (f32x4.extract_lane 0 (local.get $acc)) (f32x4.extract_lane 1 (local.get $acc)))
+                   (f32.add (f32x4.extract_lane 2 (local.get $acc)) (f32x4.extract_lane 3 (local.get $acc))))))
+        (f32.store (i32.add (local.get $scores) (i32.shl (local.get $j) (i32.const 2))) (local.get $score))
+        (local.set $top (f32.max (local.get $top) (local.get $score)))
+        (local.set $o (i32.add (local.get $o) (local.get $rowBytes)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $scoring)))
+      ;; the softmax's numerators and their sum
+      (local.set $sum (f32.const 0))
+      (local.set $j (i32.const 0))
+      (block $expDone (loop $exps
+        (br_if $expDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $score (f32x4.extract_lane 0 (call $exp (f32x4.splat
+          (f32.sub (f32.load (i32.add (local.get $scores) (i32.shl (local.get $j) (i32.const 2)))) (local.get $top))))))
+        (f32.store (i32.add (local.get $scores) (i32.shl (local.get $j) (i32.const 2))) (local.get $score))
+        (local.set $sum (f32.add (local.get $sum) (local.get $score)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $exps)))
+      ;; this head's output: Σ_j (e_j / sum) v_j
+      (local.set $i (i32.const 0))
+      (block $zeroDone (loop $zero
+        (br_if $zeroDone (i32.ge_u (local.get $i) (local.get $dBytes)))
+        (v128.store (i32.add (i32.add (local.get $y) (local.get $h)) (local.get $i)) (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $zero)))
+      (local.set $j (i32.const 0))
+      (local.set $o (i32.add (local.get $values) (local.get $h)))
+      (block $sumDone (loop $weighting
+        (br_if $sumDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $w (f32x4.splat (f32.div (f32.load (i32.add (local.get $scores) (i32.shl (local.get $j) (i32.const 2)))) (local.get $sum))))
+        (local.set $i (i32.const 0))
+        (block $rowDone (loop $row
+          (br_if $rowDone (i32.ge_u (local.get $i) (local.get $dBytes)))
+          (v128.store (i32.add (i32.add (local.get $y) (local.get $h)) (local.get $i))
+            (f32x4.add (v128.load (i32.add (i32.add (local.get $y) (local.get $h)) (local.get $i)))
+                       (f32x4.mul (local.get $w) (v128.load (i32.add (local.get $o) (local.get $i))))))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br $row)))
+        (local.set $o (i32.add (local.get $o) (local.get $rowBytes)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $weighting)))
+      (local.set $h (i32.add (local.get $h) (local.get $dBytes)))
+      (br $heads))))`;
+
 // matmul: positions in passes of at most MAX_CHUNK, as even as can be (7 = 4 + 3, 9 = 5 + 4); in a
 // pass of P positions, rows R at a time and the rest one by one, each block called through the table.
 const MATMUL = `
@@ -145,6 +220,7 @@ export function kernelWat() {
 ${SHAPES.map(([R, P]) => blockFunction(R, P)).join("\n")}
 ${EXP}
 ${SWIGLU}
+${ATTEND}
 ${MATMUL})
 `;
 }

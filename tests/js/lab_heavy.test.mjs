@@ -53,3 +53,15 @@ test("the verify's price: r_1 is 1 by definition, and every size gets one ratio 
   assert.ok(Object.values(prices.r).every((r) => r.n === 2 && r.min <= r.median && r.median <= r.max));
   assert.deepEqual((await verifyPrices(lab, { positions: [1], repeats: 1 })).r[1], { median: 1, min: 1, max: 1, n: 1 });
 });
+
+test("the race offers the heaviest twin first, unless the device says its memory is small", async () => {
+  const { defaultScale, heavyScales } = await import("../../static/js/lab_heavy_view.js");
+  const regime = JSON.parse(readFileSync(new URL("../../experiments/results/regime.json", import.meta.url), "utf8"));
+  const scales = heavyScales(regime), heaviest = scales[scales.length - 1];
+  assert.equal(defaultScale(scales, undefined), heaviest.scale);  // the browser does not say
+  assert.equal(defaultScale(scales, 8 * heaviest.allBytes / 1e9), heaviest.scale);
+  const small = defaultScale(scales, 4 * heaviest.allBytes / 1e9), chosen = scales.find((s) => s.scale === small);
+  assert.ok(small < heaviest.scale && chosen.allBytes <= heaviest.allBytes / 2, `${small}`);
+  assert.ok(scales.filter((s) => s.scale > small).every((s) => s.allBytes > heaviest.allBytes / 2));  // the heaviest that fits
+  assert.equal(defaultScale(scales, 1e-6), scales[0].scale);  // nothing fits: the models as trained
+});

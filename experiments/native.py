@@ -1,5 +1,5 @@
 """The native engine: the same models and the same decoding semantics as the eager Runner, with the
-forward written out in C++ (experiments/native.cpp) so that a call costs little more than its
+forward written out in C++ (experiments/cpp/native.cpp and its parts) so that a call costs little more than its
 arithmetic.
 
 - `load_extension()` builds native.cpp once per process (torch.utils.cpp_extension, JIT, into the
@@ -40,12 +40,12 @@ from experiments.model import rope_tables
 from experiments.rule import check_temperature
 from experiments.runners import MTPDrafter, Runner
 
-SOURCE = Path(__file__).with_name("native.cpp")
+SOURCE = Path(__file__).with_name("cpp") / "native.cpp"  # it includes its parts, cpp/*.h: one build
 KERNELS = ("auto", "avx512", "avx2", "portable")
 # -O3 and no -march: the SIMD kernels carry target attributes, so the build runs on any x86-64.
 # -fopenmp-simd: `#pragma omp simd` reductions vectorize (no OpenMP runtime, no threads);
 # -fno-trapping-math: the clamps of native.cpp's exp vectorize (FP exceptions are never read);
-# -ffp-contract=off: every kernel path rounds alike (native.cpp, "One summation order").
+# -ffp-contract=off: every kernel path rounds alike (cpp/rows.h, "One summation order").
 CFLAGS = ["-O3", "-fopenmp-simd", "-fno-trapping-math", "-ffp-contract=off"]
 _EXTENSION = []  # the loaded module, once per process
 

@@ -35,8 +35,9 @@ from unittest.mock import patch
 import torch
 import torch.nn as nn
 
-from experiments.graphs import (GRAPHS, CompileUnavailable, StaticCache, StaticMTPDrafter, StaticRunner,
-                                check_compiler, mtp_graph, prepare_model, round_graph, scratch_inputs)
+from experiments.graphs import (GRAPHS, StaticCache, StaticMTPDrafter, StaticRunner, check_compiler, mtp_graph,
+                                prepare_model, round_graph, scratch_inputs)
+from experiments.runners import EngineUnavailable
 
 HERE = Path(__file__).resolve().parent
 SOURCES = ("graphs.py", "model.py", "aot.py")  # a change to any of them rebuilds every package
@@ -208,7 +209,7 @@ def load_or_compile(model, kind, size, head, path):
             try:
                 path.unlink()
             except OSError:
-                raise CompileUnavailable(f"the AOT package {path} fails to load ({one_line(err)}) and cannot "
+                raise EngineUnavailable(f"the AOT package {path} fails to load ({one_line(err)}) and cannot "
                                          f"be removed: delete it") from err
     compile_package(model, kind, size, head, path)
     return load_package(path)
@@ -236,10 +237,10 @@ def ensure_packages(model, kind, sizes, head=None):
             path = package_path(model, kind, size, weights)
             runners[size] = load_or_compile(model, kind, size, head, path)
             built.setdefault((kind, size), time.perf_counter() - t1)
-    except CompileUnavailable:
+    except EngineUnavailable:
         raise
     except Exception as err:  # export, inductor or the compiler failed: one line, not a trace
-        raise CompileUnavailable(f"AOTInductor failed on a {kind} step: {one_line(err)}") from err
+        raise EngineUnavailable(f"AOTInductor failed on a {kind} step: {one_line(err)}") from err
     return runners, time.perf_counter() - t0
 
 

@@ -3,7 +3,8 @@ per-call overhead to the least. `eager` is today's modules (experiments/runners.
 runs the static-cache steps of experiments/graphs.py through `torch.compile` with inductor's C++
 backend, the way gpt-fast does; `aot` runs the same steps as AOTInductor packages built ahead of
 time and kept on disk (experiments/aot.py); `native` is a C++ step written for this model
-(experiments/native.py). `make_runner` gives a decoder the runner of an engine.
+(experiments/native.py). ENGINES holds each as a record; `make_runner` gives a decoder the runner
+of an engine for a Plan.
 
 On this CPU a forward costs per-operator dispatch, not arithmetic, so an engine's job is to
 dispatch fewer things: each compiled step is one graph whose shape never changes. Every new
@@ -12,14 +13,15 @@ free); `ensure_compiled` does it before the first timed call.
 """
 import time
 import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
 from experiments.aot import AOTMTPDrafter, AOTRunner
-from experiments.graphs import (GRAPHS, CompileUnavailable, StaticMTPDrafter, StaticRunner, check_compiler,
-                                prepare_model, scratch_inputs)
-from experiments.native import NativeMTPDrafter, NativeParallelHeads, NativeRunner, NativeUnavailable
-from experiments.runners import MTPDrafter, Runner
+from experiments.graphs import GRAPHS, StaticMTPDrafter, StaticRunner, check_compiler, prepare_model, scratch_inputs
+from experiments.native import NativeMTPDrafter, NativeParallelHeads, NativeRunner
+from experiments.runners import EngineUnavailable, MTPDrafter, Runner
 
 
 def compile_graph(fn):
@@ -55,10 +57,10 @@ def ensure_compiled(model, kind, sizes, head=None):
         try:
             check_compiler()
             compiled_graph(kind)(model, *scratch_inputs(model, kind, size, device, head))
-        except CompileUnavailable:
+        except EngineUnavailable:
             raise
         except Exception as err:  # inductor failed (compiler, headers, ...): one line, not a trace
-            raise CompileUnavailable(f"torch.compile failed: {type(err).__name__}: "
+            raise EngineUnavailable(f"torch.compile failed: {type(err).__name__}: "
                                      f"{str(err).strip().splitlines()[0] if str(err).strip() else ''}") from err
         done[(kind, size)] = time.perf_counter() - t0
         spent += done[(kind, size)]
@@ -84,68 +86,84 @@ class CompiledMTPDrafter(StaticMTPDrafter):
     graph = CompiledRunner.graph
 
 
-# from the most per-call overhead to the least; all but eager run in kv-cache mode only
-ENGINES = ("eager", "compiled", "aot", "native")
-ENGINE_LABELS = {  # as the page names them (registry.json)
-    "eager": {"zh": "eager 引擎", "en": "eager engine"},
-    "compiled": {"zh": "编译引擎", "en": "compiled engine"},
-    "aot": {"zh": "AOT 引擎", "en": "AOT engine"},
-    "native": {"zh": "原生 C++ 引擎", "en": "native C++ engine"},
+@dataclass(frozen=True)
+class Plan:
+    """What a decoder asks of a model's runner. `sizes`: the numbers of new positions per call the
+    compiled and aot engines build steps for (others are padded up to one); `margin`: the kv
+    cache's rollback margin (γ for a chain of γ drafts; eager's cache needs it, the ring buffers
+    do not); `round` = (γ, T): a whole draft round of γ steps and their sampling as one step;
+    `tree_size`: a verify of a token tree of that many nodes (smaller trees are padded up);
+    `layers`: h is every layer's output (EAGLE-3's drafter reads them); `mtp`: the runner is an
+    MTP-shaped head's drafter, over `head` (default: the model's own MTP head)."""
+    mode: str = "kvcache"
+    sizes: tuple = (1,)
+    margin: int | None = None
+    round: tuple | None = None
+    tree_size: int | None = None
+    layers: bool = False
+    mtp: bool = False
+    head: object = None
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One way to run the models: its name on the page, its runner and MTP-head drafter for a
+    Plan, its parallel heads (Medusa's, the block drafter's) where it has its own, and whether it
+    runs only in kv-cache mode (a static cache)."""
+    label: dict
+    runner: Callable
+    mtp_drafter: Callable
+    parallel_heads: Callable | None = None
+    kvcache_only: bool = True
+
+
+# from the most per-call overhead to the least. The native engine needs no steps built ahead: its
+# C++ step takes any number of positions, and its MTP head (and EAGLE's and EAGLE-3's layer) runs
+# in C++ too, on the native model's features.
+ENGINES = {
+    "eager": Engine({"zh": "eager 引擎", "en": "eager engine"},
+                    runner=lambda model, plan: Runner(model, plan.mode, plan.margin, plan.layers),
+                    mtp_drafter=lambda model, plan: MTPDrafter(model, plan.mode, plan.head, plan.margin),
+                    kvcache_only=False),
+    "compiled": Engine({"zh": "编译引擎", "en": "compiled engine"},
+                       runner=lambda model, plan: CompiledRunner(model, plan.sizes, plan.round, plan.tree_size, plan.layers),
+                       mtp_drafter=lambda model, plan: CompiledMTPDrafter(model, plan.sizes, plan.head)),
+    "aot": Engine({"zh": "AOT 引擎", "en": "AOT engine"},
+                  runner=lambda model, plan: AOTRunner(model, plan.sizes, plan.round, plan.tree_size, plan.layers),
+                  mtp_drafter=lambda model, plan: AOTMTPDrafter(model, plan.sizes, plan.head)),
+    "native": Engine({"zh": "原生 C++ 引擎", "en": "native C++ engine"},
+                     runner=lambda model, plan: NativeRunner(model, plan.margin, layers=plan.layers),
+                     mtp_drafter=lambda model, plan: NativeMTPDrafter(model, plan.head),
+                     parallel_heads=NativeParallelHeads),
 }
 
 
 def check_engine(engine, mode):
     if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine != "eager" and mode != "kvcache":
+        raise ValueError(f"engine must be one of {tuple(ENGINES)}, got {engine!r}")
+    if ENGINES[engine].kvcache_only and mode != "kvcache":
         raise ValueError(f"engine {engine} runs in kvcache mode only (it is a static kv cache): use --mode kvcache")
     return engine
 
 
-def make_runner(model, mode, engine, sizes=(1,), lookahead=None, mtp=False, round=None, head=None, tree_size=None,
-                layers=False):
-    """A Runner (an MTPDrafter with mtp=True, over `head` if given) in the given engine. For the
-    compiled and aot engines: `sizes` are the numbers of new positions per call they build steps
-    for (others are padded up to one), round = (γ, T) builds a whole draft round of γ steps and
-    their sampling, and tree_size a verify of a token tree of that many nodes (smaller trees are
-    padded up). The native engine needs none of that: its C++ step takes any number of positions.
-    Its MTP head (and EAGLE's and EAGLE-3's layer) runs in C++ too, on the native model's features. layers=True: the
-    main runner's h is every layer's output (for EAGLE-3's drafter)."""
-    check_engine(engine, mode)
-    if engine == "eager":
-        return MTPDrafter(model, mode, head, lookahead) if mtp else Runner(model, mode, lookahead, layers)
-    if engine == "native":
-        try:
-            return NativeMTPDrafter(model, head) if mtp else NativeRunner(model, lookahead, layers=layers)
-        except NativeUnavailable as err:
-            raise CompileUnavailable(str(err)) from err
-    if engine == "aot":
-        return AOTMTPDrafter(model, sizes, head) if mtp else AOTRunner(model, sizes, round, tree_size, layers)
-    if mtp:
-        return CompiledMTPDrafter(model, sizes, head)
-    return CompiledRunner(model, sizes, round, tree_size, layers)
-
-
-def native_parallel_heads(model, net):
-    """native.NativeParallelHeads (Medusa's heads or the block drafter in C++), CompileUnavailable
-    where the native engine cannot build, as make_runner."""
-    try:
-        return NativeParallelHeads(model, net)
-    except NativeUnavailable as err:
-        raise CompileUnavailable(str(err)) from err
+def make_runner(model, plan, engine):
+    """A Runner for `plan` on `engine` (an MTPDrafter where plan.mtp); EngineUnavailable where that
+    engine cannot run here."""
+    check_engine(engine, plan.mode)
+    return (ENGINES[engine].mtp_drafter if plan.mtp else ENGINES[engine].runner)(model, plan)
 
 
 def available_engines(main, requested):
     """The engines to measure, in ENGINES order: eager always (the baseline), and each other one
     requested that builds its main step here; one that cannot says so in one line and is left out."""
     out = ["eager"]
-    for engine in ENGINES[1:]:
+    for engine in list(ENGINES)[1:]:
         if engine not in (requested or ()):
             continue
         try:
             with torch.inference_mode():
-                make_runner(main, "kvcache", engine)
-        except CompileUnavailable as err:
+                make_runner(main, Plan(), engine)
+        except EngineUnavailable as err:
             print(f"  note: the {engine} engine is unavailable here ({err}); not measuring it", flush=True)
             continue
         out.append(engine)

@@ -25,7 +25,8 @@ import torch
 from experiments.cli import ArgumentParser, DefaultsShown, UsageError, check_device, check_seed, check_threads, open_checkpoint, run_cli
 from experiments.data import CharData
 from experiments.engine import ENGINES
-from experiments.graphs import ROPE_POSITIONS, CompileUnavailable
+from experiments.graphs import ROPE_POSITIONS
+from experiments.runners import EngineUnavailable
 from experiments.heads import load_drafter
 from experiments.methods import FAMILIES, Models, Spec, check, check_options, decode, names, orders
 from experiments.model import CheckpointError
@@ -140,7 +141,7 @@ def run(args):
         try:
             result = decode(spec, models, prompt, n, args.temperature, args.mode, engine,
                             torch.Generator(device=device).manual_seed(args.seed))
-        except CompileUnavailable as err:
+        except EngineUnavailable as err:
             print(f"note: the {engine} engine is unavailable here ({err}); running eager instead", file=sys.stderr)
             engine = "eager"
             return timed(n)
@@ -175,7 +176,7 @@ def main(argv=None):
                              f"({', '.join(names(tree=True))}; kvcache mode)")
     parser.add_argument("--mode", choices=MODES, default="kvcache",
                         help="kvcache: a sliding 64-position cache; recompute: every forward reruns the last 64 characters")
-    parser.add_argument("--engine", choices=ENGINES, default="eager",
+    parser.add_argument("--engine", choices=list(ENGINES), default="eager",
                         help="eager: the PyTorch modules as written (both modes); compiled: static kv cache + torch.compile steps; aot: the same steps as AOTInductor "
                              "packages, built once and kept on disk; native: a C++ step (all three: kvcache mode "
                              "only, and they need a C++ compiler: without one, one line says so and eager runs)")

@@ -22,13 +22,9 @@ import torch
 
 from experiments.model import rope_tables
 from experiments.rule import probs_from_logits
-from experiments.runners import MTPDrafter, Runner
+from experiments.runners import EngineUnavailable, MTPDrafter, Runner
 
 ROPE_POSITIONS = 1 << 14  # RoPE table length of the static engines: a longer sequence is refused
-
-
-class CompileUnavailable(RuntimeError):
-    """An engine cannot build its steps here (no C++ compiler, or the build failed): use eager."""
 
 
 def check_compiler():
@@ -36,7 +32,7 @@ def check_compiler():
     which one is missing."""
     cxx = os.environ.get("CXX", "g++")
     if which(cxx) is None:
-        raise CompileUnavailable(f"no C++ compiler ({cxx}) on PATH")
+        raise EngineUnavailable(f"no C++ compiler ({cxx}) on PATH")
 
 
 class StaticCache:
@@ -205,7 +201,7 @@ class StaticRunner(Runner):
     steps return every layer's output as h (their *_layers graphs)."""
 
     def __init__(self, model, sizes=(1,), round=None, tree_size=None, layers=False):
-        super().__init__(model, "kvcache", lookahead=0, layers=layers)
+        super().__init__(model, "kvcache", margin=0, layers=layers)
         self.sizes, self.round, self.tree_size = tuple(sizes), round, tree_size
         self.main_kind, self.tree_kind = ("main_layers", "tree_layers") if layers else ("main", "tree")
         self.compile_s = self.build(self.main_kind, self.sizes)

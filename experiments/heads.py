@@ -38,7 +38,7 @@ import torch.nn.functional as F
 
 from experiments.model import (MAX_BLOCK_SIZE, REMEDY, Block, CheckpointError, MTPHead, RMSNorm, SwiGLU, fingerprint,
                                heavy_twin, load_checkpoint, read_checkpoint)
-from experiments.engine import make_runner, native_parallel_heads
+from experiments.engine import ENGINES, Plan, make_runner
 from experiments.rule import probs_from_logits, sample
 from experiments.runners import DrafterBase
 from experiments.trees import best_first, top_choices
@@ -285,7 +285,7 @@ class FeatureDrafter(nn.Module):
         holds Medusa and the block to max_drafts)."""
         if self.cfg.kind in PARALLEL:
             return ParallelDrafter(self, engine)
-        return make_runner(self.main, mode, engine, sizes=(1, gamma + 1), lookahead=gamma, mtp=True, head=self.net)
+        return make_runner(self.main, Plan(mode, sizes=(1, gamma + 1), margin=gamma, mtp=True, head=self.net), engine)
 
     def tree_drafter(self):
         """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: every
@@ -310,8 +310,9 @@ class ParallelDrafter(DrafterBase):
         super().__init__()
         self.drafter = drafter
         self.h = None
-        # the native engine computes the heads in C++ (native.NativeParallelHeads); the others eagerly
-        self.native = native_parallel_heads(drafter.main, drafter.net) if engine == "native" else None
+        # an engine with heads of its own computes them there (native: NativeParallelHeads, in C++); the others eagerly
+        own = ENGINES[engine].parallel_heads
+        self.native = own(drafter.main, drafter.net) if own else None
 
     def observe(self, h, start):
         self.h, self.h_start = h, start

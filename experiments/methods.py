@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from experiments.cli import UsageError
-from experiments.engine import check_engine, make_runner
+from experiments.engine import Plan, check_engine, make_runner
 from experiments.heads import load_drafter
 from experiments.lookahead import Lookahead
 from experiments.ngram import (DEFAULT_ORDER, MAX_ORDER, LookupDrafter, MatchDrafter, NgramDrafter, NgramTable,
@@ -135,8 +135,8 @@ def heads_drafter(spec, models, mode, engine, temperature):
 
 def model_drafter(spec, models, mode, engine, temperature):
     """The draft model sees 1 or 2 new tokens per round; a whole round is one compiled graph."""
-    return ModelDrafter(make_runner(models.draft, mode, engine, sizes=(1, 2), lookahead=spec.gamma,
-                                    round=(spec.gamma, temperature)))
+    return ModelDrafter(make_runner(models.draft, Plan(mode, sizes=(1, 2), margin=spec.gamma, round=(spec.gamma, temperature)),
+                                    engine))
 
 
 def draft_first(models, ids, main_pass, start):
@@ -181,7 +181,7 @@ for _family in [
     Family("mtp", {"zh": "MTP 头", "en": "MTP head"},
            {"zh": "主模型身上的一个模块，读 hₜ 和下一个字", "en": "a module on the main model reading hₜ and the next character"},
            chain=True, source="mtp", max_gamma=1, config=("chain", 1),
-           build=lambda spec, models, mode, engine, temperature: make_runner(models.main, mode, engine, sizes=(1, 2), mtp=True),
+           build=lambda spec, models, mode, engine, temperature: make_runner(models.main, Plan(mode, sizes=(1, 2), mtp=True), engine),
            first_draft=lambda models, ids, main_pass, start: on_pairs(models, ids, main_pass[2], models.main.mtp, start),
            training={"zh": "和主模型一起训练（λ）", "en": "with the main model (λ)"},
            candidates=(("chain", 1),)),

@@ -5,7 +5,7 @@ arithmetic.
 - `load_extension()` builds native.cpp once per process (torch.utils.cpp_extension, JIT, into the
   torch extensions folder under a name that carries the machine and the torch version); a later
   process reuses the build while the source is unchanged. No C++ compiler, or a failed build:
-  `NativeUnavailable`, with a one-line reason.
+  `runners.EngineUnavailable`, with a one-line reason.
 - `NativeRunner(model)`: drop-in for `runners.Runner` in kv-cache mode. The weights are copied and
   packed once per model (again if any parameter changed since); the cache is the compiled engine's
   ring buffer (graphs.StaticCache: 2 × window slots, rollback moves the length alone), in C++.
@@ -38,7 +38,7 @@ from torch.utils import cpp_extension
 from experiments.cli import UsageError
 from experiments.model import rope_tables
 from experiments.rule import check_temperature
-from experiments.runners import MTPDrafter, Runner
+from experiments.runners import EngineUnavailable, MTPDrafter, Runner
 
 SOURCE = Path(__file__).with_name("cpp") / "native.cpp"  # it includes its parts, cpp/*.h: one build
 KERNELS = ("auto", "avx512", "avx2", "portable")
@@ -48,10 +48,6 @@ KERNELS = ("auto", "avx512", "avx2", "portable")
 # -ffp-contract=off: every kernel path rounds alike (cpp/rows.h, "One summation order").
 CFLAGS = ["-O3", "-fopenmp-simd", "-fno-trapping-math", "-ffp-contract=off"]
 _EXTENSION = []  # the loaded module, once per process
-
-
-class NativeUnavailable(RuntimeError):
-    """The native engine cannot run here (no C++ compiler, or the build failed): use another."""
 
 
 def extension_name():
@@ -72,13 +68,13 @@ def extension_and_seconds():
         return _EXTENSION[0], 0.0
     cxx = os.environ.get("CXX", "g++")
     if shutil.which(cxx) is None:
-        raise NativeUnavailable(f"no C++ compiler ({cxx}) on PATH")
+        raise EngineUnavailable(f"no C++ compiler ({cxx}) on PATH")
     t0 = time.perf_counter()
     try:
         module = cpp_extension.load(name=extension_name(), sources=[str(SOURCE)], extra_cflags=CFLAGS, verbose=False)
     except Exception as err:  # ninja missing, compiler errors, ...: one line, not a build log
         lines = str(err).strip().splitlines()
-        raise NativeUnavailable(f"building {SOURCE.name} failed: {type(err).__name__}: "
+        raise EngineUnavailable(f"building {SOURCE.name} failed: {type(err).__name__}: "
                                 f"{lines[0] if lines else ''}") from err
     _EXTENSION.append(module)
     return module, time.perf_counter() - t0
@@ -190,17 +186,17 @@ class NativeCache:
 
 
 class NativeRunner(Runner):
-    """`Runner` in kv-cache mode on the native engine (see the module docstring). `lookahead` is
-    accepted for make_runner's sake and ignored: the ring buffer needs no rollback margin."""
+    """`Runner` in kv-cache mode on the native engine (see the module docstring). `margin` is
+    accepted as Runner's and ignored: the ring buffer needs no rollback margin."""
 
-    def __init__(self, model, lookahead=None, kernel=None, layers=False):
+    def __init__(self, model, margin=None, kernel=None, layers=False):
         build_s = extension_and_seconds()[1]  # the first native object of a process builds or loads native.cpp
         self.packed = packed_weights(model)
         self.kernel_request = kernel_choice(kernel)
         cfg = model.cfg
         self.vocab_size = cfg.vocab_size
         self.h_width = cfg.n_layer * cfg.n_embd if layers else cfg.n_embd  # h: every layer's output, or the last
-        super().__init__(model, "kvcache", lookahead, layers)
+        super().__init__(model, "kvcache", margin, layers)
         self.compile_s = build_s
         self.session = self.cache.session
         self.session.set_layers(layers)

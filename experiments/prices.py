@@ -7,7 +7,7 @@ import statistics
 
 import torch
 
-from experiments.engine import make_runner
+from experiments.engine import Plan, make_runner
 from experiments.timing import interleaved_calls, summary
 
 
@@ -20,7 +20,7 @@ def price_calls(main, draft, mode, engine, positions, rounds=()):
     tokens = [(7 * i) % main.cfg.vocab_size for i in range(window + max(positions))]
 
     def forward_of(model, n):
-        runner = make_runner(model, mode, engine, sizes=(n,), lookahead=n)
+        runner = make_runner(model, Plan(mode, sizes=(n,), margin=n), engine)
         runner.extend(tokens[:window])
 
         def call():
@@ -29,8 +29,8 @@ def price_calls(main, draft, mode, engine, positions, rounds=()):
         return call
 
     def head_forward():
-        _, h, start = make_runner(main, mode, "eager").extend(tokens[:window + 1])
-        head = make_runner(main, mode, engine, sizes=(1,), mtp=True)
+        _, h, start = make_runner(main, Plan(mode), "eager").extend(tokens[:window + 1])
+        head = make_runner(main, Plan(mode, mtp=True), engine)
         head.observe(h, start)
         head.extend(tokens, window)
 
@@ -40,7 +40,7 @@ def price_calls(main, draft, mode, engine, positions, rounds=()):
         return call
 
     def round_of(gamma):  # a whole draft round at T = 1: one graph in the compiled engine
-        runner = make_runner(draft, mode, engine, sizes=(1, 2), lookahead=gamma, round=(gamma, 1.0))
+        runner = make_runner(draft, Plan(mode, sizes=(1, 2), margin=gamma, round=(gamma, 1.0)), engine)
         runner.extend(tokens[:window])
         generator = torch.Generator().manual_seed(0)
 

@@ -29,6 +29,11 @@ from experiments.trees import Tree, top_choices
 MODES = ("recompute", "kvcache")
 
 
+class EngineUnavailable(RuntimeError):
+    """An engine cannot run here (no C++ compiler, or its build failed), with a one-line reason:
+    the caller uses another engine or stops with that line."""
+
+
 class Drafter(Protocol):
     """What the decoders call on a drafter (the module docstring says what each does)."""
 
@@ -125,10 +130,10 @@ class Runner(Counters):
     each of the last `rows` positions gets the context plain recompute decoding gives it, the
     block_size characters up to itself: one batched forward over every such crop (a sliding mask
     over one longer sequence would not do: each layer would widen what a position sees).
-    `truncate(n)` forgets positions n and later (the kv-cache rollback). `lookahead` = γ sizes the
-    cache for speculative decoding; `forward_s` sums the wall seconds spent in the model."""
+    `truncate(n)` forgets positions n and later (the kv-cache rollback). `margin` (γ for a chain of
+    γ drafts) sizes the cache's rollback margin; `forward_s` sums the wall seconds spent in the model."""
 
-    def __init__(self, model, mode, lookahead=None, layers=False):
+    def __init__(self, model, mode, margin=None, layers=False):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         super().__init__()
@@ -137,7 +142,7 @@ class Runner(Counters):
         # A round that confirmed m tokens rolls back to n >= m; the furthest forward so far
         # started at m + γ - 2 (the draft's last) or m - 1 (main). KVCache rolls back to
         # n >= that start - margin, so margin γ - 2 is the least that works; γ is used.
-        margin = ROLLBACK_MARGIN if lookahead is None else lookahead
+        margin = ROLLBACK_MARGIN if margin is None else margin
         self.device = model.tok_emb.weight.device
         self.cache = self.new_cache(margin) if mode == "kvcache" else None
         self.sync = self.device.type == "cuda"  # time the kernels, not their launch
@@ -250,10 +255,10 @@ class MTPDrafter(DrafterBase):
     """The MTP head over confirmed pairs (h_j, x_{j+1}); its last row drafts the token after
     the pending one. Hidden states come from the main model's latest forward (`observe`).
     `head` is any module shaped like the MTP head (default: the model's own); an EAGLE drafter
-    is one (experiments/heads.py). `lookahead` = γ sizes the cache's rollback margin, as Runner's:
+    is one (experiments/heads.py). `margin` = γ sizes the cache's rollback margin, as Runner's:
     a chain of γ drafts advances the head's cache γ − 1 positions past the main model's."""
 
-    def __init__(self, model, mode, head=None, lookahead=None):
+    def __init__(self, model, mode, head=None, margin=None):
         if head is None and model.mtp is None:
             raise ValueError("this checkpoint has no MTP head (it was trained with --mtp 0)")
         super().__init__()
@@ -261,7 +266,7 @@ class MTPDrafter(DrafterBase):
         self.layers = self.head.reads_layers
         self.window = model.cfg.block_size
         self.device = model.tok_emb.weight.device
-        margin = ROLLBACK_MARGIN if lookahead is None else lookahead
+        margin = ROLLBACK_MARGIN if margin is None else margin
         self.cache = self.new_cache(margin) if mode == "kvcache" else None
         self.sync = self.device.type == "cuda"
         self.h = None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from experiments.engine import make_runner
+from experiments.engine import Plan, make_runner
 from experiments.model import GPT
 from experiments.rule import check_temperature, probs_from_logits, sample
 from experiments.runners import Drafter, Runner
@@ -75,7 +75,7 @@ def plain_decode(model: GPT, prompt: Sequence[int], n: int, temperature: float =
                  generator: torch.Generator | None = None, engine: str = "eager") -> Result:
     """Autoregressive decoding: one main forward per token."""
     check_temperature(temperature)
-    main = make_runner(model, mode, engine)
+    main = make_runner(model, Plan(mode), engine)
     seq = list(prompt)
     while len(seq) < len(prompt) + n:
         seq.append(main.sample_next(seq, temperature, generator))
@@ -94,7 +94,7 @@ def speculative_decode(model: GPT, drafter: Drafter, prompt: Sequence[int], n: i
     check_gamma(gamma, model.cfg.block_size)
     check_temperature(temperature)
     # after the prompt, the main model sees the pending token + up to γ drafts per round
-    main = make_runner(model, mode, engine, sizes=(1, gamma + 1), lookahead=gamma, layers=drafter.layers)
+    main = make_runner(model, Plan(mode, sizes=(1, gamma + 1), margin=gamma, layers=drafter.layers), engine)
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []
@@ -126,7 +126,7 @@ def tree_decode(model: GPT, drafter: Drafter, prompt: Sequence[int], n: int, n_n
     The drafter hears the main model's features (observe) and each verify's outcome (verified)."""
     check_temperature(temperature)
     check_tree(n_nodes, model.cfg.block_size)
-    main = make_runner(model, "kvcache", engine, sizes=(1,), tree_size=n_nodes, layers=drafter.layers)
+    main = make_runner(model, Plan(tree_size=n_nodes, layers=drafter.layers), engine)
     seq = list(prompt)
     target = len(prompt) + n
     result, steps = Result([]), []

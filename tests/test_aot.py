@@ -1,7 +1,7 @@
 """The ahead-of-time engine (experiments/aot.py) against the eager one on small random models:
 the same logits for 1-position steps, padded verifies, past the window and after rollbacks, a
 tree verify and keep_path, the MTP head (and an EAGLE-shaped head), and the same drafts as the
-compiled engine's round; the disk cache of packages; one-line CompileUnavailable.
+compiled engine's round; the disk cache of packages; one-line EngineUnavailable.
 
 The packages of these models go to tests/artifacts/aot_cache (ignored by git), so a later run
 loads them instead of compiling (the first run compiles about ten packages, 10-55 s each on a
@@ -15,7 +15,8 @@ import torch
 from conftest import ARTIFACTS
 from experiments import aot
 from experiments.engine import CompiledRunner
-from experiments.graphs import CompileUnavailable, check_compiler
+from experiments.graphs import check_compiler
+from experiments.runners import EngineUnavailable
 from experiments.model import GPT, GPTConfig, MTPHead
 from experiments.runners import MTPDrafter, Runner
 from experiments.trees import Tree
@@ -23,7 +24,7 @@ from tests.test_engine import feed_schedule, max_logit_gap
 
 try:
     check_compiler()
-except CompileUnavailable as err:
+except EngineUnavailable as err:
     pytest.skip(f"the aot engine needs a C++ compiler: {err}", allow_module_level=True)
 
 TINY = GPTConfig(vocab_size=65, n_layer=2, n_embd=32, n_head=2, mlp_hidden=48, block_size=64, mtp=True)
@@ -52,7 +53,7 @@ def built(make):
     try:
         with torch.inference_mode():
             return make()
-    except CompileUnavailable as err:
+    except EngineUnavailable as err:
         pytest.skip(f"cannot build the steps here: {err}")
 
 
@@ -72,7 +73,7 @@ def test_logits_match_eager_through_padded_verifies_rollbacks_and_past_the_windo
     """With the chapter's inductor options (freezing, max_autotune: the GEMM kernels `make measure`
     times); the other tests build quicker packages (conftest.quick_aot_packages)."""
     runner = built(lambda: aot.AOTRunner(tiny, sizes=(1, 5)))
-    eager = Runner(tiny, "kvcache", lookahead=8)
+    eager = Runner(tiny, "kvcache", margin=8)
     gap, fed, spread = 0.0, set(), 0.0
     with torch.inference_mode():
         for seq, keep in feed_schedule(seed=3, steps=60):
@@ -92,7 +93,7 @@ def test_logits_match_eager_through_padded_verifies_rollbacks_and_past_the_windo
 
 def test_tree_verify_and_keep_path_match_eager(tiny):
     runner = built(lambda: aot.AOTRunner(tiny, sizes=(1,), tree_size=6))
-    eager = Runner(tiny, "kvcache", lookahead=8)
+    eager = Runner(tiny, "kvcache", margin=8)
     rng = random.Random(5)
     seq = [rng.randrange(65) for _ in range(100)]
     gap = 0.0
@@ -223,7 +224,7 @@ def test_key_covers_what_changes_the_code(tiny):
 @pytest.mark.parametrize("make", [lambda m: aot.AOTRunner(m), lambda m: aot.AOTMTPDrafter(m)])
 def test_no_compiler_is_one_line(tiny, monkeypatch, make):
     monkeypatch.setenv("CXX", "no-such-compiler")
-    with pytest.raises(CompileUnavailable) as err:
+    with pytest.raises(EngineUnavailable) as err:
         make(tiny)
     assert "no-such-compiler" in str(err.value) and "\n" not in str(err.value)
 
@@ -235,7 +236,7 @@ def test_a_failed_export_is_one_line(tmp_path, monkeypatch):
         raise RuntimeError("export broke\nand here is a long trace")
 
     monkeypatch.setattr(torch.export, "export", fail)
-    with pytest.raises(CompileUnavailable) as err:
+    with pytest.raises(EngineUnavailable) as err:
         aot.AOTRunner(random_model(seed=9))
     assert str(err.value) == "AOTInductor failed on a main step: RuntimeError: export broke"
     assert list(tmp_path.iterdir()) == []  # the temp file is gone

@@ -41,7 +41,7 @@ def feed_schedule(seed, steps=120):
 def max_logit_gap(model, runner, seed):
     """The largest gap of the runner's logits and hidden states (every layer's with runner.layers)
     from the eager runner's along feed_schedule."""
-    eager = Runner(model, "kvcache", lookahead=8, layers=runner.layers)
+    eager = Runner(model, "kvcache", margin=8, layers=runner.layers)
     gap = 0.0
     with torch.inference_mode():
         for seq, keep in feed_schedule(seed):

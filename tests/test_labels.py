@@ -1,5 +1,5 @@
 """Every family's and engine's name is declared once (experiments/methods.py FAMILIES,
-experiments/engine.py ENGINE_LABELS) and reaches the page through registry.json: the templates'
+experiments/engine.py ENGINES) and reaches the page through registry.json: the templates'
 fname / engine_name macros and the widgets' labels.js both read it. The committed registry.json
 must be what the code declares today."""
 from pathlib import Path
@@ -9,7 +9,7 @@ import orjson
 
 from experiments import peer
 from experiments.data import CharData
-from experiments.engine import ENGINE_LABELS
+from experiments.engine import ENGINES
 from experiments.methods import FAMILIES, load_models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +22,7 @@ def test_the_committed_registry_is_what_the_code_declares():
                          vocab_size=data.vocab_size)
     assert REGISTRY["families"] == [f.record(models) for f in FAMILIES.values()], \
         "run `python -m experiments.measure --only registry`"
-    assert REGISTRY["engines"] == [{"name": name, "label": label} for name, label in ENGINE_LABELS.items()] + [
+    assert REGISTRY["engines"] == [{"name": name, "label": engine.label} for name, engine in ENGINES.items()] + [
         {"name": peer.NAME, "label": peer.LABEL, "peer": True}]  # the peer library last
 
 

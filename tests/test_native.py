@@ -16,15 +16,14 @@ from experiments import native
 from experiments.cli import UsageError
 from experiments.heads import load_drafter
 from experiments.model import GPT, GPTConfig, load_checkpoint
-from experiments.native import (NativeMTPDrafter, NativeParallelHeads, NativeRunner, NativeUnavailable,
-                                native_accept_reject)
+from experiments.native import NativeMTPDrafter, NativeParallelHeads, NativeRunner, native_accept_reject
 from experiments.rule import accept_reject, sample
-from experiments.runners import MTPDrafter, Runner
+from experiments.runners import EngineUnavailable, MTPDrafter, Runner
 from experiments.trees import Tree
 
 try:
     native.load_extension()  # the one-time build (a few seconds; later processes reuse it)
-except NativeUnavailable as err:
+except EngineUnavailable as err:
     pytest.skip(f"the native engine is unavailable here: {err}", allow_module_level=True)
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
@@ -452,7 +451,7 @@ def test_weights_are_packed_once_and_again_after_a_change():
 def test_no_compiler_or_a_failed_build_is_native_unavailable(monkeypatch):
     monkeypatch.setattr(native, "_EXTENSION", [])  # as in a fresh process
     monkeypatch.setenv("CXX", "no-such-compiler-here")
-    with pytest.raises(NativeUnavailable, match=r"no C\+\+ compiler \(no-such-compiler-here\) on PATH"):
+    with pytest.raises(EngineUnavailable, match=r"no C\+\+ compiler \(no-such-compiler-here\) on PATH"):
         native.load_extension()
     monkeypatch.setenv("CXX", "g++")
 
@@ -460,7 +459,7 @@ def test_no_compiler_or_a_failed_build_is_native_unavailable(monkeypatch):
         raise RuntimeError("Error building extension 'native'\n[1/2] c++ ... (a long log)")
 
     monkeypatch.setattr(native.cpp_extension, "load", broken)
-    with pytest.raises(NativeUnavailable) as err:
+    with pytest.raises(EngineUnavailable) as err:
         native.load_extension()
     assert "\n" not in str(err.value) and "Error building extension" in str(err.value)
 

@@ -9,7 +9,7 @@ from experiments.data import CharData
 from experiments.heads import load_drafter
 from experiments.lookahead import Lookahead
 from experiments.ngram import LookupDrafter, NgramDrafter, NgramTable, PromptLookup
-from experiments.engine import make_runner
+from experiments.engine import Plan, make_runner
 from experiments.speculative import plain_decode, tree_decode
 from experiments.trees import Tree, best_first, tree_accept
 from tests.test_decoding import chi_square_pvalue, exact_law_of_three
@@ -67,11 +67,11 @@ def test_tree_logits_equal_decoding_each_branch_alone(models64, data, table, eng
                                               enumerate(table.context_probs(seq[-4:] + b).argsort(descending=True)[:3].tolist())])
     assert max(tree.depths) >= 3 and len(tree.tokens) == 16
     with torch.inference_mode():
-        runner = make_runner(main, "kvcache", engine, tree_size=16)
+        runner = make_runner(main, Plan(tree_size=16), engine)
         runner.extend(seq[:-1])
         logits, _ = runner.extend_tree(tree)
         for node in range(len(tree.tokens)):
-            alone = make_runner(main, "kvcache", "eager")
+            alone = make_runner(main, Plan(), "eager")
             expected = alone.extend(seq + tree.branch(node))[0][-1]
             assert (logits[node] - expected).abs().max() < 1e-5, f"node {node}"
 
@@ -84,12 +84,12 @@ def test_the_cache_after_a_tree_holds_the_accepted_branch(models64, data, table,
     for branch in ([5, 6, 7], [5, 8], [9, 10, 11, 12]):
         tree.add_path(branch)
     with torch.inference_mode():
-        runner = make_runner(main, "kvcache", engine, tree_size=len(tree.tokens))
+        runner = make_runner(main, Plan(tree_size=len(tree.tokens)), engine)
         runner.extend(seq[:-1])
         runner.extend_tree(tree)
         runner.keep_path([tree.child(0, 9), tree.child(tree.child(0, 9), 10)])  # keep 9, 10
         got = runner.extend(seq + [9, 10, 3])[0]
-        expected = make_runner(main, "kvcache", "eager").extend(seq + [9, 10, 3])[0][-1]
+        expected = make_runner(main, Plan(), "eager").extend(seq + [9, 10, 3])[0][-1]
     assert runner.length == len(seq) + 3
     assert (got[-1] - expected).abs().max() < 1e-5
 

@@ -31,7 +31,7 @@ from experiments.cli import UsageError
 from experiments.jsonio import read_json
 from experiments.measure.common import LEDGER_PROMPT, load_seed, require
 from experiments.prices import price_calls
-from experiments.engine import make_runner
+from experiments.engine import Plan, make_runner
 from experiments.methods import Spec, decode, drafter as methods_drafter, names, orders
 from experiments.ngram import DEFAULT_ORDER
 from experiments.suffix import FACTOR as SUFFIX_FACTOR, MAX_OCCURRENCES as SUFFIX_OCCURRENCES
@@ -113,7 +113,7 @@ def tree_call(main, engine, tree, size):
     node's position, then the forward, padded to `size` in the compiled engine), followed by the
     rollback."""
     window = main.cfg.block_size
-    runner = make_runner(main, "kvcache", engine, sizes=(1,), tree_size=size)
+    runner = make_runner(main, Plan(tree_size=size), engine)
     runner.extend([(7 * i) % main.cfg.vocab_size for i in range(window)])
 
     def call():
@@ -156,7 +156,7 @@ def propose_call(models, family, engine, gamma, window):
     a decode whose last round accepted nothing (a chain drafter takes in the one new real feature,
     then drafts), then the rollback of the drafter's cache to before that feature."""
     drafter = methods_drafter(Spec(family, gamma=gamma), models, "kvcache", engine)
-    main = make_runner(models.main, "kvcache", engine, sizes=(1,), layers=drafter.layers)
+    main = make_runner(models.main, Plan(layers=drafter.layers), engine)
     tokens = [(7 * i) % models.vocab_size for i in range(window + 1)]
     _, h, start = main.extend(tokens[:window])
     drafter.observe(h, start)

@@ -13,7 +13,7 @@ from experiments import peer
 from experiments.measure.rows import median_repeat, time_parts
 from experiments.prices import forward_prices
 from experiments.stats import burst_check, expected_tokens, is_flat, pooled_burst_check, theorem_3_8
-from experiments.engine import available_engines, compile_seconds, make_runner
+from experiments.engine import Plan, available_engines, compile_seconds, make_runner
 from experiments.runners import MODES
 from experiments.methods import Models, Spec, decoder
 from experiments.timing import interleaved, set_threads, summary
@@ -242,7 +242,7 @@ def peer_runs(main, draft, prompt, n_chars, data):
     ours = decoder_runs(main, draft, prompt, n_chars, "kvcache", 0.0, "cpu")[PLAIN](0).tokens
     ids = torch.tensor([text])
     check = {"chars": len(text),
-             "max_abs_logit_diff": (make_runner(main, "kvcache", "eager").extend(text)[0]
+             "max_abs_logit_diff": (make_runner(main, Plan(), "eager").extend(text)[0]
                                     - hf_main(ids).logits[0]).abs().max().item(),
              "greedy_first_mismatch": {}}
     for method in peer.PEER_METHODS:

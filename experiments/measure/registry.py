@@ -10,7 +10,7 @@ the page without a template or a script naming it.
 Its results are declared in experiments/records.py: RegistryFile (registry.json).
 """
 from experiments import peer
-from experiments.engine import ENGINE_LABELS
+from experiments.engine import ENGINES
 from experiments.measure.common import load_seed
 from experiments.methods import FAMILIES
 
@@ -18,5 +18,5 @@ from experiments.methods import FAMILIES
 def measure(args, data, seeds, sizes):
     models = load_seed(args, data, seeds[0])
     return {"registry": {"families": [f.record(models) for f in FAMILIES.values()],
-                         "engines": [{"name": name, "label": label} for name, label in ENGINE_LABELS.items()]
+                         "engines": [{"name": name, "label": engine.label} for name, engine in ENGINES.items()]
                          + [{"name": peer.NAME, "label": peer.LABEL, "peer": True}]}}

@@ -130,6 +130,7 @@ export function initLab(data) {
   const drawAll = () => drawLab(ui, st, meta);
   const hooks = { say, drawButtons };
   const heavy = initHeavyRace({ box: document.getElementById("lab-heavy"), kernelNote: document.getElementById("lab-kernel-note"),
+    forwardNote: document.getElementById("lab-heavy-forward"), rkTitle: document.getElementById("lab-heavy-rk-title"),
     scale: document.getElementById("lab-heavy-scale"), go: document.getElementById("lab-heavy-go"),
     note: document.getElementById("lab-heavy-note"), race: document.getElementById("lab-heavy-race"),
     legend: document.getElementById("lab-heavy-legend"),

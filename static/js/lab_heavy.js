@@ -62,10 +62,12 @@ async function timedDecode(lab, settings, after) {
   return { ms, tokens: dec.tokens, counters: dec.counters };
 }
 
-// The race: `pairs` times, plain decoding and then each drafter at its configuration (configs:
+// The race: `pairs` times, plain decoding and each drafter at its configuration (configs:
 // {method: gamma}), every one with the pair's sampling seed; the drafters' order turns from pair
-// to pair. Each drafter's speedup per pair is that pair's plain time over its own; a verdict only
-// where every pair agrees (theory.js pairedVerdict, the page's rule). First every decoder writes
+// to pair, and plain decoding runs first in even pairs and last in odd ones (a tab that speeds up
+// or slows down during the race then does not favour one side in every pair). Each drafter's
+// speedup per pair is that pair's plain time over its own; a verdict only where every pair agrees
+// (theory.js pairedVerdict, the page's rule). First every decoder writes
 // WARMUP_CHARS untimed (the engine compiles a code path on its first runs). onRun(pair, method) is
 // told before each timed decode.
 export async function pairedRace(lab, { configs, prompt, n, temperature = 1, pairs = 3, seed = 0, after = async () => {},
@@ -77,13 +79,15 @@ export async function pairedRace(lab, { configs, prompt, n, temperature = 1, pai
   }
   for (let pair = 0; pair < pairs; pair++) {
     const common = { prompt, maxChars: n, temperature, seed: seed + pair };
-    onRun(pair, "plain");
-    const plain = await timedDecode(lab, { ...common, method: "plain" }, after);
-    plainMs.push(plain.ms);
-    const order = methods.map((_, i) => methods[(i + pair) % methods.length]);
-    for (const method of order) {
+    const turned = methods.map((_, i) => methods[(i + pair) % methods.length]), done = {};
+    for (const method of pair % 2 ? [...turned, "plain"] : ["plain", ...turned]) {
       onRun(pair, method);
-      const run = await timedDecode(lab, { ...common, method, gamma: configs[method] }, after);
+      done[method] = await timedDecode(lab, { ...common, method, gamma: configs[method] }, after);
+    }
+    const plain = done.plain;
+    plainMs.push(plain.ms);
+    for (const method of methods) {
+      const run = done[method];
       runs[method].push({ speedup: plain.ms / run.ms, ms: run.ms, counters: run.counters,
         sameText: run.tokens.length === plain.tokens.length && run.tokens.every((tok, i) => tok === plain.tokens[i]) });
     }

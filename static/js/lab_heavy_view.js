@@ -45,17 +45,17 @@ export function dialRows(regime, scale) {
 }
 
 export const KERNEL_NOTE = {
-  wasm: { zh: "这里的 forward 用 WebAssembly SIMD（float32）：一次验收的几个位置一起读每个权重。权重要从内存读进来时（重的孪生），这才省时间；权重在缓存里时（原样的模型），贵的是乘加本身。",
-    en: "The forward here runs on WebAssembly SIMD (float32): a verify's positions read each weight together. That saves time where the weights must come from memory (a heavy twin); while they sit in cache (the models as trained), the multiply-adds themselves are the cost." },
-  js: { zh: "这里的 forward 是 JavaScript 的（float64）：这个浏览器没有 WebAssembly SIMD，或者网址里写了 lab-forward=js。重的孪生在它上面要跑太久，所以这里只让原样的模型赛跑。",
-    en: "The forward here is JavaScript's (float64): this browser has no WebAssembly SIMD, or the address says lab-forward=js. A heavy twin would take far too long on it, so only the models as trained race here." },
+  wasm: { zh: "这里的 forward 用 WebAssembly SIMD（128 位，float32，乘和加分开舍入）：一次验收的几个位置一起读每个权重。权重要从内存读进来时（重的孪生），这才省时间；权重在缓存里时（原样的模型），贵的是乘加本身。",
+    en: "The forward here runs on WebAssembly SIMD (128-bit, float32, multiply and add rounded apart): a verify's positions read each weight together. That saves time where the weights must come from memory (a heavy twin); while they sit in cache (the models as trained), the multiply-adds themselves are the cost." },
+  js: { zh: "这里的 forward 是 JavaScript 的（float32 的权重，float64 的算术）：这个浏览器没有 WebAssembly SIMD，或者网址里写了 lab-forward=js。重的孪生在它上面要跑太久，所以这里只让原样的模型赛跑。",
+    en: "The forward here is JavaScript's (float32 weights, float64 arithmetic): this browser has no WebAssembly SIMD, or the address says lab-forward=js. A heavy twin would take far too long on it, so only the models as trained race here." },
 };
 
 // the main model's bytes, and all three networks' (what the tab's memory must hold)
 const scaleLabel = ({ scale, mainBytes, allBytes }) => (scale === 1
   ? { zh: `模型原样（主模型 ${mb(mainBytes)}）`, en: `as trained (main model ${mb(mainBytes)})` }
-  : { zh: `${scale}× 孪生（主模型 ${mb(mainBytes)}，共 ${mb(allBytes)}）`,
-    en: `${scale}× twin (main model ${mb(mainBytes)}; ${mb(allBytes)} in all)` });
+  : { zh: `${scale}× 孪生：主模型 ${mb(mainBytes)}，共 ${mb(allBytes)}`,
+    en: `${scale}× twin: main ${mb(mainBytes)}, ${mb(allBytes)} in all` });
 
 const NOTE = {
   building: ({ scale }) => (scale === 1
@@ -88,11 +88,23 @@ export function heavySays(result, regime) {
       en: `${name.en} (γ = ${row.gamma}) ${fixed(row.speedup, 2)}×, ${phrase.en} (the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU: ${fixed(dial[row.method].speedup, 2)}×)` };
   });
   const r5 = prices.r[5].median, dial5 = point.r["5"];
+  const drift = driftNote(race.rows);
   return {
     zh: `在你的机器上：${parts.map((p) => p.zh).join("；")}。验收 5 个位置在这里是 1 个位置的 ${fixed(r5, 2)} 倍，${joinZh("本章 CPU 的", ENGINE_LABEL[regime.engine].zh)}上是 ${fixed(dial5, 2)} 倍。` +
-      "一轮要划算，每次 forward 得到的字数得超过验收的价钱加上起草的花费：验收越贵，加速比越低。",
+      "一轮要划算，每次 forward 得到的字数得超过验收的价钱加上起草的花费：验收越贵，加速比越低。" + drift.zh,
     en: `On your machine: ${parts.map((p) => p.en).join("; ")}. A verify of 5 positions cost ${fixed(r5, 2)}× one position here, and ${fixed(dial5, 2)}× on the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU. ` +
-      "A round pays when its characters per forward outweigh the verify's price plus the drafting: the dearer the verify, the smaller the speedup.",
+      "A round pays when its characters per forward outweigh the verify's price plus the drafting: the dearer the verify, the smaller the speedup." + drift.en,
+  };
+}
+
+// A speedup above a drafter's characters per main forward: no verify is cheaper than one
+// position's forward here, so the tab's own speed changed during the race.
+export function driftNote(rows) {
+  const over = rows.filter((row) => row.speedup > row.tokensPerMain);
+  if (!over.length) return { zh: "", en: "" };
+  return {
+    zh: `注意：${over.map((row) => `${FAMILY_LABEL[row.method].zh}（${fixed(row.speedup, 2)}×，每次主模型 forward ${fixed(row.tokensPerMain, 2)} 个字）`).join("、")}的加速比高过了它每次主模型 forward 得到的字数，验收再便宜也做不到：赛跑期间这个标签页自己的速度变了，请再跑一次。`,
+    en: ` Note: the speedup of ${over.map((row) => `the ${FAMILY_LABEL[row.method].en} (${fixed(row.speedup, 2)}× against ${fixed(row.tokensPerMain, 2)})`).join(" and ")} is above its characters per main forward, which no verify can give: this tab's own speed changed during the race, so run it again.`,
   };
 }
 
@@ -132,9 +144,7 @@ export function raceLegend(result, regime) {
 
 function rkTable(result, regime) {
   const point = regime.points.find((p) => p.scale === result.scale), ks = RK_POSITIONS.filter((k) => k > 1);
-  return h("table", { class: "data cond-table lab-heavy-rk" },
-    h("caption", {}, t({ zh: "验收的价钱 rₖ：k 个位置的 forward ÷ 1 个位置的（这里是三次配对计时的中位数）",
-      en: "The verify's price rₖ: a forward of k positions ÷ one of a single position (here the median of 3 paired timings)" })),
+  return h("table", { class: "data cond-table lab-heavy-rk", "aria-labelledby": "lab-heavy-rk-title" },
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, ""), ks.map((k) => h("th", { scope: "col" }, `k = ${k}`)))),
     h("tbody", {},
       h("tr", { "data-row": "browser" }, h("th", { scope: "row" }, t({ zh: "你的浏览器", en: "Your browser" })),
@@ -143,7 +153,19 @@ function rkTable(result, regime) {
         ks.map((k) => h("td", { class: "num" }, fixed(point.r[String(k)], 2))))));
 }
 
-// ui: {box, kernelNote, scale, go, note, race, legend, rk, says}; getLab() resolves to the page's lab; newKernel()
+// The r_k table's title, printed above its scroll box (a caption would scroll away on a phone), with
+// a word on the dial's r₂ where it is below 1.
+export function rkTitle(result, regime) {
+  const below = regime.points.find((p) => p.scale === result.scale).r["2"] < 1;
+  return {
+    zh: "验收的价钱 rₖ：k 个位置的 forward ÷ 1 个位置的（这里是三次配对计时的中位数）。" +
+      (below ? `${ENGINE_LABEL[regime.engine].zh}的 r₂ 低于 1：它的一行和两行走的是两段不同的内核代码（见 ⑥）。` : ""),
+    en: "The verify's price rₖ: a forward of k positions ÷ one of a single position (here the median of 3 paired timings)." +
+      (below ? ` The ${ENGINE_LABEL[regime.engine].en}'s r₂ is below 1: its kernel takes one row and two rows through different code (see ⑥).` : ""),
+  };
+}
+
+// ui: {box, kernelNote, forwardNote, scale, go, note, race, legend, rk, rkTitle, says}; getLab() resolves to the page's lab; newKernel()
 // to a fresh kernel; prompt() is the lab's prompt as ids.
 export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
   const st = { kernel: null, result: null, busy: false };
@@ -159,12 +181,17 @@ export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
   function draw() {
     labelScales();
     if (st.kernel) say(ui.kernelNote, KERNEL_NOTE[st.kernel]);
+    ui.forwardNote.hidden = st.kernel !== "js";  // without the WebAssembly kernel, said where it shows
+    if (st.kernel === "js") say(ui.forwardNote, KERNEL_NOTE.js);
     ui.go.disabled = st.busy || !st.kernel;
-    ui.go.textContent = t({ zh: "生成孪生，开始赛跑", en: "Build the twin and race" });
+    ui.go.textContent = t(ui.scale.value === "1" ? { zh: "让原样的模型赛跑", en: "Race the models as trained" }
+      : { zh: "生成孪生，开始赛跑", en: "Build the twin and race" });
     const r = st.result;
     ui.race.replaceChildren(...(r ? [raceTable(r, regime)] : []));
     ui.legend.textContent = r ? t(raceLegend(r, regime)) : "";
     ui.rk.replaceChildren(...(r ? [rkTable(r, regime)] : []));
+    ui.rkTitle.textContent = r ? t(rkTitle(r, regime)) : "";
+    ui.rkTitle.hidden = !r;
     ui.says.textContent = r ? t(heavySays(r, regime)) : "";
   }
 
@@ -206,12 +233,14 @@ export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
   ui.go.addEventListener("click", run);
   // another scale: the result on show belongs to the old one
   ui.scale.addEventListener("change", () => {
-    if (st.busy || !st.result) return;
-    st.result = null;
-    delete ui.box.dataset.result;
-    ui.box.dataset.state = "idle";
-    say(ui.note, null);
-    draw();
+    if (st.busy) return;
+    if (st.result) {
+      st.result = null;
+      delete ui.box.dataset.result;
+      ui.box.dataset.state = "idle";
+      say(ui.note, null);
+    }
+    draw();  // the button names what it will build
   });
   return {
     ready(kernelName) {

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { buildHeavyLab, pairedRace, verifyPrices } from "../../static/js/lab_heavy.js";
 import { loadLab } from "../../static/js/lab_model.js";
+import "./registry.mjs";
 import { newWasmKernel } from "./wasm_kernel.mjs";
 
 const LAB = JSON.parse(readFileSync(new URL("../../experiments/results/lab.json", import.meta.url), "utf8"));
@@ -64,4 +65,21 @@ test("the race offers the heaviest twin first, unless the device says its memory
   assert.ok(small < heaviest.scale && chosen.allBytes <= heaviest.allBytes / 2, `${small}`);
   assert.ok(scales.filter((s) => s.scale > small).every((s) => s.allBytes > heaviest.allBytes / 2));  // the heaviest that fits
   assert.equal(defaultScale(scales, 1e-6), scales[0].scale);  // nothing fits: the models as trained
+});
+
+test("plain decoding runs first in even pairs and last in odd ones; the drafters' order turns", async () => {
+  const order = [];
+  await pairedRace(lab, { configs: { ngram: 3, draft: 3 }, prompt, n: 4, temperature: 0, pairs: 3,
+    onRun: (pair, method) => order.push(`${pair}:${method}`) });
+  assert.deepEqual(order, ["0:plain", "0:ngram", "0:draft", "1:draft", "1:ngram", "1:plain", "2:plain", "2:ngram", "2:draft"]);
+});
+
+test("a speedup above the characters per main forward is named as the tab's drift, in both languages", async () => {
+  const { driftNote } = await import("../../static/js/lab_heavy_view.js");
+  const rows = [{ method: "ngram", speedup: 3.5, tokensPerMain: 3.2 }, { method: "draft", speedup: 1.5, tokensPerMain: 3.2 }];
+  const note = driftNote(rows);
+  assert.match(note.en, /n-gram.*3\.50× against 3\.20/);
+  assert.doesNotMatch(note.en, /draft model/);
+  assert.match(note.zh, /3\.50×/);
+  assert.deepEqual(driftNote(rows.slice(1)), { zh: "", en: "" });
 });

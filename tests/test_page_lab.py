@@ -340,3 +340,39 @@ def test_without_webassembly_simd_the_lab_keeps_the_javascript_forward(browser, 
     if how == "no SIMD":
         assert page.errors == []
         page.context.close()
+
+
+def test_greedy_text_on_a_heavy_twin_in_chromium_equals_plain_for_every_drafter(browser):
+    """The race's own modules (static/js) in Chromium, on the page's WebAssembly kernel: on a twin 3×
+    heavier, at T = 0, every drafter's text is plain decoding's, character for character. The
+    modules are served from a made-up origin (a page opened from disk may not import them)."""
+    page_html = (ROOT / "site" / "16_speculative_decoding_viz.html").read_text(encoding="utf-8")
+    kernel = re.search(r'<script type="application/octet-stream" id="lab-kernel">(.*?)</script>', page_html, re.S).group(1)
+    files = {"/lab.json": (ROOT / "experiments/results/lab.json").read_bytes(), "/kernel.b64": kernel.strip().encode(),
+             "/": b"<!doctype html><meta charset=utf-8><title>twin</title>"}
+
+    def serve(route):
+        path = route.request.url.removeprefix("http://lab.test")
+        body = files.get(path) or (ROOT / path.lstrip("/")).read_bytes()
+        route.fulfill(body=body, content_type="text/javascript" if path.endswith(".js") else "text/html")
+
+    context = browser.new_context()
+    context.route("http://lab.test/**", serve)
+    page = context.new_page()
+    page.goto("http://lab.test/")
+    result = page.evaluate("""async () => {
+        const { loadLab } = await import("/static/js/lab_model.js");
+        const { wasmKernel } = await import("/static/js/lab_kernel.js");
+        const { buildHeavyLab, pairedRace } = await import("/static/js/lab_heavy.js");
+        const text = await (await fetch("/kernel.b64")).text();
+        const bytes = Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+        const labData = await (await fetch("/lab.json")).json();
+        const lab = await loadLab(labData, undefined, await wasmKernel(bytes));
+        const twin = buildHeavyLab(lab, 3, await wasmKernel(bytes)).lab;
+        const prompt = Array.from("ROMEO:\\n", (ch) => labData.vocab.indexOf(ch));
+        const race = await pairedRace(twin, { configs: { ngram: 5, draft: 3, mtp: 1 }, prompt, n: 40, temperature: 0, pairs: 1 });
+        return { kernel: twin.kernel, rows: race.rows.map((r) => [r.method, r.sameText]) };
+    }""")
+    context.close()
+    assert result["kernel"] == "wasm"
+    assert result["rows"] == [["ngram", True], ["draft", True], ["mtp", True]]

@@ -103,7 +103,7 @@ CODE_TRAIL = {
                  ("experiments/measure/regime.py", "ladder_summary"),
                  ("experiments/engine.py", "CompiledRunner"),
                  ("experiments/timing.py", "interleaved"),
-                 ("static/js/ledger.js", "ledgerVerdict"),
+                 ("static/js/ledger_text.js", "ledgerVerdict"),
                  ("static/js/ladder.js", "ladderGroups")],
         "commands": [f"{MEASURE} ledger", f"{MEASURE} regime"],
     },

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { laneOf, ledgerSummary } from "../../static/js/ledger.js";
+import { laneOf } from "../../static/js/ledger_math.js";
+import { ledgerSummary } from "../../static/js/ledger_text.js";
 import { BYTES_PER_PARAM, DEVICES, ridge, roofline } from "../../static/js/roofline.js";
 import { costCurve } from "../../static/js/verify_cost.js";
 

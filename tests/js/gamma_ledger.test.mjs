@@ -6,10 +6,9 @@ import { test } from "node:test";
 import { burstCheck, burstColumns, burstVerdict } from "../../static/js/bursts.js";
 import { gammaCharts, gammaChartSvg, gammaReadouts, measuredRowHTML, optimalRows } from "../../static/js/gamma.js";
 import { gammaSteps, stepsVerdict } from "../../static/js/gamma_steps.js";
-import {
-  cardSteps, draftingText, LEDGER_COLUMNS, LEDGER_SORT, ledgerRowHTML, ledgerSteps, ledgerSummary, ledgerVerdict, methodLabel,
-  sizeNote, sortFromHash, sortLedger, timeBars,
-} from "../../static/js/ledger.js";
+import { LEDGER_COLUMNS, ledgerRowHTML, timeBars } from "../../static/js/ledger.js";
+import { LEDGER_SORT, ledgerSteps, sortFromHash, sortLedger } from "../../static/js/ledger_math.js";
+import { cardSteps, draftingText, ledgerSummary, ledgerVerdict, methodLabel, sizeNote } from "../../static/js/ledger_text.js";
 import { alphaForTokens, expectedTokens, meanAccepted, optimalGamma, speedupTheory } from "../../static/js/theory.js";
 
 const results = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));

@@ -8,9 +8,9 @@ import { burstReadouts, burstVerdict } from "../../static/js/bursts.js";
 import { gammaReadouts, optimalRows } from "../../static/js/gamma.js";
 import { stepsVerdict } from "../../static/js/gamma_steps.js";
 import { joinZh, labelled, MODE_LABEL, modePhrase } from "../../static/js/labels.js";
-import {
-  baselineText, cardSteps, draftingText, ledgerSteps, ledgerSummary, ledgerVerdict, sizeNote, timeBars,
-} from "../../static/js/ledger.js";
+import { timeBars } from "../../static/js/ledger.js";
+import { ledgerSteps } from "../../static/js/ledger_math.js";
+import { baselineText, cardSteps, draftingText, ledgerSummary, ledgerVerdict, sizeNote } from "../../static/js/ledger_text.js";
 import { compareRows, compareSentence, ledgerPair } from "../../static/js/mtp_compare.js";
 import { diagramParts, partName, partText, sharedNote } from "../../static/js/mtp_diagram.js";
 import { stepView, traceReadouts } from "../../static/js/mtp_trace.js";

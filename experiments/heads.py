@@ -43,13 +43,9 @@ from experiments.rule import probs_from_logits, sample
 from experiments.runners import DrafterBase
 from experiments.trees import best_first, top_choices
 
-KINDS = ("medusa", "eagle", "block", "eagle3")
-PARALLEL = ("medusa", "block")  # every draft of a round from one call on the main model's feature
-
-
 @dataclass
 class HeadsConfig:
-    kind: str                    # "medusa", "eagle" or "block"
+    kind: str                    # a key of KINDS: "medusa", "eagle", "block" or "eagle3"
     main: str                    # checkpoint name of the frozen main model they read, e.g. main_s0
     n_heads: int = 3             # Medusa: heads for x_{t+2} .. x_{t+K+1}
     n_masks: int = 8             # block: mask positions for x_{t+2} .. x_{t+K+1}
@@ -61,7 +57,7 @@ class HeadsConfig:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+            raise ValueError(f"kind must be one of {tuple(KINDS)}, got {self.kind!r}")
         if not isinstance(self.main, str):
             raise ValueError(f"main must name a checkpoint, got {type(self.main).__name__}")
         sizes = {name: getattr(self, name) for name in ("n_heads", "n_masks", "anchor_stride", "ttt_steps", "block_size")}
@@ -72,9 +68,7 @@ class HeadsConfig:
 
     def sizes_in(self, state):
         """The sizes of this config that the drafter's weights fix (Medusa's heads, the block's masks)."""
-        if self.kind == "medusa":
-            return {"n_heads": len({key.split(".")[2] for key in state if key.startswith("net.res.")})}
-        return {"n_masks": state["net.masks"].shape[0]} if self.kind == "block" else {}
+        return KINDS[self.kind].sizes_in(state)
 
 
 class MedusaHeads(nn.Module):
@@ -148,28 +142,38 @@ class ParallelBlock(nn.Module):
 
 
 class FeatureDrafter(nn.Module):
-    """Medusa heads or the EAGLE layer, attached to a frozen main model. The main model is held
-    but not registered: it is not trained, and the checkpoint holds only the drafter."""
+    """A trained drafter on a frozen main model: Medusa's heads, the EAGLE or EAGLE-3 layer, or the
+    block. The main model is held but not registered: it is not trained, and the checkpoint holds
+    only the drafter. `FeatureDrafter(main, cfg)` builds the class of cfg.kind (KINDS below); each
+    kind owns its network, its losses and training objective, its largest draft count, how it
+    scores drafts by depth (the probe of ⑤'s map) and the Drafter it decodes with."""
+
+    kind: str = None
+    parallel = False  # every draft of a round from one call on the main model's feature (a ParallelDrafter)
+
+    def __new__(cls, *args, **kwargs):  # (main, cfg); a copy (copy.deepcopy) comes with no arguments
+        if cls is FeatureDrafter:
+            cls = KINDS[(args[1] if len(args) > 1 else kwargs["cfg"]).kind]
+        return super().__new__(cls)
 
     def __init__(self, main, cfg):
         super().__init__()
         self.cfg = cfg
         self.__dict__["main"] = main
         main.requires_grad_(False)
-        C = main.cfg.n_embd
-        self.net = (MedusaHeads(C, cfg.n_heads) if cfg.kind == "medusa" else
-                    ParallelBlock(main.cfg, cfg.n_masks) if cfg.kind == "block" else
-                    FusedLayer(main.cfg) if cfg.kind == "eagle3" else MTPHead(main.cfg))
+        self.net = self.make_net(main.cfg)
         # EAGLE's feature noise has a stream of its own (on the CPU, so it is the same on any
         # device) that train() seeds and keeps in the resume state: a resumed run draws what
         # an uninterrupted one would.
         self.noise_gen = torch.Generator()
 
+    @staticmethod
+    def sizes_in(state):
+        """The sizes of the config that the drafter's weights fix (Medusa's heads, the block's masks)."""
+        return {}
+
     def heavy_twin(self, scale, seed=0):
-        """model.heavy_twin of the drafter's net (Medusa's heads get zero-output SwiGLUs to widen first)."""
-        if scale > 1 and self.cfg.kind == "medusa" and not len(self.net.ballast):
-            with torch.inference_mode(False):
-                self.net.add_ballast(self.main.cfg)
+        """model.heavy_twin of the drafter's net."""
         heavy_twin(self.net, scale, seed)
         return self
 
@@ -180,38 +184,89 @@ class FeatureDrafter(nn.Module):
     def n_params(self):
         return sum(p.numel() for p in self.parameters())
 
+    @property
+    def max_drafts(self):
+        """The most drafts one call makes (its heads or mask positions; None: a chain of any length)."""
+        return None
+
+    def objective(self, losses, mtp_weight=0.0):
+        return sum(losses.values())
+
+    def main_features(self, x):
+        """What the drafter reads from the main model for ids x [B, T]: h, or every layer's output
+        side by side for EAGLE-3 (whose `read` fuses them)."""
+        return self.main.trunk(x, layers=self.net.reads_layers)
+
+    def chain_drafter(self, mode, engine, gamma):
+        """The Drafter for a chain of gamma drafts (speculative.speculative_decode; methods.check
+        holds Medusa and the block to max_drafts)."""
+        if self.parallel:
+            return ParallelDrafter(self, engine)
+        return make_runner(self.main, Plan(mode, sizes=(1, gamma + 1), margin=gamma, mtp=True, head=self.net), engine)
+
+    def tree_drafter(self):
+        """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: every
+        tree is grown eagerly (EAGLE's tree forwards are not compiled)."""
+        return self.chain_drafter("kvcache", "eager", 1)
+
+
+class MedusaDrafter(FeatureDrafter):
+    """Medusa-1's K heads on the main model's normed last hidden state."""
+
+    kind, parallel = "medusa", True
+
+    def make_net(self, cfg):
+        return MedusaHeads(cfg.n_embd, self.cfg.n_heads)
+
+    @staticmethod
+    def sizes_in(state):
+        return {"n_heads": len({key.split(".")[2] for key in state if key.startswith("net.res.")})}
+
+    def heavy_twin(self, scale, seed=0):
+        """Medusa's heads get zero-output SwiGLUs to widen first: they have no block of their own."""
+        if scale > 1 and not len(self.net.ballast):
+            with torch.inference_mode(False):
+                self.net.add_ballast(self.main.cfg)
+        return super().heavy_twin(scale, seed)
+
+    @property
+    def max_drafts(self):
+        return self.cfg.n_heads
+
     def medusa_logits(self, h):
         """Logits [..., K, V] of the K heads from the main model's features h [..., C]."""
         return F.linear(self.net(self.main.norm(h)), self.main.tok_emb.weight)
 
-    def block_logits(self, h, next_idx, g):
-        """Logits [N, g, V] of the block's first g drafts after anchors (h [N, C], next ids [N])."""
-        cos, sin = self.main.rope_cos[:g + 1], self.main.rope_sin[:g + 1]
-        return self.main.head(self.net(h, self.main.tok_emb(next_idx), g, cos, sin))
-
     def parallel_logits(self, h, next_token, g):
-        """The g drafts' logits [g, V] after the feature h [C] that predicted next_token."""
-        if self.cfg.kind == "medusa":  # the heads do not read the pending token
-            return self.medusa_logits(h)[:g]
-        return self.block_logits(h[None], torch.tensor([next_token], device=h.device), g)[0]
-
-    @property
-    def max_drafts(self):
-        """The most drafts one call makes (its heads or mask positions; None: a chain of any length)."""
-        return {"medusa": self.cfg.n_heads, "block": self.cfg.n_masks}.get(self.cfg.kind)
+        """The g drafts' logits [g, V] after the feature h [C] (the heads do not read the pending token)."""
+        return self.medusa_logits(h)[:g]
 
     def losses(self, x, y):
         with torch.no_grad():
             h = self.main.trunk(x)
-        if self.cfg.kind == "medusa":
-            logits, T = self.medusa_logits(h), x.shape[1]
-            # head k (1-based) at position t predicts x_{t+k+1} = y[t+k]
-            return {f"head{k}": F.cross_entropy(logits[:, :T - k, k - 1].flatten(0, 1), y[:, k:].flatten())
-                    for k in range(1, self.cfg.n_heads + 1)}
-        if self.cfg.kind == "block":
-            return self.block_losses(h, x, y)
-        if self.cfg.kind == "eagle3":
-            return self.test_time_losses(x)
+        logits, T = self.medusa_logits(h), x.shape[1]
+        # head k (1-based) at position t predicts x_{t+k+1} = y[t+k]
+        return {f"head{k}": F.cross_entropy(logits[:, :T - k, k - 1].flatten(0, 1), y[:, k:].flatten())
+                for k in range(1, self.cfg.n_heads + 1)}
+
+    def depth_logits(self, x, h, anchors, depth):
+        """Logits of drafts 1..depth after each anchor (probes.alpha_by_depth), teacher-forced."""
+        medusa = self.medusa_logits(h)
+        return [medusa[:, :, k] for k in range(min(depth, medusa.shape[2]))]
+
+
+class EagleDrafter(FeatureDrafter):
+    """The EAGLE layer: the MTP head's shape, trained to predict the next feature (regression) and
+    the main model's distribution, on noisy input features."""
+
+    kind = "eagle"
+
+    def make_net(self, cfg):
+        return MTPHead(cfg)
+
+    def losses(self, x, y):
+        with torch.no_grad():
+            h = self.main.trunk(x)
         features_in = h[:, :-1]
         if self.training and self.cfg.feature_noise:
             a = self.cfg.feature_noise
@@ -225,38 +280,8 @@ class FeatureDrafter(nn.Module):
                 "cls": -(p_next * torch.log_softmax(logits, dim=-1)).sum(-1).mean(),
                 "token": F.cross_entropy(logits.flatten(0, 1), y[:, 1:].flatten())}
 
-    def block_losses(self, h, x, y):
-        """Cross-entropy of each mask position: the anchor at t is (h_t, x_{t+1}) and output i
-        predicts x_{t+1+i} = y[t+i], for anchors t = 0, s, 2s, ... (s = anchor_stride: each anchor
-        is a K + 1-position forward of its own); an anchor near the window's end skips the
-        positions past it."""
-        B, T = x.shape
-        K, s = self.cfg.n_masks, self.cfg.anchor_stride
-        anchors = torch.arange(0, T - 1, s, device=x.device)
-        logits = self.block_logits(h[:, anchors].flatten(0, 1), x[:, anchors + 1].flatten(), K).view(B, len(anchors), K, -1)
-        targets = torch.cat((y, y.new_full((B, K), -100)), dim=1)  # -100: past the window, ignored
-        return {f"pos{i}": F.cross_entropy(logits[:, :, i - 1].flatten(0, 1), targets[:, anchors + i].flatten(),
-                                           ignore_index=-100)
-                for i in range(1, K + 1)}
-
-    def test_time_losses(self, x):
-        """EAGLE-3's training-time test (test_time_features): each step's cross-entropy to the main
-        model's distribution there; rows whose target lies past the window are left out."""
-        main, T = self.main, x.shape[1]
-        with torch.no_grad():
-            features = self.main_features(x)
-            p = torch.softmax(main.head(features[..., -main.cfg.n_embd:]), dim=-1)  # row t: x_{t+1}
-        losses = {}
-        for j, feature in enumerate(self.test_time_features(features, x), 1):
-            rows = T - j  # anchors a <= T - 1 - j have their target x_{a+j+1} in the window
-            log_q = torch.log_softmax(main.head(feature[:, :rows]), dim=-1)
-            losses[f"step{j}"] = -(p[:, j:j + rows] * log_q).sum(-1).mean()
-        return losses
-
-    def main_features(self, x):
-        """What the drafter reads from the main model for ids x [B, T]: h, or every layer's output
-        side by side for EAGLE-3 (whose `read` fuses them)."""
-        return self.main.trunk(x, layers=self.net.reads_layers)
+    def objective(self, losses, mtp_weight=0.0):
+        return losses["reg"] + self.cfg.cls_weight * losses["cls"]
 
     def test_time_features(self, features, x, steps=None):
         """The drafter's output features [B, T-1, C] of each step, from the main model's features
@@ -280,24 +305,86 @@ class FeatureDrafter(nn.Module):
             out.append(feature)
         return out
 
-    def chain_drafter(self, mode, engine, gamma):
-        """The Drafter for a chain of gamma drafts (speculative.speculative_decode; methods.check
-        holds Medusa and the block to max_drafts)."""
-        if self.cfg.kind in PARALLEL:
-            return ParallelDrafter(self, engine)
-        return make_runner(self.main, Plan(mode, sizes=(1, gamma + 1), margin=gamma, mtp=True, head=self.net), engine)
+    def depth_logits(self, x, h, anchors, depth):
+        steps = self.test_time_features(self.main_features(x), x, steps=depth)
+        return [self.main.head(f[:, anchors]) for f in steps]
 
-    def tree_drafter(self):
-        """The Drafter for a token tree (speculative.tree_decode), whatever the main model's engine: every
-        tree is grown eagerly (EAGLE's tree forwards are not compiled)."""
-        return self.chain_drafter("kvcache", "eager", 1)
+
+class Eagle3Drafter(EagleDrafter):
+    """EAGLE-3: the EAGLE layer over every layer's output fused, trained on tokens only by
+    training-time test."""
+
+    kind = "eagle3"
+
+    def make_net(self, cfg):
+        return FusedLayer(cfg)
+
+    def losses(self, x, y):
+        """EAGLE-3's training-time test (test_time_features): each step's cross-entropy to the main
+        model's distribution there; rows whose target lies past the window are left out."""
+        main, T = self.main, x.shape[1]
+        with torch.no_grad():
+            features = self.main_features(x)
+            p = torch.softmax(main.head(features[..., -main.cfg.n_embd:]), dim=-1)  # row t: x_{t+1}
+        losses = {}
+        for j, feature in enumerate(self.test_time_features(features, x), 1):
+            rows = T - j  # anchors a <= T - 1 - j have their target x_{a+j+1} in the window
+            log_q = torch.log_softmax(main.head(feature[:, :rows]), dim=-1)
+            losses[f"step{j}"] = -(p[:, j:j + rows] * log_q).sum(-1).mean()
+        return losses
 
     def objective(self, losses, mtp_weight=0.0):
-        if self.cfg.kind in PARALLEL:
-            return sum(losses.values())
-        if self.cfg.kind == "eagle3":
-            return sum(losses.values()) / len(losses)
-        return losses["reg"] + self.cfg.cls_weight * losses["cls"]
+        return sum(losses.values()) / len(losses)
+
+
+class BlockDrafter(FeatureDrafter):
+    """The block drafter: one causal block over the anchor and K mask positions drafts K at once."""
+
+    kind, parallel = "block", True
+
+    def make_net(self, cfg):
+        return ParallelBlock(cfg, self.cfg.n_masks)
+
+    @staticmethod
+    def sizes_in(state):
+        return {"n_masks": state["net.masks"].shape[0]}
+
+    @property
+    def max_drafts(self):
+        return self.cfg.n_masks
+
+    def block_logits(self, h, next_idx, g):
+        """Logits [N, g, V] of the block's first g drafts after anchors (h [N, C], next ids [N])."""
+        cos, sin = self.main.rope_cos[:g + 1], self.main.rope_sin[:g + 1]
+        return self.main.head(self.net(h, self.main.tok_emb(next_idx), g, cos, sin))
+
+    def parallel_logits(self, h, next_token, g):
+        """The g drafts' logits [g, V] after the feature h [C] that predicted next_token."""
+        return self.block_logits(h[None], torch.tensor([next_token], device=h.device), g)[0]
+
+    def losses(self, x, y):
+        """Cross-entropy of each mask position: the anchor at t is (h_t, x_{t+1}) and output i
+        predicts x_{t+1+i} = y[t+i], for anchors t = 0, s, 2s, ... (s = anchor_stride: each anchor
+        is a K + 1-position forward of its own); an anchor near the window's end skips the
+        positions past it."""
+        with torch.no_grad():
+            h = self.main.trunk(x)
+        B, T = x.shape
+        K, s = self.cfg.n_masks, self.cfg.anchor_stride
+        anchors = torch.arange(0, T - 1, s, device=x.device)
+        logits = self.block_logits(h[:, anchors].flatten(0, 1), x[:, anchors + 1].flatten(), K).view(B, len(anchors), K, -1)
+        targets = torch.cat((y, y.new_full((B, K), -100)), dim=1)  # -100: past the window, ignored
+        return {f"pos{i}": F.cross_entropy(logits[:, :, i - 1].flatten(0, 1), targets[:, anchors + i].flatten(),
+                                           ignore_index=-100)
+                for i in range(1, K + 1)}
+
+    def depth_logits(self, x, h, anchors, depth):
+        g = min(depth, self.max_drafts)
+        out = self.block_logits(h.flatten(0, 1), x[:, anchors + 1].flatten(), g).view(*h.shape[:2], g, -1)
+        return [out[:, :, k] for k in range(g)]
+
+
+KINDS = {cls.kind: cls for cls in (MedusaDrafter, EagleDrafter, BlockDrafter, Eagle3Drafter)}  # HeadsConfig.kind -> class
 
 
 class ParallelDrafter(DrafterBase):

@@ -136,8 +136,8 @@ def depth_windows(text, window, depth):
 def alpha_by_depth(models, texts, temperature, device, depth=DEPTH):
     """Teacher-forced acceptance Σ min(p, q_j) of the j-th draft of a chain, j = 1..depth, with
     the true text as every draft before it (the chain is right so far): for EAGLE and EAGLE-3,
-    step j reads its own output features of steps < j (heads.test_time_features, as when it
-    drafts); Medusa's head j and the block's mask position j see no draft before them. Over
+    step j reads its own output features of steps < j (heads.EagleDrafter.test_time_features, as
+    when it drafts); Medusa's head j and the block's mask position j see no draft before them. Over
     block_size windows of each text (depth_windows). {drafter: [α at depth 1, 2, ...]} for the
     heads this seed has trained (Medusa: its heads)."""
     main, heads = models.main, models.heads
@@ -147,20 +147,8 @@ def alpha_by_depth(models, texts, temperature, device, depth=DEPTH):
         for x in windows.to(device).split(64):
             p = probs_from_logits(main(x)[0].double(), temperature)
             p_at = lambda j: p[:, anchors + j].flatten(0, 1)  # the main model's distribution of x_{a+j+1}
-            q_logits = {}
-            for kind in ("eagle", "eagle3"):
-                if kind in heads:
-                    steps = heads[kind].test_time_features(heads[kind].main_features(x), x, steps=depth)
-                    q_logits[kind] = [main.head(f[:, anchors]) for f in steps]
             h = main.trunk(x)[:, anchors]
-            if "medusa" in heads:
-                medusa = heads["medusa"].medusa_logits(h)
-                q_logits["medusa"] = [medusa[:, :, k] for k in range(min(depth, medusa.shape[2]))]
-            if "block" in heads:
-                block = heads["block"]
-                g = min(depth, block.max_drafts)
-                out = block.block_logits(h.flatten(0, 1), x[:, anchors + 1].flatten(), g).view(*h.shape[:2], g, -1)
-                q_logits["block"] = [out[:, :, k] for k in range(g)]
+            q_logits = {name: head.depth_logits(x, h, anchors, depth) for name, head in heads.items()}  # heads.py
             for name, per_depth in q_logits.items():
                 alphas = [overlap(p_at(j), probs_from_logits(q.flatten(0, 1).double(), temperature)).sum().item()
                           for j, q in enumerate(per_depth, 1)]

@@ -141,6 +141,12 @@ class ParallelBlock(nn.Module):
         return self.block(x, cos, sin)[:, 1:]
 
 
+def pair_logits(main, ids, features, net, start):
+    """Teacher-forced logits of an MTP-shaped module `net` (the MTP head, EAGLE's or EAGLE-3's layer)
+    over the pairs (f_{t−2}, x_{t−1}) that predict text[t], t >= start (features: what net reads)."""
+    return main.head(main.mtp_features(features[:, :-1], ids[:, 1:], main.new_cache(mtp=True), head=net))[0, start - 2:-1]
+
+
 class FeatureDrafter(nn.Module):
     """A trained drafter on a frozen main model: Medusa's heads, the EAGLE or EAGLE-3 layer, or the
     block. The main model is held but not registered: it is not trained, and the checkpoint holds
@@ -150,6 +156,10 @@ class FeatureDrafter(nn.Module):
 
     kind: str = None
     parallel = False  # every draft of a round from one call on the main model's feature (a ParallelDrafter)
+
+    # Each kind also defines first_draft_logits(ids, main_pass, start): its first draft's logits for
+    # text[t], t >= start, teacher-forced, from the main model's pass over the text (logits, every
+    # layer's output, the last one's): methods.Family.first_draft for the heads.
 
     def __new__(cls, *args, **kwargs):  # (main, cfg); a copy (copy.deepcopy) comes with no arguments
         if cls is FeatureDrafter:
@@ -249,6 +259,9 @@ class MedusaDrafter(FeatureDrafter):
         return {f"head{k}": F.cross_entropy(logits[:, :T - k, k - 1].flatten(0, 1), y[:, k:].flatten())
                 for k in range(1, self.cfg.n_heads + 1)}
 
+    def first_draft_logits(self, ids, main_pass, start):
+        return self.medusa_logits(main_pass[2][0, start - 2:-2])[:, 0]  # head 1 on h_{t-2}
+
     def depth_logits(self, x, h, anchors, depth):
         """Logits of drafts 1..depth after each anchor (probes.alpha_by_depth), teacher-forced."""
         medusa = self.medusa_logits(h)
@@ -304,6 +317,11 @@ class EagleDrafter(FeatureDrafter):
             feature = self.net(feature, main.tok_emb(padded[:, j:j + A]), cos, sin, mask, keys)
             out.append(feature)
         return out
+
+    def first_draft_logits(self, ids, main_pass, start):
+        """Its one layer over the pairs, reading the main model's last layer (EAGLE) or every layer (EAGLE-3)."""
+        _, layers, h = main_pass
+        return pair_logits(self.main, ids, self.net.read(layers if self.net.reads_layers else h), self.net, start)
 
     def depth_logits(self, x, h, anchors, depth):
         steps = self.test_time_features(self.main_features(x), x, steps=depth)
@@ -377,6 +395,9 @@ class BlockDrafter(FeatureDrafter):
         return {f"pos{i}": F.cross_entropy(logits[:, :, i - 1].flatten(0, 1), targets[:, anchors + i].flatten(),
                                            ignore_index=-100)
                 for i in range(1, K + 1)}
+
+    def first_draft_logits(self, ids, main_pass, start):
+        return self.block_logits(main_pass[2][0, start - 2:-2], ids[0, start - 1:-1], 1)[:, 0]
 
     def depth_logits(self, x, h, anchors, depth):
         g = min(depth, self.max_drafts)

@@ -20,7 +20,7 @@ import torch
 
 from experiments.cli import UsageError
 from experiments.engine import Plan, check_engine, make_runner
-from experiments.heads import load_drafter
+from experiments.heads import load_drafter, pair_logits
 from experiments.lookahead import Lookahead
 from experiments.ngram import (DEFAULT_ORDER, MAX_ORDER, LookupDrafter, MatchDrafter, NgramDrafter, NgramTable,
                                PromptLookup)
@@ -143,27 +143,9 @@ def draft_first(models, ids, main_pass, start):
     return models.draft(ids, models.draft.new_cache())[0][0, start - 1:-1]
 
 
-def on_pairs(models, ids, features, net, start):
-    """Logits of an MTP-shaped module over the pairs (h_{t−2}, x_{t−1}) that predict text[t], t >= start."""
-    main = models.main
-    return main.head(main.mtp_features(features[:, :-1], ids[:, 1:], main.new_cache(mtp=True), head=net))[0, start - 2:-1]
-
-
-def pair_first(kind):
-    """EAGLE and EAGLE-3: their one layer over the pairs, reading the last layer or every layer."""
-    def first(models, ids, main_pass, start):
-        net = models.heads[kind].net
-        _, layers, h = main_pass
-        return on_pairs(models, ids, net.read(layers if net.reads_layers else h), net, start)
-    return first
-
-
-def medusa_first(models, ids, main_pass, start):
-    return models.heads["medusa"].medusa_logits(main_pass[2][0, start - 2:-2])[:, 0]  # head 1 on h_{t-2}
-
-
-def block_first(models, ids, main_pass, start):
-    return models.heads["block"].block_logits(main_pass[2][0, start - 2:-2], ids[0, start - 1:-1], 1)[:, 0]
+def heads_first(kind):
+    """A trained head's first draft, teacher-forced: the kind's own probe (heads.py first_draft_logits)."""
+    return lambda models, ids, main_pass, start: models.heads[kind].first_draft_logits(ids, main_pass, start)
 
 
 def head_config(kind, key):
@@ -182,7 +164,7 @@ for _family in [
            {"zh": "主模型身上的一个模块，读 hₜ 和下一个字", "en": "a module on the main model reading hₜ and the next character"},
            chain=True, source="mtp", max_gamma=1, config=("chain", 1),
            build=lambda spec, models, mode, engine, temperature: make_runner(models.main, Plan(mode, sizes=(1, 2), mtp=True), engine),
-           first_draft=lambda models, ids, main_pass, start: on_pairs(models, ids, main_pass[2], models.main.mtp, start),
+           first_draft=lambda models, ids, main_pass, start: pair_logits(models.main, ids, main_pass[2], models.main.mtp, start),
            training={"zh": "和主模型一起训练（λ）", "en": "with the main model (λ)"},
            candidates=(("chain", 1),)),
     Family("ngram", {"zh": "n-gram 表", "en": "n-gram table"},
@@ -222,25 +204,25 @@ for _family in [
     Family("medusa", {"zh": "Medusa 头", "en": "Medusa heads"},
            {"zh": "主模型最后隐状态上的 {n_heads} 个残差头，同时猜后面 {n_heads} 个位置",
             "en": "{n_heads} residual heads on the main model's last hidden state, guessing the next {n_heads} positions at once"},
-           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=medusa_first,
+           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=heads_first("medusa"),
            terms=head_config("medusa", "n_heads"), config=("chain", 3),
            candidates=(("chain", 3),)),
     Family("block", {"zh": "块并行草稿器", "en": "block-parallel drafter"},
            {"zh": "一个 Transformer 块读 [hₜ；下一个字] 和 {n_masks} 个可学习的掩码位置，一次调用给出全部草稿",
             "en": "one transformer block over [hₜ; the next character] and {n_masks} learned mask positions: every draft from one call"},
-           chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter, first_draft=block_first,
+           chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter, first_draft=heads_first("block"),
            terms=head_config("block", "n_masks"),
            candidates=(("chain", 4), ("chain", 8))),
     Family("eagle", {"zh": "EAGLE 草稿层", "en": "EAGLE drafter"},
            {"zh": "一层 Transformer，读主模型特征、预测下一个特征，可以接着自己往下猜",
             "en": "one transformer layer that reads the main model's features and predicts the next one, so it can keep drafting on its own"},
-           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=pair_first("eagle"),
+           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=heads_first("eagle"),
            candidates=(("chain", 3), ("chain", 5))),
     Family("eagle3", {"zh": "EAGLE-3 草稿层", "en": "EAGLE-3 drafter"},
            {"zh": "EAGLE 的那一层改读主模型全部 {layers} 层输出的融合，只学字的分布，并在训练时喂它自己的草稿",
             "en": "EAGLE's layer reading a fusion of all {layers} of the main model's layer outputs, trained on tokens only and on its own drafts"},
            chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter,
-           first_draft=pair_first("eagle3"), terms=lambda models: {"layers": models.main.cfg.n_layer},
+           first_draft=heads_first("eagle3"), terms=lambda models: {"layers": models.main.cfg.n_layer},
            candidates=(("chain", 3), ("chain", 5))),
     Family("lookahead", {"zh": "前瞻解码", "en": "lookahead decoding"},
            {"zh": "没有草稿员：Jacobi 迭代的猜测加上从轨迹里收集的 {ngram}-gram",

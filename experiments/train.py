@@ -27,9 +27,10 @@ from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import RESULTS, git_state, meta, write_json
 from experiments.model import DRAFT, GPT, MAIN, CheckpointError, load_checkpoint, save_atomic, save_checkpoint
 from experiments.progress import clock_text
-from experiments.runs import CHECKPOINTS, DRAFT_SNAPSHOTS, HEAD_RUNS, RUNS, run_name, snapshot_path
+from experiments.runs import CHECKPOINTS, DRAFT_SNAPSHOTS, RUNS, run_name, snapshot_path
 
 EVAL_SEED = 1234  # the fixed val batches every run is evaluated on
+HEAD_RUNS = tuple((kind, 0.0) for kind in KINDS)  # every trained head kind, on the frozen main + MTP model of its seed
 
 
 UNREADABLE = (pickle.UnpicklingError, EOFError, OSError, RuntimeError)  # what torch.load raises on a cut file

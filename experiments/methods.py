@@ -49,6 +49,8 @@ class Family:
     label, drafts: {"zh", "en"} — its name as the page prints it, and one phrase on where its
       drafts come from ({names} filled in from terms(models));
     chain, tree: whether it drafts chains (speculative_decode) and/or token trees (tree_decode);
+    group: what kind of drafter it is on ⑤'s map, which gives its colour on the dial (model, head,
+      feature, table; none: no drafter of its own; plain decoding has none);
     source: a key of SOURCES; q: "sampled" (drafts drawn from a distribution q) or "one-hot"
       (copied drafts: q(x) = 1, accepted with probability p(x));
     order, min_order: the default and least order of its n-gram (None: it has none);
@@ -71,6 +73,7 @@ class Family:
     drafts: dict
     chain: bool = False
     tree: bool = False
+    group: str | None = None
     source: str | None = None
     q: str = "sampled"
     order: int | None = None
@@ -97,7 +100,7 @@ class Family:
         return {"name": self.name, "label": self.label,
                 "drafts": {lang: text.format(**terms) for lang, text in self.drafts.items()},
                 "shapes": [shape for shape, on in (("chain", self.chain), ("tree", self.tree)) if on],
-                "source": self.source, "q": self.q, "order": self.order, "recent": self.recent,
+                "group": self.group, "source": self.source, "q": self.q, "order": self.order, "recent": self.recent,
                 "measured": self.measured, "training": self.training}
 
 
@@ -158,11 +161,11 @@ for _family in [
            measured=False, training=NONE, config=None),
     Family("draft", {"zh": "草稿模型", "en": "draft model"},
            {"zh": "独立的小模型，自回归地猜", "en": "a separate small model, guessing autoregressively"},
-           chain=True, source="draft", build=model_drafter, first_draft=draft_first,
+           group="model", chain=True, source="draft", build=model_drafter, first_draft=draft_first,
            candidates=(("chain", 2), ("chain", 3), ("chain", 4), ("chain", 6))),
     Family("mtp", {"zh": "MTP 头", "en": "MTP head"},
            {"zh": "主模型身上的一个模块，读 hₜ 和下一个字", "en": "a module on the main model reading hₜ and the next character"},
-           chain=True, source="mtp", max_gamma=1, config=("chain", 1),
+           group="head", chain=True, source="mtp", max_gamma=1, config=("chain", 1),
            build=lambda spec, models, mode, engine, temperature: make_runner(models.main, Plan(mode, sizes=(1, 2), mtp=True), engine),
            first_draft=lambda models, ids, main_pass, start: pair_logits(models.main, ids, main_pass[2], models.main.mtp, start),
            training={"zh": "和主模型一起训练（λ）", "en": "with the main model (λ)"},
@@ -170,7 +173,7 @@ for _family in [
     Family("ngram", {"zh": "n-gram 表", "en": "n-gram table"},
            {"zh": "训练集里每段最多 {context} 字的上下文后面各字出现的频率",
             "en": "how often each character follows each context of up to {context} characters in the training text"},
-           chain=True, tree=True, source="corpus", order=DEFAULT_ORDER,
+           group="table", chain=True, tree=True, source="corpus", order=DEFAULT_ORDER,
            build=lambda spec, models, *_: NgramDrafter(models.table(spec.order_or_default())),
            prepare=lambda spec, models: models.table(spec.order_or_default()), first_draft="propose",
            training={"zh": "数一遍训练集", "en": "one pass counting the training text"},
@@ -179,7 +182,7 @@ for _family in [
     Family("lookup", {"zh": "提示查找", "en": "prompt lookup"},
            {"zh": "在已写文本里找最后 {match} 个字上次出现的地方，抄它后面的字",
             "en": "finds where the last {match} characters appeared before in the text so far and copies what followed"},
-           chain=True, tree=True, source="context", q="one-hot", order=4, min_order=2,  # matches the last 3 chars
+           group="table", chain=True, tree=True, source="context", q="one-hot", order=4, min_order=2,  # matches the last 3 chars
            build=lambda spec, models, *_: LookupDrafter(PromptLookup(spec.order_or_default() - 1, models.vocab_size)),
            first_draft="propose", training=NONE, terms=lambda models: {"match": FAMILIES["lookup"].order - 1},
            candidates=(("chain", 4), ("chain", 8))),
@@ -187,7 +190,7 @@ for _family in [
     Family("match", {"zh": "最长匹配 + n-gram", "en": "longest match + n-gram"},
            {"zh": "抄已写文本里最长的一段匹配，抄完再查 n-gram 表",
             "en": "copies the longest earlier match in the text so far, then drafts from the n-gram table"},
-           chain=True, source="corpus", order=DEFAULT_ORDER, measured=False,
+           group="table", chain=True, source="corpus", order=DEFAULT_ORDER, measured=False,
            build=lambda spec, models, *_: MatchDrafter(models.table(spec.order_or_default())),
            prepare=lambda spec, models: models.table(spec.order_or_default()),
            training={"zh": "数一遍训练集", "en": "one pass counting the training text"}),
@@ -195,7 +198,7 @@ for _family in [
            {"zh": "文本末尾在训练集或已写文本里出现过的最长一段（至多 {depth} 字），按它至多 {occurrences} 处出现后面跟的字长成一棵树（链取最常见的一枝）",
             "en": "the longest tail of the text (up to {depth} characters) seen in the training text or the output, "
                   "grown into a tree of what followed up to {occurrences} of its occurrences (a chain: the likeliest branch)"},
-           chain=True, tree=True, source="corpus", q="one-hot", recent=True,
+           group="table", chain=True, tree=True, source="corpus", q="one-hot", recent=True,
            build=lambda spec, models, *_: SuffixDrafter(models.suffix_index()),
            prepare=lambda spec, models: models.suffix_index(), first_draft="propose",
            training={"zh": "给训练集建一个后缀数组", "en": "one suffix array over the training text"},
@@ -204,30 +207,30 @@ for _family in [
     Family("medusa", {"zh": "Medusa 头", "en": "Medusa heads"},
            {"zh": "主模型最后隐状态上的 {n_heads} 个残差头，同时猜后面 {n_heads} 个位置",
             "en": "{n_heads} residual heads on the main model's last hidden state, guessing the next {n_heads} positions at once"},
-           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=heads_first("medusa"),
+           group="head", chain=True, tree=True, source="heads", build=heads_drafter, first_draft=heads_first("medusa"),
            terms=head_config("medusa", "n_heads"), config=("chain", 3),
            candidates=(("chain", 3),)),
     Family("block", {"zh": "块并行草稿器", "en": "block-parallel drafter"},
            {"zh": "一个 Transformer 块读 [hₜ；下一个字] 和 {n_masks} 个可学习的掩码位置，一次调用给出全部草稿",
             "en": "one transformer block over [hₜ; the next character] and {n_masks} learned mask positions: every draft from one call"},
-           chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter, first_draft=heads_first("block"),
+           group="head", chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter, first_draft=heads_first("block"),
            terms=head_config("block", "n_masks"),
            candidates=(("chain", 4), ("chain", 8))),
     Family("eagle", {"zh": "EAGLE 草稿层", "en": "EAGLE drafter"},
            {"zh": "一层 Transformer，读主模型特征、预测下一个特征，可以接着自己往下猜",
             "en": "one transformer layer that reads the main model's features and predicts the next one, so it can keep drafting on its own"},
-           chain=True, tree=True, source="heads", build=heads_drafter, first_draft=heads_first("eagle"),
+           group="feature", chain=True, tree=True, source="heads", build=heads_drafter, first_draft=heads_first("eagle"),
            candidates=(("chain", 3), ("chain", 5))),
     Family("eagle3", {"zh": "EAGLE-3 草稿层", "en": "EAGLE-3 drafter"},
            {"zh": "EAGLE 的那一层改读主模型全部 {layers} 层输出的融合，只学字的分布，并在训练时喂它自己的草稿",
             "en": "EAGLE's layer reading a fusion of all {layers} of the main model's layer outputs, trained on tokens only and on its own drafts"},
-           chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter,
+           group="feature", chain=True, tree=True, source="heads", recent=True, optional=True, build=heads_drafter,
            first_draft=heads_first("eagle3"), terms=lambda models: {"layers": models.main.cfg.n_layer},
            candidates=(("chain", 3), ("chain", 5))),
     Family("lookahead", {"zh": "前瞻解码", "en": "lookahead decoding"},
            {"zh": "没有草稿员：Jacobi 迭代的猜测加上从轨迹里收集的 {ngram}-gram",
             "en": "no drafter: Jacobi-iteration guesses plus {ngram}-grams harvested from their trajectory"},
-           tree=True, source="self", order=3, min_order=2, config=("tree", 16),
+           group="none", tree=True, source="self", order=3, min_order=2, config=("tree", 16),
            build=lambda spec, models, *_: Lookahead(*lookahead_shape(spec)), training=NONE,
            terms=lambda models: {"ngram": FAMILIES["lookahead"].order},
            candidates=(("tree", 16),)),

@@ -263,6 +263,7 @@ class FamilyEntry(TypedDict):
     label: Words
     drafts: Words              # where its drafts come from, one phrase
     shapes: list               # chain | tree: what it drafts
+    group: str | None          # model | head | feature | table | none: its kind on ⑤'s map, its colour on the dial
     source: str | None         # draft | mtp | heads | corpus | context | self (methods.SOURCES)
     q: str                     # sampled | one-hot
     recent: bool               # one of the 2025–26 methods

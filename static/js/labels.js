@@ -6,7 +6,7 @@ export const MODE_LABEL = {
 
 // The engines (from the most per-call overhead to the least) and the decoding methods, as every
 // widget names them: registry.json, which experiments/ writes from its one declaration of each
-// (experiments/engine.py ENGINE_LABELS, experiments/methods.py FAMILIES), read by declareNames
+// (experiments/engine.py ENGINES, experiments/methods.py FAMILIES), read by declareNames
 // before any widget starts. {name: {zh, en}}, in the registry's order.
 // FAMILY holds each method's whole record (where its drafts come from, its shapes, …).
 export const ENGINE_LABEL = {};

@@ -1,22 +1,22 @@
-"""Shared fixtures: a headless Chromium (Debian's, driven by Playwright) and a page opener that
-records console errors and network requests and fails the test if there were any."""
-from pathlib import Path
-
+"""Shared fixtures: the page as the build renders it, the committed models in float64 and their
+plain greedy text, the AOT packages' quick options, a headless Chromium (Debian's, driven by
+Playwright) and a page opener that records console errors and network requests and fails the test
+if there were any. Plain helpers (no fixtures) are in tests/helpers.py."""
 import pytest
 import torch
 
-from chapter import build
-from experiments import aot
-from experiments.data import DataError, find_data
-from experiments.jsonio import RESULTS, read_json
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # noqa: F401 (PAGE: the tests import it from here)
+pytest.register_assert_rewrite("tests.helpers")  # its asserts explain themselves as a test's do
+
+from chapter import build  # noqa: E402
+from experiments import aot  # noqa: E402
+from experiments.data import CharData, DataError, find_data  # noqa: E402
+from experiments.speculative import plain_decode  # noqa: E402
+from tests.helpers import CHAPTER_AOT_OPTIONS, ROOT  # noqa: E402
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # noqa: E402
 
 # One thread: as fast as two for these batch-1 models, and two processes that each spin two
 # OpenMP threads on a 2-core machine slow each other down many times over.
 torch.set_num_threads(1)
-
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
 @pytest.fixture(scope="session")
@@ -36,13 +36,14 @@ def models64():
     return tuple(load_checkpoint(p)[0].double() for p in paths)
 
 
-# AOT packages in tests are built without the chapter's inductor options (freezing, max_autotune):
-# tuning a GEMM kernel for each linear's shape is most of a package's build time on a fresh cache
-# (about 30 s of 40-55 s here) and changes nothing the tests check but speed. The one test that
-# builds with the chapter's own options asks for them with the `chapter_aot_options` fixture.
-CHAPTER_AOT_OPTIONS = dict(aot.INDUCTOR_CONFIGS)
+@pytest.fixture(scope="module")
+def plain_greedy(models64):
+    prompt = CharData().encode("ROMEO:\n")
+    with torch.inference_mode():
+        return prompt, plain_decode(models64[0], prompt, 300, temperature=0).tokens
 
 
+# AOT packages in tests are built without the chapter's inductor options (helpers.CHAPTER_AOT_OPTIONS)
 @pytest.fixture(scope="session", autouse=True)
 def quick_aot_packages():
     aot.INDUCTOR_CONFIGS.clear()
@@ -55,21 +56,6 @@ def chapter_aot_options():
     aot.INDUCTOR_CONFIGS.update(CHAPTER_AOT_OPTIONS)
     yield
     aot.INDUCTOR_CONFIGS.clear()
-
-
-def results(name):
-    """A results file the experiments wrote, or a failure that says how to make it."""
-    path = RESULTS / f"{name}.json"
-    assert path.exists(), f"{path} is missing: run `make measure`"
-    return read_json(path)
-
-
-def open_deep(page, *names):
-    """Open deep dives (<details class="deep" id="deep-NAME">) as a reader does, by their summary."""
-    for name in names:
-        box = page.locator(f"#deep-{name}")
-        if box.get_attribute("open") is None:
-            box.locator("> summary").click()
 
 
 def lay_out_all(page):
@@ -112,8 +98,6 @@ def open_page(browser):
         assert page.errors == [], page.errors
         assert page.requests == [], page.requests
         page.context.close()
-
-
 
 
 def pytest_sessionstart(session):

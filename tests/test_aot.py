@@ -8,11 +8,11 @@ loads them instead of compiling (the first run compiles about ten packages, 10-5
 fresh cache; all but two without the chapter's tuning options, see conftest.quick_aot_packages)."""
 import copy
 import random
+import shutil
 
 import pytest
 import torch
 
-from conftest import ARTIFACTS
 from experiments import aot
 from experiments.engine import CompiledRunner
 from experiments.graphs import check_compiler
@@ -20,7 +20,7 @@ from experiments.runners import EngineUnavailable
 from experiments.model import GPT, GPTConfig, MTPHead
 from experiments.runners import MTPDrafter, Runner
 from experiments.trees import Tree
-from tests.test_engine import feed_schedule, max_logit_gap
+from tests.helpers import ARTIFACTS, feed_schedule, files_under, max_logit_gap
 
 try:
     check_compiler()
@@ -240,3 +240,28 @@ def test_a_failed_export_is_one_line(tmp_path, monkeypatch):
         aot.AOTRunner(random_model(seed=9))
     assert str(err.value) == "AOTInductor failed on a main step: RuntimeError: export broke"
     assert list(tmp_path.iterdir()) == []  # the temp file is gone
+
+
+def test_an_aot_package_that_fails_to_load_is_rebuilt(tmp_path, monkeypatch):
+    """A truncated .pt2 in the cache made every later run fall back to eager; now it is compiled
+    again. The package is compiled once into tests/artifacts (the tiny model of the tests above shares it); the
+    rebuild copies it instead of compiling it again."""
+    model = random_model()
+    monkeypatch.setenv("SPEC_AOT_CACHE", str(ARTIFACTS / "aot_cache"))
+    built(lambda: aot.AOTRunner(model))
+    whole = aot.package_path(model, "main", 1, aot.weights_hash(model))
+
+    monkeypatch.setenv("SPEC_AOT_CACHE", str(tmp_path))
+    monkeypatch.setattr(aot, "LOADED", {})  # as a new process
+    cut = aot.package_path(model, "main", 1, aot.weights_hash(model))
+    cut.write_bytes(whole.read_bytes()[:whole.stat().st_size // 2])
+    compiled = []
+    monkeypatch.setattr(aot, "compile_package", lambda *args: compiled.append(args[-1]) or shutil.copy(whole, args[-1]))
+    with torch.inference_mode():
+        runner = aot.AOTRunner(model)
+        ids = list(range(20))
+        runner.extend(ids[:-1])
+        eager = Runner(model, "kvcache")
+        eager.extend(ids[:-1])
+        assert torch.allclose(runner.extend(ids)[0], eager.extend(ids)[0], atol=1e-4)
+    assert compiled == [cut] and files_under(tmp_path) == [cut.relative_to(tmp_path)]

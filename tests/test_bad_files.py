@@ -5,7 +5,6 @@ import json
 from dataclasses import replace
 
 import pytest
-import torch
 
 from experiments import native
 from experiments.data import VOCAB_SIZE, CharData, DataError, find_data
@@ -14,25 +13,7 @@ from experiments.generate import main as generate_main
 from experiments.heads import read_drafter
 from experiments.model import DRAFT, GPT, CheckpointError, load_checkpoint, save_checkpoint
 from experiments.runs import CHECKPOINTS
-
-
-def one_error_line(capsys):
-    out, err = capsys.readouterr()
-    assert out == "" and err.startswith("error: ") and err.count("\n") == 1, (out, err)
-    return err
-
-
-def tampered(tmp_path, source, change, name=None):
-    """A copy of a committed checkpoint with change(payload) applied."""
-    payload = torch.load(CHECKPOINTS / source, weights_only=True)
-    change(payload)
-    path = tmp_path / (name or source)
-    torch.save(payload, path)
-    return path
-
-
-def generate(*args):
-    return generate_main(["--n", "5", "--warmup", "0", *map(str, args)])
+from tests.helpers import config_change, generate_quick, one_error_line, tampered
 
 
 # 3. a vocabulary other than the data's
@@ -42,7 +23,7 @@ def generate(*args):
 def test_a_model_of_another_vocabulary_is_refused(tmp_path, capsys, vocab_size, flag):
     path = tmp_path / "other_vocab.pt"
     save_checkpoint(path, GPT(replace(DRAFT, vocab_size=vocab_size)), {"step": 1})
-    assert generate("--method", "draft", flag, path) == 2
+    assert generate_quick("--method", "draft", flag, path) == 2
     err = one_error_line(capsys)
     assert str(path) in err and f"config.vocab_size is {vocab_size}" in err and f"{VOCAB_SIZE} characters" in err
 
@@ -53,16 +34,12 @@ def test_a_model_of_another_vocabulary_is_refused(tmp_path, capsys, vocab_size, 
 @pytest.mark.parametrize("trained_on", ["main_s0.pt", {"checkpoint": "main_s0.pt"}, {"fingerprint": 7}])
 def test_a_drafter_whose_trained_on_is_malformed_is_refused(tmp_path, capsys, trained_on):
     path = tampered(tmp_path, "eagle_s0.pt", lambda p: p.update(trained_on=trained_on))
-    assert generate("--method", "eagle", "--heads-checkpoint", path) == 2
+    assert generate_quick("--method", "eagle", "--heads-checkpoint", path) == 2
     err = one_error_line(capsys)
     assert str(path) in err and "field trained_on" in err
 
 
 # 5. a config is checked against its weights before anything is built
-
-
-def config_change(**fields):
-    return lambda payload: payload["config"].update(fields)
 
 
 @pytest.mark.parametrize("source,fields,named", [
@@ -100,7 +77,7 @@ def test_an_absurd_drafter_config_is_refused_before_it_is_built(tmp_path, source
 
 def test_medusa_with_ten_million_heads_is_one_line(tmp_path, capsys):
     path = tampered(tmp_path, "medusa_s0.pt", config_change(n_heads=10 ** 7))
-    assert generate("--method", "medusa", "--gamma", "2", "--heads-checkpoint", path) == 2
+    assert generate_quick("--method", "medusa", "--gamma", "2", "--heads-checkpoint", path) == 2
     assert str(path) in (err := one_error_line(capsys)) and "n_heads = 10000000" in err
 
 
@@ -153,7 +130,7 @@ def test_a_file_without_checksums_loads_with_one_note(tmp_path, capsys):
 
 def test_a_checkpoint_path_that_is_no_file_says_what_it_is(tmp_path, capsys, where, named):
     path = tmp_path if where == "folder" else where
-    assert generate("--checkpoint", path) == 2
+    assert generate_quick("--checkpoint", path) == 2
     err = one_error_line(capsys)
     assert named in err and "not found" not in err
 
@@ -161,7 +138,7 @@ def test_a_checkpoint_path_that_is_no_file_says_what_it_is(tmp_path, capsys, whe
 def test_a_corrupt_drafter_is_called_corrupt_not_a_misfit(tmp_path, capsys):
     path = tmp_path / "medusa_cut.pt"
     path.write_bytes((CHECKPOINTS / "medusa_s0.pt").read_bytes()[:5000])
-    assert generate("--method", "medusa", "--gamma", "2", "--heads-checkpoint", path) == 2
+    assert generate_quick("--method", "medusa", "--gamma", "2", "--heads-checkpoint", path) == 2
     err = one_error_line(capsys)
     assert "is not a drafter checkpoint" in err and "does not fit" not in err
 
@@ -197,5 +174,5 @@ def test_the_native_build_is_reported_as_compile_s(monkeypatch, capsys):
     monkeypatch.setattr(native, "_EXTENSION", [])
     monkeypatch.setattr(native, "time", clock)
     monkeypatch.setattr(native.cpp_extension, "load", slow_build)
-    assert generate("--engine", "native") == 0
+    assert generate_quick("--engine", "native") == 0
     assert json.loads(capsys.readouterr().out)["compile_s"] == 12.0

@@ -3,7 +3,6 @@ import re
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import jinja2
 import orjson
@@ -13,8 +12,7 @@ from markupsafe import escape
 from chapter import build as site_build
 from chapter.listings import ListingError, listings, region
 from chapter.views import paired_verdict
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 
 def test_committed_site_matches_its_sources(tmp_path):

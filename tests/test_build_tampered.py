@@ -3,15 +3,15 @@
 (and the field), exit status 2; never a traceback. Each case tampers one file of a copy and runs the
 build in this process (chapter.build.main), the other files linked to the committed ones."""
 import re
-from pathlib import Path
 
 import orjson
 import pytest
 
 from chapter import build as site_build
 from chapter.schema import SCHEMA, ResultsError
+from tests.helpers import ROOT
 
-RESULTS = Path(__file__).resolve().parent.parent / "experiments" / "results"
+RESULTS = ROOT / "experiments" / "results"
 COMMITTED = {name: orjson.loads((RESULTS / name).read_bytes()) for name in SCHEMA}
 
 

@@ -1,10 +1,8 @@
 """The command-line tools: generate prints one JSON object on success; bad input to generate or
 train is one line on stderr, `error: ...`, exit code 2, nothing on stdout and no traceback."""
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -12,17 +10,7 @@ import torch
 from experiments.exercises.__main__ import main as exercises_main
 from experiments.generate import main as generate_main
 from experiments.measure.__main__ import main as measure_main
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def tool(name, *args, env=None):
-    return subprocess.run([sys.executable, "-m", f"experiments.{name}", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
-
-
-def generate(*args):
-    return tool("generate", *args)
+from tests.helpers import ROOT, assert_one_line_error, generate, tool
 
 
 @pytest.mark.parametrize("method,extra", [("plain", []), ("draft", ["--gamma", "3"]), ("mtp", [])])
@@ -55,14 +43,6 @@ def test_generate_runs_at_the_limits(args):
 
 
 NO_SUCH_CUDA = "cuda:99" if torch.cuda.is_available() else "cuda"
-
-
-def assert_one_line_error(out, message):
-    assert out.returncode == 2, out.stderr
-    assert out.stdout == ""
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in out.stderr, out.stderr
-    assert lines[0].startswith("error: ") and message in lines[0], lines[0]
 
 
 @pytest.mark.parametrize("name,args,message", [

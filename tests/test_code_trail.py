@@ -8,7 +8,7 @@ import shlex
 import pytest
 
 from chapter.code_trail import CODE_TRAIL
-from conftest import ROOT
+from tests.helpers import ROOT
 
 ENTRIES = [(section, path, name) for section, trail in CODE_TRAIL.items() for path, name in trail["code"]]
 COMMANDS = [(section, cmd) for section, trail in CODE_TRAIL.items() for cmd in trail["commands"]]

@@ -1,21 +1,19 @@
 """The decoders on the trained checkpoints: greedy identity with plain decoding, counters, and
 sampled output that follows the main model's law."""
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from scipy import stats
 
-from experiments.data import CharData
-from experiments.rule import MIN_TEMPERATURE, probs_from_logits
-from experiments.methods import Models, Spec, decode, drafter
 from experiments import runners
+from experiments.data import CharData
+from experiments.methods import Models, Spec, decode, drafter
+from experiments.rule import MIN_TEMPERATURE, probs_from_logits
 from experiments.runners import Counters
 from experiments.speculative import plain_decode, speculative_decode
+from tests.helpers import chi_square_pvalue, exact_law_of_three
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
 PROMPTS = ["ROMEO:\n", "First Citizen:\nBefore we proceed any further, hear me speak.", "\n"]
 
 
@@ -74,33 +72,6 @@ def test_counters_add_up(models, data, mode):
             assert 0 <= result.accepted <= result.proposed, name
             if name != "plain":
                 assert 0 < result.accepted < result.proposed, name
-
-
-def exact_law_of_three(main, prompt):
-    """P(x1), P(x2), P(x3) after the prompt under the main model (plain decoding, T = 1),
-    by enumerating every two-char continuation in one batched forward."""
-    V = main.cfg.vocab_size
-    with torch.inference_mode():
-        p1 = probs_from_logits(main(torch.tensor([prompt]))[0][0, -1], 1.0)
-        pairs = torch.cartesian_prod(torch.arange(V), torch.arange(V))
-        seqs = torch.cat([torch.tensor(prompt).expand(V * V, -1), pairs], 1)
-        logits = main(seqs)[0]
-        p2_given_1 = probs_from_logits(logits[::V, -2], 1.0)         # [x1, x2]
-        p3_given_12 = probs_from_logits(logits[:, -1], 1.0)          # [(x1, x2), x3]
-    joint12 = p1[:, None] * p2_given_1
-    p3 = (joint12.reshape(-1, 1) * p3_given_12).sum(0)
-    return p1, joint12.sum(0), p3
-
-
-def chi_square_pvalue(samples, law):
-    counts = np.bincount(samples, minlength=len(law)).astype(float)
-    expected = law.numpy() * len(samples)
-    assert counts[expected == 0].sum() == 0
-    big = expected >= 5  # pool the rare chars into one bin
-    observed = np.append(counts[big], counts[~big].sum())
-    expected = np.append(expected[big], expected[~big].sum())
-    keep = expected > 0
-    return stats.chisquare(observed[keep], expected[keep]).pvalue
 
 
 # make test keeps one decoder per engine here; the MTP head's runs follow the same rule

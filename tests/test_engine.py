@@ -1,58 +1,21 @@
 """The compiled engine (experiments/engine.py) against the eager one: the same logits through
 rollbacks and past the sliding window, and the same greedy text for every decoder. (The T = 1
 law of the compiled decoders is checked in test_decoding.py.)"""
-import random
-from pathlib import Path
-
 import pytest
 import torch
 
 from experiments.data import CharData
 from experiments.engine import CompiledRunner
 from experiments.graphs import StaticCache
-from experiments.model import load_checkpoint
-from experiments.runners import Runner
 from experiments.methods import Models, Spec, decode
+from experiments.model import load_checkpoint
 from experiments.speculative import plain_decode
-
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
+from tests.helpers import CHECKPOINTS, max_logit_gap
 
 
 @pytest.fixture(scope="module")
 def main32():
     return load_checkpoint(CHECKPOINTS / "main_s0.pt")[0]
-
-
-def feed_schedule(seed, steps=120):
-    """A prompt, then feeds of 1-5 new tokens, some followed by a rollback of 1-4 of them, as
-    speculative decoding does; it runs well past the 64-position window."""
-    rng = random.Random(seed)
-    seq = [rng.randrange(65) for _ in range(9)]
-    plan = [(list(seq), None)]
-    for _ in range(steps):
-        seq = seq + [rng.randrange(65) for _ in range(rng.randint(1, 5))]
-        keep = len(seq) - rng.randint(1, 4) if rng.random() < 0.5 else None
-        plan.append((list(seq), keep))
-        if keep is not None:
-            seq = seq[:keep] + [rng.randrange(65)]
-    return plan
-
-
-def max_logit_gap(model, runner, seed):
-    """The largest gap of the runner's logits and hidden states (every layer's with runner.layers)
-    from the eager runner's along feed_schedule."""
-    eager = Runner(model, "kvcache", margin=8, layers=runner.layers)
-    gap = 0.0
-    with torch.inference_mode():
-        for seq, keep in feed_schedule(seed):
-            expected, expected_h, start = eager.extend(seq)
-            got, got_h, got_start = runner.extend(seq)
-            assert got_start == start and got.shape == expected.shape and got_h.shape == expected_h.shape
-            gap = max(gap, (got - expected).abs().max().item(), (got_h - expected_h).abs().max().item())
-            if keep is not None:
-                eager.truncate(keep)
-                runner.truncate(keep)
-    return gap
 
 
 def test_static_cache_ring_buffer_matches_the_eager_cache(main32):

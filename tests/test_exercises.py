@@ -8,9 +8,9 @@ from experiments.exercises import chi2, gamma, medusa_head, solutions
 from experiments.exercises import rollback as reader
 from experiments.exercises.__main__ import main as exercises_main
 from experiments.exercises.check_rollback import check_rollback
-from experiments.stats import theorem_3_8
 from experiments.model import load_checkpoint
 from experiments.runs import CHECKPOINTS
+from experiments.stats import theorem_3_8
 
 
 @pytest.fixture(scope="module")

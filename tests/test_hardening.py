@@ -1,6 +1,5 @@
 """What an audit found (issue 36): chains at the largest γ the CLI accepts, recompute mode past
 the window, weights that are corrupt, and files cut short, each with the property it broke."""
-import json
 from dataclasses import replace
 
 import numpy as np
@@ -11,16 +10,12 @@ from experiments import native
 from experiments.data import CharData
 from experiments.heads import load_drafter
 from experiments.measure.__main__ import main as measure_main
-from experiments.methods import FAMILIES, Models, Spec, decode, load_models, names
-from experiments.model import MAIN, GPT, CheckpointError, load_checkpoint, save_checkpoint
+from experiments.methods import Models, Spec, decode, load_models, names
+from experiments.model import GPT, MAIN, CheckpointError, load_checkpoint, save_checkpoint
 from experiments.rule import probs_from_logits
 from experiments.runners import Runner
 from experiments.speculative import plain_decode
-from tests.test_cli import ROOT, tool
-from tests.test_decoding import chi_square_pvalue
-
-CHECKPOINTS = ROOT / "experiments" / "checkpoints"
-LONG_PROMPT = "First Citizen:\nBefore we proceed any further, hear me speak.\n\nAll:\nSpeak, speak."  # 80 chars
+from tests.helpers import CHECKPOINTS, LONG_PROMPT, ROOT, chi_square_pvalue, largest_gamma, one_line_error, tool
 
 
 @pytest.fixture(scope="module")
@@ -32,14 +27,6 @@ def data():
 def seed0(data):
     """Every seed-0 model as the CLI loads them (float32)."""
     return load_models(CHECKPOINTS, 0, train_tokens=data.train.tolist(), vocab_size=data.vocab_size)
-
-
-def largest_gamma(models, method):
-    """The largest γ generate accepts for a chain of this method."""
-    if method == "mtp":
-        return 1
-    head = models.heads.get(method)
-    return head.max_drafts if FAMILIES[method].source == "heads" and head.max_drafts else models.main.cfg.block_size - 1
 
 
 # the feature drafters' caches once rolled back too little for γ >= 19 (the default margin was 16)
@@ -109,15 +96,6 @@ def test_recompute_sampled_output_follows_plain_recompute_past_the_window(models
                                    generator=gen).tokens for _ in range(draws)])
     for position, law in enumerate(laws):
         assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
-
-
-def one_line_error(out, *words, progress=False):
-    """rc 2, one `error:` line naming each of words, nothing on stdout (but measure's progress lines)."""
-    assert out.returncode == 2 and (progress or out.stdout == ""), out.stderr
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), out.stderr
-    for word in words:
-        assert word in lines[0], lines[0]
 
 
 def flip_a_byte_of(path, tensor):

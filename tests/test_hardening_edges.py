@@ -3,36 +3,18 @@ code 2; the build's own errors, a template or the page's own checks, the same li
 found before any slow work, and leaves nothing behind; a damaged AOT package is rebuilt."""
 import shutil
 import subprocess
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import torch
 
 from chapter import build as site_build
-from conftest import ARTIFACTS
-from experiments import aot
 from experiments import generate as generate_module
 from experiments import train as train_module
-from experiments.cli import UsageError
-from experiments.data import CharData
 from experiments.exercises.__main__ import main as exercises_main
 from experiments.generate import main as generate_main
 from experiments.jsonio import RESULTS
-from experiments.runners import Runner
-from tests.test_train import TINY, FlakyData, Interrupted, run as train_tiny
+from tests.helpers import files_under, one_error_line
 from tools import bench
-
-
-def one_error_line(capsys, prefix="error: "):
-    """The one line a refused command printed on stderr (and nothing on stdout)."""
-    out = capsys.readouterr()
-    assert out.out == "" and out.err.startswith(prefix) and out.err.count("\n") == 1, out
-    return out.err
-
-
-def files_under(folder):
-    return sorted(path.relative_to(folder) for path in folder.rglob("*"))
 
 
 # 5. exercises gamma
@@ -50,32 +32,6 @@ def test_exercise_gamma_without_a_whole_sweep_is_one_line(tmp_path, capsys, dama
 
 
 # 6. a damaged AOT package
-
-
-def test_an_aot_package_that_fails_to_load_is_rebuilt(tmp_path, monkeypatch):
-    """A truncated .pt2 in the cache made every later run fall back to eager; now it is compiled
-    again. The package is compiled once into tests/artifacts (test_aot's tiny model shares it); the
-    rebuild copies it instead of compiling it again."""
-    from tests.test_aot import built, random_model  # imported here: test_aot skips where no compiler builds packages
-    model = random_model()
-    monkeypatch.setenv("SPEC_AOT_CACHE", str(ARTIFACTS / "aot_cache"))
-    built(lambda: aot.AOTRunner(model))
-    whole = aot.package_path(model, "main", 1, aot.weights_hash(model))
-
-    monkeypatch.setenv("SPEC_AOT_CACHE", str(tmp_path))
-    monkeypatch.setattr(aot, "LOADED", {})  # as a new process
-    cut = aot.package_path(model, "main", 1, aot.weights_hash(model))
-    cut.write_bytes(whole.read_bytes()[:whole.stat().st_size // 2])
-    compiled = []
-    monkeypatch.setattr(aot, "compile_package", lambda *args: compiled.append(args[-1]) or shutil.copy(whole, args[-1]))
-    with torch.inference_mode():
-        runner = aot.AOTRunner(model)
-        ids = list(range(20))
-        runner.extend(ids[:-1])
-        eager = Runner(model, "kvcache")
-        eager.extend(ids[:-1])
-        assert torch.allclose(runner.extend(ids)[0], eager.extend(ids)[0], atol=1e-4)
-    assert compiled == [cut] and files_under(tmp_path) == [cut.relative_to(tmp_path)]
 
 
 # 7. NATIVE_KERNEL
@@ -170,58 +126,6 @@ def test_bench_passes_on_a_failed_builds_line_and_status(monkeypatch, capsys):
 
 
 # 10, 11. resuming a training run
-
-
-@pytest.fixture(scope="module")
-def data():
-    return CharData()
-
-
-def interrupted_run(root, data, **settings):
-    """A 10-step run of the tiny model killed after step 7: its resume state is at step 5."""
-    with pytest.raises(Interrupted):
-        train_tiny(root, FlakyData(data, fail_after=7), 10, eval_interval=5, snapshots=(), **settings)
-
-
-@pytest.fixture
-def trained(tmp_path, data):
-    """An interrupted run of the tiny model, and what it wrote, byte for byte."""
-    interrupted_run(tmp_path, data)
-    return {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-
-
-@pytest.mark.parametrize("changed, named", [
-    ({"steps": 20}, "--steps 10, now 20"),
-    ({"steps": 5}, "--steps 10, now 5"),
-    ({"batch_size": 4, "lr": 1e-3}, "--batch 8, now 4; --lr 0.003, now 0.001"),
-    ({"mtp_weight": 0.5}, "--mtp 0.3, now 0.5"),
-])
-def test_a_resume_with_other_settings_is_refused(tmp_path, data, trained, changed, named):
-    settings = {"steps": 10, "eval_interval": 5, "snapshots": (), **changed}
-    with pytest.raises(UsageError) as err:
-        train_tiny(tmp_path, data, **settings)
-    message = str(err.value)
-    assert "\n" not in message and str(tmp_path / "ck" / "tiny.opt.pt") in message
-    assert named in message and "--fresh" in message
-    assert {path: path.read_bytes() for path in trained} == trained  # nothing rewritten
-
-
-@pytest.mark.parametrize("keep_settings", [False, True])
-def test_a_resume_state_of_another_shape_is_one_line_naming_it(tmp_path, data, trained, keep_settings):
-    """The state of a wider model in the tiny one's place: refused by its recorded settings, or,
-    where those were copied over too, by the weights that do not fit."""
-    wide = replace(TINY, n_embd=48, mlp_hidden=96)
-    interrupted_run(tmp_path / "wide", data, cfg=wide)
-    state_path = tmp_path / "ck" / "tiny.opt.pt"
-    state = torch.load(tmp_path / "wide" / "ck" / "tiny.opt.pt", weights_only=False)
-    if keep_settings:
-        state["log"]["config"] = torch.load(state_path, weights_only=False)["log"]["config"]
-    torch.save(state, state_path)
-    with pytest.raises(UsageError) as err:
-        train_tiny(tmp_path, data, 10, eval_interval=5, snapshots=())
-    message = str(err.value)
-    assert "\n" not in message and str(state_path) in message and "--fresh" in message
-    assert not (tmp_path / "ck" / "tiny.pt").exists()  # no weights written
 
 
 # 14. option errors come first

@@ -1,7 +1,5 @@
 """Medusa heads, the EAGLE drafter and the block drafter (experiments/heads.py): what they compute, that training
 them leaves the main model alone, and that decoding with them keeps the main model's output."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
@@ -9,14 +7,11 @@ import torch
 from experiments.data import CharData
 from experiments.generate import main as generate_cli
 from experiments.heads import KINDS, FeatureDrafter, HeadsConfig, load_drafter
-from experiments.model import GPT, GPTConfig, fingerprint, load_checkpoint, save_checkpoint
 from experiments.methods import Models, Spec, decode
+from experiments.model import GPT, GPTConfig, fingerprint, load_checkpoint, save_checkpoint
 from experiments.speculative import plain_decode
 from experiments.train import train
-from tests.test_decoding import chi_square_pvalue, exact_law_of_three
-from tests.test_train import FlakyData, Interrupted
-
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
+from tests.helpers import CHECKPOINTS, FlakyData, Interrupted, chi_square_pvalue, exact_law_of_three
 
 
 @pytest.fixture(scope="module")
@@ -29,13 +24,6 @@ def drafters(models64):
         drafter, _ = load_drafter(path, main=models64[0])
         out[kind] = drafter.double()
     return out
-
-
-@pytest.fixture(scope="module")
-def plain_greedy(models64):
-    prompt = CharData().encode("ROMEO:\n")
-    with torch.inference_mode():
-        return prompt, plain_decode(models64[0], prompt, 300, temperature=0).tokens
 
 
 def tiny_main(seed=0, n_embd=32):

@@ -11,9 +11,7 @@ import torch
 from experiments.data import CharData
 from experiments.methods import Models, Spec, decode, load_models, names
 from experiments.model import GPT, MAIN, GPTConfig, heavy_twin
-from tests.test_cli import generate
-from tests.test_decoding import chi_square_pvalue, exact_law_of_three
-from tests.test_hardening import CHECKPOINTS, LONG_PROMPT, largest_gamma
+from tests.helpers import CHECKPOINTS, LONG_PROMPT, chi_square_pvalue, exact_law_of_three, generate, largest_gamma
 
 SCALE = 3
 

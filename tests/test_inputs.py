@@ -15,6 +15,7 @@ from experiments.methods import Models, Spec, decode
 from experiments.model import load_checkpoint
 from experiments.rule import MIN_TEMPERATURE
 from experiments.runs import CHECKPOINTS
+from tests.helpers import one_error_line
 
 # Repeats itself (prompt lookup finds matches) and ends in flat n-gram contexts.
 PROMPT = "Good morrow, neighbour.\nGood morrow, "
@@ -64,13 +65,6 @@ def eager_compiled_engine(monkeypatch):
     asked, check = [], graphs.check_positions
     monkeypatch.setattr(graphs, "check_positions", lambda end: asked.append(end) or check(end))
     return asked
-
-
-def one_error_line(capsys):
-    out, err = capsys.readouterr()
-    lines = err.strip().splitlines()
-    assert out == "" and len(lines) == 1 and lines[0].startswith("error: "), err
-    return lines[0]
 
 
 def test_compiled_engine_refuses_a_tree_past_its_positions_before_decoding(eager_compiled_engine, capsys):

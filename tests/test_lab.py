@@ -19,7 +19,7 @@ from experiments.data import CharData
 from experiments.jsonio import RESULTS, read_json, write_json
 from experiments.measure import lab
 from experiments.model import GPT, GPTConfig
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 TINY = dict(vocab_size=65, n_layer=2, n_embd=16, n_head=2, mlp_hidden=24, block_size=32)
 

@@ -2,8 +2,6 @@
 experiments/engine.py ENGINES) and reaches the page through registry.json: the templates'
 fname / engine_name macros and the widgets' labels.js both read it. The committed registry.json
 must be what the code declares today."""
-from pathlib import Path
-
 import jinja2
 import orjson
 
@@ -11,8 +9,8 @@ from experiments import peer
 from experiments.data import CharData
 from experiments.engine import ENGINES
 from experiments.methods import FAMILIES, load_models
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 REGISTRY = orjson.loads((ROOT / "experiments" / "results" / "registry.json").read_bytes())
 
 

@@ -3,13 +3,11 @@ the identities they are built from (recomputed here from their own fields)."""
 import statistics
 
 import pytest
-
 from scipy import stats
 
-from conftest import results
 from experiments import timing
-from experiments.stats import (burst_check, expected_tokens, mean_std, paired_t_test,
-                                       pooled_burst_check, theorem_3_8)
+from experiments.stats import burst_check, expected_tokens, mean_std, paired_t_test, pooled_burst_check, theorem_3_8
+from tests.helpers import results
 
 
 def test_interleaved_rotates_order_warms_up_and_passes_seeds(monkeypatch):

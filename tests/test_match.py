@@ -10,7 +10,7 @@ import torch
 from experiments.data import CharData
 from experiments.ngram import MatchDrafter, NgramDrafter, NgramTable
 from experiments.speculative import plain_decode, speculative_decode
-from tests.test_decoding import chi_square_pvalue, exact_law_of_three
+from tests.helpers import chi_square_pvalue, exact_law_of_three
 
 TEXT = [0, 1, 2, 0, 1, 3, 0, 1, 2, 4, 2, 0, 1]
 

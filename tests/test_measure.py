@@ -8,12 +8,12 @@ import pytest
 import torch
 from scipy import stats
 
-from conftest import results
 from experiments.data import CharData
 from experiments.measure.acceptance import pick_positions
 from experiments.probes import draws_through_rule
-from experiments.stats import alpha, chi2_sf, chi_square, entropy, kl, tv
 from experiments.runs import DRAFT_SNAPSHOTS
+from experiments.stats import alpha, chi2_sf, chi_square, entropy, kl, tv
+from tests.helpers import results
 
 KINDS = ["high", "typical", "low", "overweight", "uncertain"]
 

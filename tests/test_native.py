@@ -7,7 +7,6 @@ here: the engine's speed is measured by hand.)"""
 import copy
 import random
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 import torch
@@ -20,13 +19,13 @@ from experiments.native import NativeMTPDrafter, NativeParallelHeads, NativeRunn
 from experiments.rule import accept_reject, sample
 from experiments.runners import EngineUnavailable, MTPDrafter, Runner
 from experiments.trees import Tree
+from tests.helpers import CHECKPOINTS
 
 try:
     native.load_extension()  # the one-time build (a few seconds; later processes reuse it)
 except EngineUnavailable as err:
     pytest.skip(f"the native engine is unavailable here: {err}", allow_module_level=True)
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "experiments" / "checkpoints"
 TOLERANCE = 1e-4  # native against eager: two fp32 computations in different orders
 PATH_TOLERANCE = 1e-5  # kernel path against kernel path: the same order, products rounded apart
 

@@ -11,8 +11,7 @@ from experiments.data import CharData
 from experiments.ngram import LookupDrafter, NgramDrafter, NgramTable, PromptLookup
 from experiments.rule import MIN_TEMPERATURE, probs_from_logits
 from experiments.speculative import plain_decode, speculative_decode
-from tests.test_cli import generate
-from tests.test_decoding import chi_square_pvalue, exact_law_of_three
+from tests.helpers import chi_square_pvalue, exact_law_of_three, generate
 
 TEXT = [0, 1, 2, 0, 1, 3, 0, 1, 2, 4, 2, 0, 1]
 

@@ -11,7 +11,8 @@ import orjson
 import pytest
 
 from chapter import build as site_build  # the one figure check, the build's
-from conftest import ARTIFACTS, PAGE, ROOT, results
+from tests.helpers import ARTIFACTS, ROOT, results
+from tools.browser import PAGE
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("causal", "acceptance")}

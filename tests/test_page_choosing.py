@@ -3,7 +3,7 @@ temperature, the picker answers each preset (and "don't speculate" where it shou
 languages and keeps the situation in the URL, the exercises hide their answers."""
 import orjson
 
-from tests.conftest import ROOT, open_deep
+from tests.helpers import ROOT, open_deep
 
 READ = lambda name: orjson.loads((ROOT / f"experiments/results/{name}.json").read_bytes())
 FAMILIES, CONDITIONS = READ("families"), READ("conditions")

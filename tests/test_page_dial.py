@@ -3,7 +3,7 @@ temperature and scale buttons, the address they write, both languages."""
 import orjson
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 REGIME = orjson.loads((ROOT / "experiments/results/regime.json").read_bytes())
 POINTS = REGIME["points"]

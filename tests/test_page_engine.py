@@ -6,7 +6,7 @@ import re
 import orjson
 import pytest
 
-from tests.conftest import ROOT, open_deep
+from tests.helpers import ROOT, open_deep
 
 LEDGER = orjson.loads((ROOT / "experiments/results/ledger.json").read_bytes())
 COSTS = orjson.loads((ROOT / "experiments/results/costs.json").read_bytes())

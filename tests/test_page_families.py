@@ -2,7 +2,7 @@
 map carries every family, the token-tree widget at every size and node, the lane buttons."""
 import orjson
 
-from tests.conftest import ROOT, open_deep
+from tests.helpers import ROOT, open_deep
 
 FAMILIES = orjson.loads((ROOT / "experiments/results/families.json").read_bytes())
 

@@ -5,7 +5,7 @@ matrix; slider timings: `make bench`). The conftest fixture fails a test on any 
 request."""
 import orjson
 
-from conftest import ROOT, open_deep
+from tests.helpers import ROOT, open_deep
 
 MTP = orjson.loads((ROOT / "experiments" / "results" / "mtp.json").read_bytes())
 LEDGER = orjson.loads((ROOT / "experiments" / "results" / "ledger.json").read_bytes())

@@ -8,8 +8,8 @@ import re
 import orjson
 import pytest
 
-from conftest import ROOT, open_deep
 from experiments.stats import theorem_3_8
+from tests.helpers import ROOT, open_deep
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("gamma_sweep", "ledger")}

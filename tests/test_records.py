@@ -3,7 +3,6 @@ typed records, importable without torch; chapter/schema.py derives the build's d
 them (schema_paths); every committed results file holds to them."""
 import subprocess
 import sys
-from pathlib import Path
 from typing import Annotated, NotRequired, TypedDict
 
 import pytest
@@ -12,8 +11,7 @@ from chapter import build as site_build
 from chapter.schema import SCHEMA, schema_paths
 from experiments.records import (RESULTS_FILES, Engine, EveryValue, Family, MayBeEmpty, PositiveInt, PositiveNum,
                                  TimedRow)
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT
 
 # `import torch` fails in this process, whatever is installed: sys.modules maps it to None
 WITHOUT_TORCH = """

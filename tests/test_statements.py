@@ -7,8 +7,8 @@ import re
 
 from chapter import build
 from experiments.measure import conditions
-from experiments.prices import median_pair, prices_of
 from experiments.measure.ledger import gamma_summary, tokens_drops
+from experiments.prices import median_pair, prices_of
 
 
 def fake_values(main, draft, mtp_head):

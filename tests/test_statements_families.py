@@ -13,7 +13,7 @@ from chapter import build
 from chapter.schema import SCHEMA
 from experiments.measure import families as F
 from experiments.measure.common import Sizes
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 DATA = build.load_results()
 FAM = DATA["families"]

@@ -5,7 +5,6 @@ import ast
 import contextlib
 import io
 import json
-from pathlib import Path
 
 import pytest
 import torch
@@ -15,8 +14,8 @@ from experiments.generate import main as generate_main
 from experiments.measure import MEASUREMENTS
 from experiments.methods import FAMILIES, Models, check, decode, names, spec_of
 from experiments.model import load_checkpoint
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "experiments"
 CORE = ["model", "rule", "trees", "runners", "graphs", "native", "aot", "engine", "speculative"]  # bottom up
 OPTIONAL = {"transformers", "playwright"}  # extras a function may import where they are needed

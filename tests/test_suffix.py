@@ -9,9 +9,8 @@ import torch
 
 from experiments.data import CharData
 from experiments.speculative import plain_decode, speculative_decode, tree_decode
-from experiments.suffix import (SuffixDrafter, SuffixIndex, count_trie, likeliest_chain, speculation_tree,
-                                suffix_array)
-from tests.test_decoding import chi_square_pvalue, exact_law_of_three
+from experiments.suffix import SuffixDrafter, SuffixIndex, count_trie, likeliest_chain, speculation_tree, suffix_array
+from tests.helpers import chi_square_pvalue, exact_law_of_three
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 from chapter import build
 from chapter.schema import SCHEMA
 from experiments.measure import conditions, costs, exercises, families, ledger, regime
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def declared(filename, summary):

@@ -13,7 +13,7 @@ import pytest
 
 from chapter.views import paired_verdict as build_verdict
 from experiments.stats import FLAT_SLACK, expected_tokens, is_flat, paired_verdict, theorem_3_8
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 ALPHAS = [0.0, 0.05, 0.3, 0.5, 0.62, 0.8, 0.9, 0.99, 1.0]
 GAMMAS = [1, 2, 3, 4, 6, 8, 16]

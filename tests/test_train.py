@@ -6,11 +6,13 @@ import pytest
 import torch
 
 from experiments import train as train_module
+from experiments.cli import UsageError
 from experiments.data import CharData
 from experiments.jsonio import read_json
 from experiments.model import MAIN, load_checkpoint
 from experiments.train import is_complete, train
 from experiments.train import main as train_cli
+from tests.helpers import FlakyData, Interrupted
 
 TINY = replace(MAIN, n_layer=1, n_embd=32, n_head=2, mlp_hidden=64, block_size=32)
 
@@ -39,25 +41,6 @@ def test_training_smoke(tmp_path, data):
     assert payload["step"] == 40 and model.cfg == TINY
     assert load_checkpoint(tmp_path / "ck" / "tiny_step10.pt")[1]["step"] == 10
     assert not list((tmp_path).rglob("*.tmp"))
-
-
-class Interrupted(Exception):
-    pass
-
-
-class FlakyData:
-    """Serves batches like CharData, then fails mid-run like a killed process would."""
-
-    def __init__(self, data, fail_after):
-        self.data, self.calls, self.fail_after = data, 0, fail_after
-        self.vocab_size, self.path = data.vocab_size, data.path
-
-    def batch(self, split, *args):
-        if split == "train":
-            self.calls += 1
-            if self.calls > self.fail_after:
-                raise Interrupted
-        return self.data.batch(split, *args)
 
 
 def test_resume_matches_uninterrupted(tmp_path, data):
@@ -239,3 +222,50 @@ def test_an_interrupted_run_leaves_the_finished_file_alone(tmp_path, data, strai
     assert not (tmp_path / "res").exists() and not (tmp_path / "ck" / "tiny_step10.pt").exists()
     run(tmp_path, data, 30, snapshots=SNAPSHOTS, seed=1)  # the resume state says a run is under way
     assert load_checkpoint(tmp_path / "ck" / "tiny.pt")[1]["seed"] == 1
+
+
+def interrupted_run(root, data, **settings):
+    """A 10-step run of the tiny model killed after step 7: its resume state is at step 5."""
+    with pytest.raises(Interrupted):
+        run(root, FlakyData(data, fail_after=7), 10, eval_interval=5, snapshots=(), **settings)
+
+
+@pytest.fixture
+def trained(tmp_path, data):
+    """An interrupted run of the tiny model, and what it wrote, byte for byte."""
+    interrupted_run(tmp_path, data)
+    return {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+
+
+@pytest.mark.parametrize("changed, named", [
+    ({"steps": 20}, "--steps 10, now 20"),
+    ({"steps": 5}, "--steps 10, now 5"),
+    ({"batch_size": 4, "lr": 1e-3}, "--batch 8, now 4; --lr 0.003, now 0.001"),
+    ({"mtp_weight": 0.5}, "--mtp 0.3, now 0.5"),
+])
+def test_a_resume_with_other_settings_is_refused(tmp_path, data, trained, changed, named):
+    settings = {"steps": 10, "eval_interval": 5, "snapshots": (), **changed}
+    with pytest.raises(UsageError) as err:
+        run(tmp_path, data, **settings)
+    message = str(err.value)
+    assert "\n" not in message and str(tmp_path / "ck" / "tiny.opt.pt") in message
+    assert named in message and "--fresh" in message
+    assert {path: path.read_bytes() for path in trained} == trained  # nothing rewritten
+
+
+@pytest.mark.parametrize("keep_settings", [False, True])
+def test_a_resume_state_of_another_shape_is_one_line_naming_it(tmp_path, data, trained, keep_settings):
+    """The state of a wider model in the tiny one's place: refused by its recorded settings, or,
+    where those were copied over too, by the weights that do not fit."""
+    wide = replace(TINY, n_embd=48, mlp_hidden=96)
+    interrupted_run(tmp_path / "wide", data, cfg=wide)
+    state_path = tmp_path / "ck" / "tiny.opt.pt"
+    state = torch.load(tmp_path / "wide" / "ck" / "tiny.opt.pt", weights_only=False)
+    if keep_settings:
+        state["log"]["config"] = torch.load(state_path, weights_only=False)["log"]["config"]
+    torch.save(state, state_path)
+    with pytest.raises(UsageError) as err:
+        run(tmp_path, data, 10, eval_interval=5, snapshots=())
+    message = str(err.value)
+    assert "\n" not in message and str(state_path) in message and "--fresh" in message
+    assert not (tmp_path / "ck" / "tiny.pt").exists()  # no weights written

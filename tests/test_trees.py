@@ -6,14 +6,13 @@ import pytest
 import torch
 
 from experiments.data import CharData
+from experiments.engine import Plan, make_runner
 from experiments.heads import load_drafter
 from experiments.lookahead import Lookahead
 from experiments.ngram import LookupDrafter, NgramDrafter, NgramTable, PromptLookup
-from experiments.engine import Plan, make_runner
 from experiments.speculative import plain_decode, tree_decode
 from experiments.trees import Tree, best_first, tree_accept
-from tests.test_decoding import chi_square_pvalue, exact_law_of_three
-from tests.test_heads import CHECKPOINTS, plain_greedy  # noqa: F401 (a fixture)
+from tests.helpers import CHECKPOINTS, chi_square_pvalue, exact_law_of_three
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +138,7 @@ def test_tree_sampled_output_follows_the_main_model(models64, data, table, name)
 
 
 def test_generate_takes_trees_and_lookahead():
-    from tests.test_ngram import generate
+    from tests.helpers import generate
     import json
     for args in (["--method", "ngram", "--tree", "8"], ["--method", "lookahead", "--gamma", "3", "--order", "3"],
                  ["--method", "medusa", "--tree", "6", "--temperature", "0"], ["--method", "eagle", "--tree", "8"]):

@@ -1,7 +1,7 @@
 """Where each section's logic lives and how to regenerate its numbers.
 
 One table, read by the build (templates/macros.html.j2 `code_trail` renders it at the end of every
-section) and by tests/test_code_trail.py, which checks that every file and function named here
+section) and by tests/build/test_code_trail.py, which checks that every file and function named here
 exists and that every command parses. A name `Class.method` points at a method.
 """
 

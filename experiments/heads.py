@@ -302,7 +302,7 @@ class EagleDrafter(FeatureDrafter):
         anchored at a: step 1 reads (g_a, x_{a+1}) at position a; step j reads (its own step j-1
         output, x_{a+j}) at position a + j - 1, to predict x_{a+j+1}. Step j's row a attends to step
         1's rows <= a (the main model's real features) and to row a of steps 2..j (its own drafts
-        of that round): what the drafter's cache holds when it drafts (tests/test_heads.py).
+        of that round): what the drafter's cache holds when it drafts (tests/drafters/test_heads.py).
         `steps`: how many (default: the training-time test's ttt_steps)."""
         main, (B, T) = self.main, x.shape
         A = T - 1  # anchors 0 .. T-2

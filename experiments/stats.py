@@ -1,6 +1,6 @@
 """The statistics behind the results files: distances between distributions, chi-square tests,
 the speedup formulas and the flatness rule, seed statistics. Pure functions of numbers; no models
-here. The formulas and the rule have one twin, static/js/theory.js (tests/test_theory_twin.py)."""
+here. The formulas and the rule have one twin, static/js/theory.js (tests/measure/test_theory_twin.py)."""
 import math
 import statistics
 

@@ -1,7 +1,7 @@
-"""Shared fixtures: the page as the build renders it, the committed models in float64 and their
-plain greedy text, the AOT packages' quick options, a headless Chromium (Debian's, driven by
-Playwright) and a page opener that records console errors and network requests and fails the test
-if there were any. Plain helpers (no fixtures) are in tests/helpers.py."""
+"""The suite's shared fixtures: the page as the build renders it, the committed models in float64
+and their plain greedy text, the AOT packages' quick options, and the data file's check before any
+test runs. A folder's conftest.py holds the fixtures only its tests use (tests/page/conftest.py:
+the browser); plain helpers (no fixtures) are in tests/helpers.py."""
 import pytest
 import torch
 
@@ -12,7 +12,6 @@ from experiments import aot  # noqa: E402
 from experiments.data import CharData, DataError, find_data  # noqa: E402
 from experiments.speculative import plain_decode  # noqa: E402
 from tests.helpers import CHAPTER_AOT_OPTIONS, ROOT  # noqa: E402
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # noqa: E402
 
 # One thread: as fast as two for these batch-1 models, and two processes that each spin two
 # OpenMP threads on a 2-core machine slow each other down many times over.
@@ -49,55 +48,6 @@ def quick_aot_packages():
     aot.INDUCTOR_CONFIGS.clear()
     yield
     aot.INDUCTOR_CONFIGS.update(CHAPTER_AOT_OPTIONS)
-
-
-@pytest.fixture
-def chapter_aot_options():
-    aot.INDUCTOR_CONFIGS.update(CHAPTER_AOT_OPTIONS)
-    yield
-    aot.INDUCTOR_CONFIGS.clear()
-
-
-def lay_out_all(page):
-    """Lay out every section, for a check of the whole page's layout (see tools/browser.py)."""
-    page.add_style_tag(content=LAY_OUT_ALL)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def open_page(browser):
-    opened = []
-
-    def _open(width=1280, scheme="light", hash_="#lang=en", lazy_layout=False):
-        """The page, loaded, every widget started; with every section laid out (text and boxes
-        measurable off screen) unless lazy_layout keeps the page's own content-visibility."""
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        page = context.new_page()
-        page.errors, page.requests = [], []
-        page.on("console", lambda msg: msg.type in ("error", "warning") and page.errors.append(msg.text))
-        page.on("pageerror", lambda err: page.errors.append(str(err)))
-        page.on("request", lambda req: req.url.startswith("file://") or page.requests.append(req.url))
-        page.goto(PAGE.as_uri() + hash_)
-        page.wait_for_load_state("load")
-        page.wait_for_function("document.documentElement.dataset.widgets === 'ready'")  # main.js: all started
-        if not lazy_layout:
-            lay_out_all(page)
-        opened.append(page)
-        return page
-
-    yield _open
-    for page in opened:
-        assert page.errors == [], page.errors
-        assert page.requests == [], page.requests
-        page.context.close()
 
 
 def pytest_sessionstart(session):

@@ -1,5 +1,5 @@
 // The formulas of section ③ (Leviathan et al. 2023), shared by the widgets that draw or word them,
-// and the flatness rule: the twins of experiments/stats.py (tests/test_theory_twin.py holds them equal).
+// and the flatness rule: the twins of experiments/stats.py (tests/measure/test_theory_twin.py holds them equal).
 
 // Expected characters per main forward when each of γ drafts passes independently with prob. α:
 // 1 + α + … + α^γ = (1 − α^{γ+1}) / (1 − α)   (eq. 1)

@@ -1,13 +1,12 @@
-"""The suite's shared fixtures: the page as the build renders it, the committed models in float64
-and their plain greedy text, the AOT packages' quick options, and the data file's check before any
-test runs. A folder's conftest.py holds the fixtures only its tests use (tests/page/conftest.py:
-the browser); plain helpers (no fixtures) are in tests/helpers.py."""
+"""The suite's shared fixtures: the committed models in float64 and their plain greedy text, the AOT
+packages' quick options, and the data file's check before any test runs. A folder's conftest.py
+holds the fixtures only its tests use (tests/page/conftest.py: the browser; tests/build/: the
+rendered page); plain helpers (no fixtures) are in tests/helpers.py."""
 import pytest
 import torch
 
 pytest.register_assert_rewrite("tests.helpers")  # its asserts explain themselves as a test's do
 
-from chapter import build  # noqa: E402
 from experiments import aot  # noqa: E402
 from experiments.data import CharData, DataError, find_data  # noqa: E402
 from experiments.speculative import plain_decode  # noqa: E402
@@ -16,12 +15,6 @@ from tests.helpers import CHAPTER_AOT_OPTIONS, ROOT  # noqa: E402
 # One thread: as fast as two for these batch-1 models, and two processes that each spin two
 # OpenMP threads on a 2-core machine slow each other down many times over.
 torch.set_num_threads(1)
-
-
-@pytest.fixture(scope="session")
-def rendered_page():
-    """The page as `make site` would build it now, from templates/, static/ and the results JSON."""
-    return build.render(build.load_results())
 
 
 @pytest.fixture(scope="session")

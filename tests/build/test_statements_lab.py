@@ -1,12 +1,17 @@
 """Section ⑧ tells ①'s story about the price of extra positions (issue 18, item 4): r_k, a
 k-position forward over a one-position one, read from costs.json's curve (eager engine,
-kv-cache mode), and every sentence about it follows from the r_k it prints."""
+kv-cache mode), and every sentence about it follows from the r_k it prints; the section quotes
+lab.json's rounding figures."""
 import copy
 import re
 
+import orjson
+
 from chapter import build
+from tests.helpers import ROOT
 
 DATA = build.load_results()
+LAB = orjson.loads((ROOT / "experiments/results/lab.json").read_bytes())
 
 
 def render(edit=None):
@@ -73,3 +78,17 @@ def test_the_sentences_follow_the_curve():
     assert "far more slowly than their number" in p
     assert "Up to 4 positions a forward stays within 1.15× one position" in p
     assert "not free" not in p
+
+
+def test_prose_has_the_lab_numbers(rendered_page):
+    """The section quotes lab.json's rounding figures and the ledger's rows it compares with."""
+    lab = LAB
+    start = rendered_page.index('<section id="s-lab"')
+    section = rendered_page[start:rendered_page.index("</section>", start)]
+    rd = lab["rounding"]
+    for figure in (rd["main"]["model"]["max_abs_logit"], rd["main"]["model"]["max_tv"], rd["draft"]["model"]["max_tv"]):
+        assert f"{figure:.4f}" in section
+    assert f"{lab['main']['params']:,}" in section
+    assert section.count('<tr data-method="') >= 4
+    assert 'id="lab-widget" data-state="idle"' in section
+    assert 'href="#s-lab"' in rendered_page  # the table of contents

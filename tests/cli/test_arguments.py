@@ -1,46 +1,17 @@
-"""The command-line tools: generate prints one JSON object on success; bad input to generate or
-train is one line on stderr, `error: ...`, exit code 2, nothing on stdout and no traceback."""
-import json
-import subprocess
-import sys
-
+"""The command-line tools' arguments: bad input to generate, train, measure and the exercises is
+one line on stderr, `error: ...`, exit code 2, nothing on stdout and no traceback (argparse's own
+errors included); the exercises' exit codes. (generate's own: test_generate.py; measure's files:
+test_measure_errors.py; the bench's: test_bench.py.)"""
 import pytest
 import torch
 
+from experiments import train as train_module
 from experiments.exercises.__main__ import main as exercises_main
 from experiments.generate import main as generate_main
+from experiments.jsonio import RESULTS
 from experiments.measure.__main__ import main as measure_main
-from tests.helpers import ROOT, assert_one_line_error, generate, tool
-
-
-@pytest.mark.parametrize("method,extra", [("plain", []), ("draft", ["--gamma", "3"]), ("mtp", [])])
-def test_generate_prints_one_json_object(method, extra):
-    out = generate("--method", method, "--n", "40", "--prompt", "ROMEO:\\n", *extra)
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
-    assert set(result) == {"text", "main_forwards", "draft_forwards", "proposed", "accepted", "wall_s",
-                           "compile_s", "warmup_s"}
-    assert len(result["text"]) == 40
-    assert result["main_forwards"] + result["accepted"] == 40
-    # the untimed warm-up decode has a generator of its own: the timed decode writes the same text
-    cold = json.loads(generate("--method", method, "--n", "40", "--prompt", "ROMEO:\\n", "--warmup", "0", *extra).stdout)
-    assert (cold["text"], cold["main_forwards"], cold["accepted"]) == (result["text"], result["main_forwards"],
-                                                                       result["accepted"])
-    assert cold["warmup_s"] == 0 and "warmup_s" in result
-
-
-@pytest.mark.parametrize("args", [
-    ["--method", "draft", "--gamma", "63", "--mode", "recompute", "--temperature", "0", "--n", "90"],
-    ["--method", "draft", "--gamma", "30", "--n", "300"],                       # issue 8, bug 2
-    ["--method", "mtp", "--n", "40", "--prompt", "First Citizen:\\nBefore we proceed any further, "
-     "hear me speak.\\n\\nAll:\\nSpeak, speak."],                               # bug 3: 80 chars
-    ["--temperature", "0.01", "--n", "20"],                                     # MIN_TEMPERATURE
-])
-def test_generate_runs_at_the_limits(args):
-    out = generate(*args)
-    assert out.returncode == 0, out.stderr
-    assert len(json.loads(out.stdout)["text"]) == int(args[args.index("--n") + 1])
-
+from experiments.train import main as train_cli
+from tests.helpers import assert_one_line_error, one_error_line, tool
 
 NO_SUCH_CUDA = "cuda:99" if torch.cuda.is_available() else "cuda"
 
@@ -120,13 +91,6 @@ def test_argparse_errors_are_one_line_and_exit_2(main, argv, capsys):
     assert len(err.strip().splitlines()) == 1 and err.startswith("error: "), err
 
 
-@pytest.mark.parametrize("argv", [["--loads", "x"], ["--no-such-flag"]])
-def test_bench_argparse_errors_are_one_line_and_exit_2(argv):
-    out = subprocess.run([sys.executable, "-m", "tools.bench", *argv], cwd=ROOT, capture_output=True, text=True,
-                         timeout=120)
-    assert_one_line_error(out, "(see python -m tools.bench --help)")
-
-
 @pytest.mark.parametrize("name", ["generate", "train"])
 def test_bad_data_checksum_is_one_line_and_exit_2(name, tmp_path):
     bad = tmp_path / "tinyshakespeare.txt"
@@ -136,35 +100,75 @@ def test_bad_data_checksum_is_one_line_and_exit_2(name, tmp_path):
     assert_one_line_error(out, f"{bad} has sha256")
 
 
-def test_measure_names_the_folder_without_training_logs(tmp_path):
-    """--results pointing at a folder with no train_*.json: the error names that folder."""
-    out = tool("measure", "--only", "causal", "--results", str(tmp_path))
-    assert_one_line_error(out, f"training logs (train_*.json) in {tmp_path}")
+def test_cli_argument_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exited:
+        train_cli(["--model", "bogus"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and err.startswith("error: ") and len(err.splitlines()) == 1, err
 
 
-def test_compiled_engine_without_a_compiler_says_so_and_runs_eager():
-    args = ["--method", "draft", "--gamma", "3", "--n", "60", "--temperature", "0"]
-    eager = generate(*args)
-    fallback = tool("generate", *args, "--engine", "compiled", env={"CXX": "no-such-c++-compiler"})
-    assert fallback.returncode == 0, fallback.stderr
-    lines = fallback.stderr.strip().splitlines()
-    assert len(lines) == 1 and "compiled engine is unavailable" in lines[0] and "no-such-c++-compiler" in lines[0]
-    assert json.loads(fallback.stdout)["text"] == json.loads(eager.stdout)["text"]
+def test_cli_rejects_mtp_for_the_draft(capsys):
+    assert train_cli(["--model", "draft", "--mtp", "0.3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "no MTP head" in err and len(err.splitlines()) == 1
 
 
-def test_a_main_checkpoint_cut_short_is_one_line(tmp_path):
-    """torch.load raises RuntimeError or OSError depending on where a file is cut: every cut of
-    the committed main checkpoint is one error line naming the file."""
-    from experiments.cli import UsageError, open_checkpoint
-    whole = (ROOT / "experiments" / "checkpoints" / "main_s0.pt").read_bytes()
-    for fraction in (0.01, 0.1, 0.5, 0.9, 0.99):  # 0.01: OSError, the others RuntimeError
-        cut = tmp_path / f"main_cut{fraction}.pt"
-        cut.write_bytes(whole[:int(len(whole) * fraction)])
-        with pytest.raises(UsageError, match="is not a checkpoint written by experiments.train"):
-            open_checkpoint(cut, "cpu")
+def test_train_errors_name_the_command(capsys):
+    with pytest.raises(SystemExit):
+        train_module.main(["--model", "bogus"])
+    assert "(see python -m experiments.train --help)" in one_error_line(capsys)
 
 
-def test_measure_refuses_an_untrained_seed_before_it_starts(capsys):
-    assert measure_main(["--seeds", "5", "--only", "models"]) == 2
-    out = capsys.readouterr()
-    assert out.out == "" and out.err.startswith("error: --seeds: seed 5 has no full set") and out.err.count("\n") == 1
+@pytest.mark.parametrize("damage, what", [(None, "not found"), ("cut", "cannot be read")])
+def test_exercise_gamma_without_a_whole_sweep_is_one_line(tmp_path, capsys, damage, what):
+    sweep = tmp_path / "gamma_sweep.json"
+    if damage == "cut":
+        whole = (RESULTS / "gamma_sweep.json").read_bytes()
+        sweep.write_bytes(whole[:len(whole) // 2])
+    assert exercises_main(["gamma", "--results", str(tmp_path)]) == 2
+    err = one_error_line(capsys)
+    assert f"{sweep} {what}" in err and "experiments.measure --only ledger" in err
+
+
+def test_cli_exit_codes(capsys):
+    assert exercises_main(["rollback"]) == 1 and "not yet" in capsys.readouterr().out
+    assert exercises_main(["rollback", "--solution"]) == 0 and "passed" in capsys.readouterr().out
+    assert exercises_main(["chi2", "--n", "5"]) == 2
+    assert "--n must be between 100 and" in capsys.readouterr().err
+    assert exercises_main(["gamma", "--c", "0.1"]) == 0 and "best γ" in capsys.readouterr().out
+    assert exercises_main(["gamma", "--c", "2"]) == 0 and "don't speculate" in capsys.readouterr().out
+    assert exercises_main(["chi2", "--position", "-1"]) == 2 and "--position" in capsys.readouterr().err
+
+
+OUT_OF_RANGE = [
+    (["chi2", "--n", "99"], "--n must be between 100 and 2,000,000 draws"),
+    (["chi2", "--n", "2000001"], "--n must be between 100 and 2,000,000 draws"),
+    (["chi2", "--n", "1000000000000"], "--n must be between 100 and 2,000,000 draws"),
+    (["chi2", "--position", "1000"], "--position must be 0 .. 999"),
+    (["chi2", "--seed", "-1"], "--seed must be between 0 and"),
+    (["gamma", "--c", "inf"], "--c must be a finite cost ratio > 0"),
+    (["gamma", "--c", "nan"], "--c must be a finite cost ratio > 0"),
+    (["gamma", "--c", "0"], "--c must be a finite cost ratio > 0"),
+    (["gamma", "--c", "-0.1"], "--c must be a finite cost ratio > 0"),
+    (["medusa", "--steps", "0"], "--steps must be between 1 and 800"),
+    (["medusa", "--steps", "801"], "--steps must be between 1 and 800"),
+    (["medusa", "--steps", "1000000000000"], "--steps must be between 1 and 800"),
+    (["medusa", "--seed", "-1"], "--seed must be between 0 and"),
+]
+
+
+@pytest.mark.parametrize("argv,message", OUT_OF_RANGE, ids=[" ".join(argv) for argv, _ in OUT_OF_RANGE])
+def test_numbers_out_of_range_are_one_line_and_exit_2(argv, message, capsys):
+    """Issue 18, item 23: an unbounded --n or --steps ran without end, --c inf answered."""
+    assert exercises_main(argv) == 2
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert out == "" and len(lines) == 1 and lines[0].startswith(f"error: {message}"), err
+
+
+def test_exercises_checkpoints_that_is_a_file_says_so(tmp_path, capsys):
+    path = tmp_path / "main_s0.pt"
+    path.write_bytes(b"")
+    assert exercises_main(["--checkpoints", str(path), "chi2"]) == 2
+    err = one_error_line(capsys)
+    assert f"--checkpoints {path} is a file, not a folder" in err and "main_s0.pt/" not in err

@@ -1,4 +1,4 @@
-"""The data file: found, verified, split; a wrong file is a clear error naming its path."""
+"""The data file: found, verified, split; a wrong file or a folder is a clear error naming its path."""
 import pytest
 
 from experiments import data as data_module
@@ -26,4 +26,10 @@ def test_checksum_mismatch_names_the_file(tmp_path, monkeypatch):
 def test_missing_override_is_an_error(tmp_path, monkeypatch):
     monkeypatch.setenv("TINYSHAKESPEARE", str(tmp_path / "nope.txt"))
     with pytest.raises(DataError, match="nope.txt"):
+        find_data()
+
+
+def test_a_data_path_that_is_a_folder_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("TINYSHAKESPEARE", str(tmp_path))
+    with pytest.raises(DataError, match="is a folder, not the data file"):
         find_data()

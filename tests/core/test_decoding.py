@@ -1,5 +1,6 @@
-"""The decoders on the trained checkpoints: greedy identity with plain decoding, counters, and
-sampled output that follows the main model's law."""
+"""The decoders on the trained checkpoints: greedy identity with plain decoding, counters, the
+limits of γ and T, and recompute mode past the window (each verified row sees plain recompute
+decoding's context, and keeps its law). Each drafter's law at T = 1: tests/drafters/test_law.py."""
 import time
 
 import numpy as np
@@ -8,11 +9,12 @@ import torch
 
 from experiments import runners
 from experiments.data import CharData
+from experiments.heads import load_drafter
 from experiments.methods import Models, Spec, decode, drafter
 from experiments.rule import MIN_TEMPERATURE, probs_from_logits
-from experiments.runners import Counters
+from experiments.runners import Counters, Runner
 from experiments.speculative import plain_decode, speculative_decode
-from tests.helpers import chi_square_pvalue, exact_law_of_three
+from tests.helpers import CHECKPOINTS, LONG_PROMPT, chi_square_pvalue, exact_law_of_three
 
 PROMPTS = ["ROMEO:\n", "First Citizen:\nBefore we proceed any further, hear me speak.", "\n"]
 
@@ -185,3 +187,59 @@ def test_forward_seconds_are_inside_the_wall_time(models, data, mode):
         assert result.main_forward_s > 0, name
         assert (result.draft_forward_s > 0) == (name != "plain"), name
         assert result.main_forward_s + result.draft_forward_s < wall_s, name
+
+
+def test_a_recompute_verify_gives_every_row_plain_recompute_context(models64):
+    """Each verified position sees the block_size characters up to itself, as plain recompute
+    decoding's forward over that crop does (once, the verify cropped prompt + drafts to 64)."""
+    main = models64[0]
+    window = main.cfg.block_size
+    seq = [(7 * i + 3) % main.cfg.vocab_size for i in range(window + 40)]
+    with torch.inference_mode():
+        for length, rows in [(20, 5), (window - 3, 9), (window + 10, 5), (window + 40, 40), (window + 40, 1)]:
+            logits, _, start = Runner(main, "recompute").extend(seq[:length], rows=rows)
+            assert start + len(logits) == length
+            for i in range(length - rows, length):
+                crop = seq[max(0, i + 1 - window):i + 1]
+                alone = main(torch.tensor([crop]))[0][0, -1]
+                assert (logits[i - start] - alone).abs().max() < 1e-9, (length, rows, i)
+
+
+@pytest.mark.parametrize("spec", [Spec("draft", 4), Spec("ngram", 63), Spec("mtp"), Spec("eagle", 19), Spec("medusa", 3),
+                                  pytest.param(Spec("draft", 63), marks=pytest.mark.slow)])
+def test_recompute_greedy_equals_plain_recompute_past_the_window(models64, data, spec):
+    main, draft = models64
+    heads = {kind: load_drafter(CHECKPOINTS / f"{kind}_s0.pt", main=main)[0].double() for kind in ("eagle", "medusa")}
+    models = Models(main, draft, heads, train_tokens=data.train.tolist())
+    prompt = data.encode("ROMEO:\n")
+    with torch.inference_mode():
+        plain = plain_decode(main, prompt, 150, temperature=0, mode="recompute").tokens
+        assert decode(spec, models, prompt, 150, temperature=0, mode="recompute").tokens == plain
+
+
+def exact_recompute_law_of_three(main, prompt):
+    """P(x1), P(x2), P(x3) after a prompt longer than the window under plain recompute decoding
+    (each step sees the last block_size characters), by enumerating the first two characters."""
+    V, window = main.cfg.vocab_size, main.cfg.block_size
+    with torch.inference_mode():
+        p1 = probs_from_logits(main(torch.tensor([prompt[-window:]]))[0][0, -1], 1.0)
+        firsts = torch.arange(V)[:, None]
+        p2_given_1 = probs_from_logits(main(torch.cat([torch.tensor(prompt[1 - window:]).expand(V, -1), firsts], 1))[0][:, -1], 1.0)
+        pairs = torch.cartesian_prod(torch.arange(V), torch.arange(V))
+        p3_given_12 = probs_from_logits(main(torch.cat([torch.tensor(prompt[2 - window:]).expand(V * V, -1), pairs], 1))[0][:, -1], 1.0)
+    joint12 = p1[:, None] * p2_given_1
+    return p1, joint12.sum(0), (joint12.reshape(-1, 1) * p3_given_12).sum(0)
+
+
+@pytest.mark.slow  # the greedy checks and the row-by-row context check above pin it down in make test
+def test_recompute_sampled_output_follows_plain_recompute_past_the_window(models64, data):
+    main, draft = models64
+    prompt, draws = data.encode(LONG_PROMPT + "\nI "), 1200
+    assert len(prompt) > main.cfg.block_size
+    laws = exact_recompute_law_of_three(main, prompt)
+    gen = torch.Generator().manual_seed(5)
+    with torch.inference_mode():
+        samples = np.array([decode(Spec("draft", 2), Models(main, draft), prompt, 3, temperature=1.0, mode="recompute",
+                                   generator=gen).tokens for _ in range(draws)])
+    for position, law in enumerate(laws):
+        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"

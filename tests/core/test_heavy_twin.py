@@ -1,8 +1,8 @@
 """The heavy twin (model.heavy_twin, Models.heavy_twin): every network made S× heavier in weights by
 SwiGLU units whose output weights are zero computes the same function, so every decoder gives the
-same text and the same law; only the bytes a forward reads change."""
+same text and the same law; only the bytes a forward reads change. (generate --scale:
+tests/cli/test_generate.py.)"""
 import copy
-import json
 
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ import torch
 from experiments.data import CharData
 from experiments.methods import Models, Spec, decode, load_models, names
 from experiments.model import GPT, MAIN, GPTConfig, heavy_twin
-from tests.helpers import CHECKPOINTS, LONG_PROMPT, chi_square_pvalue, exact_law_of_three, generate, largest_gamma
+from tests.helpers import CHECKPOINTS, LONG_PROMPT, chi_square_pvalue, exact_law_of_three, largest_gamma
 
 SCALE = 3
 
@@ -107,11 +107,3 @@ def test_scale_one_is_the_model_itself_and_below_one_is_refused():
     assert heavy_twin(model, 1) is model and model.cfg.mlp_hidden == MAIN.mlp_hidden
     with pytest.raises(ValueError, match="at least 1"):
         heavy_twin(model, 0.5)
-
-
-def test_generate_runs_the_twin_and_refuses_a_scale_below_one():
-    texts = [json.loads(generate("--method", "ngram", "--gamma", "5", "--temperature", "0", "--n", "60",
-                                 "--engine", "native", "--scale", scale).stdout)["text"] for scale in ("1", "2.5")]
-    assert texts[0] == texts[1]
-    out = generate("--scale", "0.5")
-    assert out.returncode == 2 and out.stderr.startswith("error: --scale must be between 1") and out.stdout == ""

@@ -1,6 +1,7 @@
 """Token trees (experiments/trees.py): the tree mask, one verify forward that equals decoding
-each branch alone, the cache kept after a tree, and tree decoding that keeps the main model's law
-for every drafter that builds trees (n-gram, prompt lookup, Medusa, lookahead)."""
+each branch alone, the cache kept after a tree, and tree decoding that writes plain greedy text for
+every drafter that builds trees (n-gram, prompt lookup, Medusa, EAGLE, lookahead); their law at
+T = 1: tests/drafters/test_law.py."""
 import numpy as np
 import pytest
 import torch
@@ -135,19 +136,3 @@ def test_tree_sampled_output_follows_the_main_model(models64, data, table, name)
     samples = np.array([r.tokens for r in runs])
     for position, law in enumerate(laws):
         assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
-
-
-def test_generate_takes_trees_and_lookahead():
-    from tests.helpers import generate
-    import json
-    for args in (["--method", "ngram", "--tree", "8"], ["--method", "lookahead", "--gamma", "3", "--order", "3"],
-                 ["--method", "medusa", "--tree", "6", "--temperature", "0"], ["--method", "eagle", "--tree", "8"]):
-        out = generate(*args, "--n", "60")
-        assert out.returncode == 0, out.stderr
-        result = json.loads(out.stdout)
-        assert len(result["text"]) == 60 and result["main_forwards"] + result["accepted"] == 60
-    for args, message in ((["--method", "draft", "--tree", "8"], "--tree applies to"),
-                          (["--method", "ngram", "--tree", "8", "--mode", "recompute"], "--mode must be kvcache"),
-                          (["--method", "medusa", "--gamma", "4"], "at most 3")):
-        out = generate(*args, "--n", "10")
-        assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr

@@ -1,6 +1,7 @@
-"""The character n-gram drafter (experiments/ngram.py): its table is the counts it claims, it
-backs off to shorter contexts, and speculative decoding with it keeps the main model's law."""
-import json
+"""The character n-gram drafter and prompt lookup (experiments/ngram.py): its table is the counts it
+claims, it backs off to shorter contexts, its q is a distribution at the lowest temperature, and
+speculative decoding with it keeps the main model's output (its law at T = 1:
+tests/drafters/test_law.py)."""
 from collections import Counter
 
 import numpy as np
@@ -11,7 +12,7 @@ from experiments.data import CharData
 from experiments.ngram import LookupDrafter, NgramDrafter, NgramTable, PromptLookup
 from experiments.rule import MIN_TEMPERATURE, probs_from_logits
 from experiments.speculative import plain_decode, speculative_decode
-from tests.helpers import chi_square_pvalue, exact_law_of_three, generate
+from tests.helpers import chi_square_pvalue, exact_law_of_three
 
 TEXT = [0, 1, 2, 0, 1, 3, 0, 1, 2, 4, 2, 0, 1]
 
@@ -97,13 +98,6 @@ def test_ngram_sampled_output_follows_the_main_model(models64, table):
                             for _ in range(draws)])
     for position, law in enumerate(laws):
         assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
-
-
-def test_generate_ngram_prints_its_counters():
-    out = generate("--method", "ngram", "--gamma", "6", "--n", "80", "--temperature", "0")
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
-    assert len(result["text"]) == 80 and result["draft_forwards"] == result["proposed"] > 0
 
 
 def test_prompt_lookup_copies_the_latest_earlier_match():

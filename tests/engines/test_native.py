@@ -2,9 +2,11 @@
 and hidden states through a prompt, single steps, verifies, rollbacks, token trees and well past
 the sliding window; the same drafts from a whole draft round in one call; the same decisions as
 rule.accept_reject on the same uniforms; the same steps from the one-call sample_next and verify as
-Runner's Python path, with the generator left alike; and the same numbers from every kernel path. (No clock
-here: the engine's speed is measured by hand.)"""
+Runner's Python path, with the generator left alike; the same numbers from every kernel path; and
+its build reported as generate's compile_s. (No wall clock here, only a fake one: the engine's
+speed is measured by hand.)"""
 import copy
+import json
 import random
 from dataclasses import replace
 
@@ -19,7 +21,7 @@ from experiments.native import NativeMTPDrafter, NativeParallelHeads, NativeRunn
 from experiments.rule import accept_reject, sample
 from experiments.runners import EngineUnavailable, MTPDrafter, Runner
 from experiments.trees import Tree
-from tests.helpers import CHECKPOINTS
+from tests.helpers import CHECKPOINTS, generate_quick
 
 try:
     native.load_extension()  # the one-time build (a few seconds; later processes reuse it)
@@ -515,3 +517,27 @@ def test_medusa_and_the_block_drafter_match_eager(models, kind, scale):
             h = torch.randn(main.cfg.n_embd, generator=gen) * 3
             assert_close(heads.logits(h, g % main.cfg.vocab_size, g), drafter.parallel_logits(h, g % main.cfg.vocab_size, g),
                          f"{kind} logits, g = {g}")
+
+
+class FakeClock:
+    """native.py's clock: it moves only when the fake build says so (no wall-clock in the test)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+
+def test_the_native_build_is_reported_as_compile_s(monkeypatch, capsys):
+    real_build, clock = native.cpp_extension.load, FakeClock()
+
+    def slow_build(**kwargs):  # a rebuild that takes 12 s on native.py's clock
+        clock.now += 12.0
+        return real_build(**kwargs)
+
+    monkeypatch.setattr(native, "_EXTENSION", [])
+    monkeypatch.setattr(native, "time", clock)
+    monkeypatch.setattr(native.cpp_extension, "load", slow_build)
+    assert generate_quick("--engine", "native") == 0
+    assert json.loads(capsys.readouterr().out)["compile_s"] == 12.0

@@ -6,7 +6,6 @@ import torch
 from experiments.data import CharData
 from experiments.exercises import chi2, gamma, medusa_head, solutions
 from experiments.exercises import rollback as reader
-from experiments.exercises.__main__ import main as exercises_main
 from experiments.exercises.check_rollback import check_rollback
 from experiments.model import load_checkpoint
 from experiments.runs import CHECKPOINTS
@@ -69,42 +68,6 @@ def test_rollback_check_passes_the_answer_and_fails_wrong_ones(models, data):
     main(torch.tensor([[1, 2, 3]]), cache)
     with pytest.raises(ValueError):  # the answer refuses a length the cache never held
         solutions.rollback(cache, 4)
-
-
-def test_cli_exit_codes(capsys):
-    assert exercises_main(["rollback"]) == 1 and "not yet" in capsys.readouterr().out
-    assert exercises_main(["rollback", "--solution"]) == 0 and "passed" in capsys.readouterr().out
-    assert exercises_main(["chi2", "--n", "5"]) == 2
-    assert "--n must be between 100 and" in capsys.readouterr().err
-    assert exercises_main(["gamma", "--c", "0.1"]) == 0 and "best γ" in capsys.readouterr().out
-    assert exercises_main(["gamma", "--c", "2"]) == 0 and "don't speculate" in capsys.readouterr().out
-    assert exercises_main(["chi2", "--position", "-1"]) == 2 and "--position" in capsys.readouterr().err
-
-
-OUT_OF_RANGE = [
-    (["chi2", "--n", "99"], "--n must be between 100 and 2,000,000 draws"),
-    (["chi2", "--n", "2000001"], "--n must be between 100 and 2,000,000 draws"),
-    (["chi2", "--n", "1000000000000"], "--n must be between 100 and 2,000,000 draws"),
-    (["chi2", "--position", "1000"], "--position must be 0 .. 999"),
-    (["chi2", "--seed", "-1"], "--seed must be between 0 and"),
-    (["gamma", "--c", "inf"], "--c must be a finite cost ratio > 0"),
-    (["gamma", "--c", "nan"], "--c must be a finite cost ratio > 0"),
-    (["gamma", "--c", "0"], "--c must be a finite cost ratio > 0"),
-    (["gamma", "--c", "-0.1"], "--c must be a finite cost ratio > 0"),
-    (["medusa", "--steps", "0"], "--steps must be between 1 and 800"),
-    (["medusa", "--steps", "801"], "--steps must be between 1 and 800"),
-    (["medusa", "--steps", "1000000000000"], "--steps must be between 1 and 800"),
-    (["medusa", "--seed", "-1"], "--seed must be between 0 and"),
-]
-
-
-@pytest.mark.parametrize("argv,message", OUT_OF_RANGE, ids=[" ".join(argv) for argv, _ in OUT_OF_RANGE])
-def test_numbers_out_of_range_are_one_line_and_exit_2(argv, message, capsys):
-    """Issue 18, item 23: an unbounded --n or --steps ran without end, --c inf answered."""
-    assert exercises_main(argv) == 2
-    out, err = capsys.readouterr()
-    lines = err.strip().splitlines()
-    assert out == "" and len(lines) == 1 and lines[0].startswith(f"error: {message}"), err
 
 
 def test_a_long_chi2_run_logs_its_progress_and_draws_the_same(models, data, monkeypatch):

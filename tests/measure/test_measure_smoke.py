@@ -17,7 +17,7 @@ from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.jsonio import meta, read_json, write_json
 from experiments.measure import MEASUREMENTS
 from experiments.measure import __main__ as measure_cli
-from experiments.measure.__main__ import main as measure_main, measure, parse_args
+from experiments.measure.__main__ import measure, parse_args
 from experiments.measure.common import CONTROL, DRAFT, MAIN_MTP, Sizes
 from experiments.methods import FAMILIES, Family
 from experiments.model import GPT, GPTConfig, save_checkpoint
@@ -320,19 +320,6 @@ def test_mtp_verdict_is_scipys_paired_t_test(measured):
     assert v["beyond_seed_noise"] == (not lo <= 0 <= hi) == (abs(v["t"]) > v["t_critical"])
     assert mtp["summary"]["alpha_order_flips"] == (mtp["summary"]["mtp_ahead_generated"] != mtp["summary"]["mtp_ahead_val"])
     assert len(mtp["sample"]["text"]) == SIZES.sample_chars
-
-
-def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
-    assert measure_main(["--threads", "0"]) == 2
-    assert measure_main(["--device", "foo"]) == 2
-    assert measure_main(["--checkpoints", str(tmp_path)]) == 2
-    bad = tmp_path / "tiny.txt"
-    bad.write_text("not shakespeare")
-    monkeypatch.setenv("TINYSHAKESPEARE", str(bad))
-    assert measure_main(["--only", "models", "--seeds", "0", "--results", str(tmp_path)]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 4 and all(line.startswith("error: ") for line in err), err
-    assert "sha256" in err[-1]
 
 
 def test_conditions_cover_every_temperature_length_and_family(measured):

@@ -251,20 +251,6 @@ def test_phone_width_and_axe_in_the_loaded_lab(open_page, scheme, lang):
     assert not bad, bad
 
 
-def test_prose_has_the_lab_numbers(rendered_page):
-    """The section quotes lab.json's rounding figures and the ledger's rows it compares with."""
-    lab = LAB
-    start = rendered_page.index('<section id="s-lab"')
-    section = rendered_page[start:rendered_page.index("</section>", start)]
-    rd = lab["rounding"]
-    for figure in (rd["main"]["model"]["max_abs_logit"], rd["main"]["model"]["max_tv"], rd["draft"]["model"]["max_tv"]):
-        assert f"{figure:.4f}" in section
-    assert f"{lab['main']['params']:,}" in section
-    assert section.count('<tr data-method="') >= 4
-    assert 'id="lab-widget" data-state="idle"' in section
-    assert 'href="#s-lab"' in rendered_page  # the table of contents
-
-
 @pytest.mark.slow
 def test_the_ledger_rows_run_in_the_browser(open_page):
     page = loaded(open_page(hash_="#lang=en"))

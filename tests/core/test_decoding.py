@@ -14,7 +14,7 @@ from experiments.methods import Models, Spec, decode, drafter
 from experiments.rule import MIN_TEMPERATURE, probs_from_logits
 from experiments.runners import Counters, Runner
 from experiments.speculative import plain_decode, speculative_decode
-from tests.helpers import CHECKPOINTS, LONG_PROMPT, chi_square_pvalue, exact_law_of_three
+from tests.helpers import CHECKPOINTS, LONG_PROMPT, chi_square_pvalue
 
 PROMPTS = ["ROMEO:\n", "First Citizen:\nBefore we proceed any further, hear me speak.", "\n"]
 
@@ -74,27 +74,6 @@ def test_counters_add_up(models, data, mode):
             assert 0 <= result.accepted <= result.proposed, name
             if name != "plain":
                 assert 0 < result.accepted < result.proposed, name
-
-
-# make test keeps one decoder per engine here; the MTP head's runs follow the same rule
-# (accept_reject, exact by enumeration in test_accept_reject.py) and match plain greedy above, so
-# its sampled checks run with `pytest -m slow`.
-@pytest.mark.parametrize("name,mode,engine", [
-    ("draft γ=2", "kvcache", "eager"), ("draft γ=3", "kvcache", "native"),
-    pytest.param("draft γ=3", "kvcache", "compiled", marks=pytest.mark.slow),
-    pytest.param("draft γ=3", "kvcache", "aot", marks=pytest.mark.slow),
-    pytest.param("mtp", "kvcache", "compiled", marks=pytest.mark.slow),
-    pytest.param("mtp", "recompute", "eager", marks=pytest.mark.slow)])
-def test_sampled_output_follows_the_main_model(models, data, name, mode, engine):
-    prompt, draws = data.encode("ROMEO:\nI "), 1200  # a high-entropy next char
-    laws = exact_law_of_three(models[0], prompt)
-    run = decoders(models)[name]
-    gen = torch.Generator().manual_seed(123)
-    with torch.inference_mode():
-        samples = np.array([run(prompt, 3, temperature=1.0, mode=mode, generator=gen, engine=engine).tokens
-                            for _ in range(draws)])
-    for position, law in enumerate(laws):
-        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
 
 
 @pytest.mark.parametrize("gamma", [20, 30, 63])

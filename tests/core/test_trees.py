@@ -2,7 +2,6 @@
 each branch alone, the cache kept after a tree, and tree decoding that writes plain greedy text for
 every drafter that builds trees (n-gram, prompt lookup, Medusa, EAGLE, lookahead); their law at
 T = 1: tests/drafters/test_law.py."""
-import numpy as np
 import pytest
 import torch
 
@@ -13,7 +12,7 @@ from experiments.lookahead import Lookahead
 from experiments.ngram import LookupDrafter, NgramDrafter, NgramTable, PromptLookup
 from experiments.speculative import plain_decode, tree_decode
 from experiments.trees import Tree, best_first, tree_accept
-from tests.helpers import CHECKPOINTS, chi_square_pvalue, exact_law_of_three
+from tests.helpers import CHECKPOINTS
 
 
 @pytest.fixture(scope="module")
@@ -117,22 +116,3 @@ def test_tree_greedy_equals_plain_greedy(models64, data, table, plain_greedy, na
     assert result.tokens == plain
     assert result.main_forwards + result.accepted == 300
     assert result.accepted > 0
-
-
-# make test keeps one tree drafter here (a sampled-table tree) and tests/test_suffix.py one of fixed
-# candidates; every tree goes through the same tree_accept, exact by construction, so the others
-# run with `pytest -m slow`
-@pytest.mark.parametrize("name", ["ngram", pytest.param("medusa", marks=SLOW), pytest.param("eagle", marks=SLOW),
-                                  pytest.param("lookahead", marks=SLOW)])
-def test_tree_sampled_output_follows_the_main_model(models64, data, table, name):
-    make, nodes = drafters_for_trees(models64, table)[name]
-    # lookahead's first window copies the text 4 back: a text of period 4 makes it right often
-    prompt, draws = data.encode("the the the t" if name == "lookahead" else "ROMEO:\nI "), 1200
-    laws = exact_law_of_three(models64[0], prompt)
-    gen = torch.Generator().manual_seed(21)
-    with torch.inference_mode():
-        runs = [tree_decode(models64[0], make(), prompt, 3, nodes, temperature=1.0, generator=gen) for _ in range(draws)]
-    assert sum(r.accepted for r in runs) > 0
-    samples = np.array([r.tokens for r in runs])
-    for position, law in enumerate(laws):
-        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"

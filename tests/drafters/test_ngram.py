@@ -12,7 +12,7 @@ from experiments.data import CharData
 from experiments.ngram import LookupDrafter, NgramDrafter, NgramTable, PromptLookup
 from experiments.rule import MIN_TEMPERATURE, probs_from_logits
 from experiments.speculative import plain_decode, speculative_decode
-from tests.helpers import chi_square_pvalue, exact_law_of_three
+from tests.helpers import chi_square_pvalue
 
 TEXT = [0, 1, 2, 0, 1, 3, 0, 1, 2, 4, 2, 0, 1]
 
@@ -88,18 +88,6 @@ def test_ngram_chain_keeps_the_main_models_law_at_the_lowest_temperature(models6
     assert chi_square_pvalue(firsts, law) > 1e-3
 
 
-@pytest.mark.slow  # the chain loop's law is kept in make test by the draft model's (tests/test_decoding.py)
-def test_ngram_sampled_output_follows_the_main_model(models64, table):
-    prompt, draws = CharData().encode("ROMEO:\nI "), 1200
-    laws = exact_law_of_three(models64[0], prompt)
-    gen = torch.Generator().manual_seed(5)
-    with torch.inference_mode():
-        samples = np.array([speculative_decode(models64[0], NgramDrafter(table), prompt, 3, 2, temperature=1.0, generator=gen).tokens
-                            for _ in range(draws)])
-    for position, law in enumerate(laws):
-        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"
-
-
 def test_prompt_lookup_copies_the_latest_earlier_match():
     lookup = PromptLookup(ngram=2, vocab_size=5)
     seq = [0, 1, 2, 3, 0, 1, 4, 4, 0, 1]
@@ -110,7 +98,8 @@ def test_prompt_lookup_copies_the_latest_earlier_match():
     assert drafts == [4, 4] and q.tolist() == [[0, 0, 0, 0, 1], [0, 0, 0, 0, 1]]
 
 
-def test_prompt_lookup_is_lossless(models64):
+def test_prompt_lookup_greedy_equals_plain_greedy(models64):
+    """(Its law at T = 1 on the same text: the lookup chain's case in tests/drafters/test_law.py.)"""
     main = models64[0]
     lookup = PromptLookup(ngram=2)
     repetitive = CharData().encode("the the the t")  # " t" occurred before: the first round drafts
@@ -118,10 +107,3 @@ def test_prompt_lookup_is_lossless(models64):
         plain = plain_decode(main, repetitive, 200, temperature=0).tokens
         greedy = speculative_decode(main, LookupDrafter(lookup), repetitive, 200, 4, temperature=0)
         assert greedy.tokens == plain and greedy.proposed > 0
-        laws = exact_law_of_three(main, repetitive)
-        gen = torch.Generator().manual_seed(9)
-        runs = [speculative_decode(main, LookupDrafter(lookup), repetitive, 3, 2, temperature=1.0, generator=gen) for _ in range(1200)]
-    assert sum(r.proposed for r in runs) > 0
-    samples = np.array([r.tokens for r in runs])
-    for position, law in enumerate(laws):
-        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"

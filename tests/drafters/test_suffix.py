@@ -1,16 +1,15 @@
 """Suffix decoding (experiments/suffix.py): the suffix array is sorted, a tail's range holds
 exactly its occurrences, the speculation tree is the most frequent continuations within its
-budget, and decoding with it keeps the main model's distribution (greedy text at T = 0)."""
+budget, and decoding with it keeps the main model's greedy text (its law at T = 1:
+tests/drafters/test_law.py)."""
 import random
 
-import numpy as np
 import pytest
 import torch
 
 from experiments.data import CharData
 from experiments.speculative import plain_decode, speculative_decode, tree_decode
 from experiments.suffix import SuffixDrafter, SuffixIndex, count_trie, likeliest_chain, speculation_tree, suffix_array
-from tests.helpers import chi_square_pvalue, exact_law_of_three
 
 
 @pytest.fixture(scope="module")
@@ -104,21 +103,3 @@ def test_suffix_greedy_equals_plain_greedy(models64, index, shape):
     assert result.tokens == plain
     assert result.main_forwards + result.accepted == 300
     assert result.accepted > 0 and min(drafter.sources.values()) > 0  # both places drafted
-
-
-# the chain's one-hot drafts go through the rule as prompt lookup's do (tests/test_ngram.py): slow
-@pytest.mark.parametrize("shape", [pytest.param("chain", marks=pytest.mark.slow), "tree"])
-def test_suffix_sampled_output_follows_the_main_model(models64, index, shape):
-    main, prompt, draws = models64[0], CharData().encode("KING RICHARD"), 1200
-    _, first = SuffixDrafter(index).propose(prompt, len(prompt) - 1, 2, 1.0)
-    assert len(first) == 2  # the first round drafts both positions checked below
-    laws = exact_law_of_three(main, prompt)
-    gen = torch.Generator().manual_seed(5)
-    with torch.inference_mode():
-        runs = [(speculative_decode(main, SuffixDrafter(index), prompt, 3, 2, temperature=1.0, generator=gen)
-                 if shape == "chain" else tree_decode(main, SuffixDrafter(index), prompt, 3, 6, temperature=1.0,
-                                                      generator=gen))
-                for _ in range(draws)]
-    samples = np.array([r.tokens for r in runs])
-    for position, law in enumerate(laws):
-        assert chi_square_pvalue(samples[:, position], law) > 1e-3, f"char {position + 1}"

@@ -1,5 +1,7 @@
 # make site     build site/16_speculative_decoding_viz.html from templates/, static/ and results JSON
 # make test     install what the tests need (venv, pip packages, Debian chromium) and run them all
+# make test-fast  the quick subset: tests/core, drafters and build, no browser, no compiling engine,
+#               no long sampled checks (under 90 s on 2 cores); make test is the full suite
 # make data     train the models that are missing for SEEDS (default 0; FORCE=1: retrain), then make measure
 # make measure  rerun every measurement from the committed checkpoints (DEVICE=cpu|cuda, ENGINE=a list of
 #               eager compiled aot native: eager is always measured, as the baseline; the default measures all)
@@ -12,7 +14,7 @@ DEVICE ?= cpu
 ENGINE ?= eager compiled aot native
 FORCE ?=
 
-.PHONY: site test bench data measure train chromium axe wabt clean-venv
+.PHONY: site test test-fast bench data measure train chromium axe wabt clean-venv
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv .venv
@@ -46,6 +48,13 @@ axe:
 test: $(STAMP) chromium axe wabt
 	$(PY) -m pytest -n auto --dist loadfile
 	@if ls tests/js/*.test.mjs >/dev/null 2>&1; then node --test tests/js/; fi
+
+# the subjects whose tests are quick (tests/build holds the views), without the markers that take
+# time: a browser, an engine that compiles, the long sampled checks (slow, sampled); not the node
+# tests (about 23 s here, half of it lab_clock's)
+FAST_TESTS := tests/core tests/drafters tests/build
+test-fast: $(STAMP) wabt
+	$(PY) -m pytest -n auto --dist loadfile -m 'not slow and not browser and not compiles and not sampled' $(FAST_TESTS)
 
 bench: site chromium
 	$(PY) -m tools.bench

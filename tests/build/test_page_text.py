@@ -133,11 +133,11 @@ def test_recompute_verify_is_stated_as_one_window_per_position(rendered_page):
 
 
 def test_mtp_question_answered_in_one_place(rendered_page):
-    """§⑤'s FAQ on whether the MTP loss helps only points to §④'s paired-seed answer."""
+    """§⑥'s FAQ on whether the MTP loss helps only points to §④'s paired-seed answer."""
     ledger = section_html(rendered_page, "s-ledger")
     faq = next(d for d in re.findall(r"<details>.*?</details>", ledger, re.S) if "Does the MTP loss" in d)
     assert 'href="#h-mtp-loss"' in faq
-    assert not re.search(r"\d\.\d{3}", lang_text(faq, "en") + lang_text(faq, "zh")), "§⑤ quotes loss figures again"
+    assert not re.search(r"\d\.\d{3}", lang_text(faq, "en") + lang_text(faq, "zh")), "§⑥ quotes loss figures again"
     assert 'id="h-mtp-loss"' in section_html(rendered_page, "s-mtp")
 
 

@@ -64,6 +64,7 @@ def test_generate_takes_trees_and_lookahead():
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.compiles  # generate --engine native
 def test_generate_runs_the_twin_and_refuses_a_scale_below_one():
     texts = [json.loads(generate("--method", "ngram", "--gamma", "5", "--temperature", "0", "--n", "60",
                                  "--engine", "native", "--scale", scale).stdout)["text"] for scale in ("1", "2.5")]

@@ -149,7 +149,7 @@ def test_tools_do_not_import_tests():
 
 
 def cli_text(*args):
-    """generate's JSON for these flags, run in this process (tests/test_cli.py runs it as a process)."""
+    """generate's JSON for these flags, run in this process (tests/cli/test_generate.py runs it as a process)."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert generate_main([*args, "--temperature", "0", "--n", "70", "--prompt", "ROMEO:\\n"]) == 0

@@ -119,6 +119,7 @@ def models(models64, drafters):
     return Models(*models64, heads=drafters, train_tokens=data.train.tolist(), vocab_size=data.vocab_size)
 
 
+@pytest.mark.sampled  # about 10 s a case on one core: make test runs those not in SLOW, make test-fast none
 @pytest.mark.parametrize("case", CASES)
 def test_the_first_three_characters_follow_the_main_models_law(models, case):
     prompt = CharData().encode(case.prompt)

@@ -48,6 +48,7 @@ def table():
     return NgramTable(data.train.tolist(), 5, data.vocab_size)
 
 
+@pytest.mark.compiles  # its loop runs the compiled engine too
 def test_ngram_greedy_equals_plain_greedy(models64, table):
     prompt = CharData().encode("ROMEO:\n")
     with torch.inference_mode():

@@ -31,7 +31,7 @@ TINY = GPTConfig(vocab_size=65, n_layer=2, n_embd=32, n_head=2, mlp_hidden=48, b
 
 
 @pytest.fixture(scope="module", autouse=True)
-def test_cache():
+def aot_cache_in_artifacts():
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SPEC_AOT_CACHE", str(ARTIFACTS / "aot_cache"))
         yield

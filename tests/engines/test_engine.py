@@ -1,6 +1,6 @@
 """The compiled engine (experiments/engine.py) against the eager one: the same logits through
 rollbacks and past the sliding window, and the same greedy text for every decoder. (The T = 1
-law of the compiled decoders is checked in test_decoding.py.)"""
+law of the compiled decoders is checked in tests/drafters/test_law.py.)"""
 import pytest
 import torch
 

@@ -1,7 +1,7 @@
 """Every method on the engines with the least overhead (aot: AOTInductor packages; native: the C++
 step), against plain decoding on the same engine and on the eager one: the same greedy text for
 every chain and tree family, and the same counters as eager (the drafts, the accepted, the main
-forwards). The T = 1 law of their decoders is checked in test_decoding.py; their logits against
+forwards). The T = 1 law of their decoders is checked in tests/drafters/test_law.py; their logits against
 eager in test_aot.py and test_native.py."""
 import pytest
 import torch

@@ -1,4 +1,4 @@
-"""Sections ③ (how many to guess) and ⑤ (the ledger) in headless Chromium: every control at
+"""Sections ③ (how many to guess) and ⑥ (the ledger) in headless Chromium: every control at
 min/mid/max, both mode switches, every ledger header clicked twice and once by keyboard, row
 cards against the JSON, the greedy panel, the two FAQ panels, and every section of the page in
 both languages (slider timings: `make bench`).

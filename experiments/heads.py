@@ -202,11 +202,6 @@ class FeatureDrafter(nn.Module):
     def objective(self, losses, mtp_weight=0.0):
         return sum(losses.values())
 
-    def main_features(self, x):
-        """What the drafter reads from the main model for ids x [B, T]: h, or every layer's output
-        side by side for EAGLE-3 (whose `read` fuses them)."""
-        return self.main.trunk(x, layers=self.net.reads_layers)
-
     def chain_drafter(self, mode, engine, gamma):
         """The Drafter for a chain of gamma drafts (speculative.speculative_decode; methods.check
         holds Medusa and the block to max_drafts)."""
@@ -295,6 +290,11 @@ class EagleDrafter(FeatureDrafter):
 
     def objective(self, losses, mtp_weight=0.0):
         return losses["reg"] + self.cfg.cls_weight * losses["cls"]
+
+    def main_features(self, x):
+        """What the drafter reads from the main model for ids x [B, T]: h, or every layer's output
+        side by side for EAGLE-3 (whose `read` fuses them)."""
+        return self.main.trunk(x, layers=self.net.reads_layers)
 
     def test_time_features(self, features, x, steps=None):
         """The drafter's output features [B, T-1, C] of each step, from the main model's features

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from experiments.cli import UsageError, open_checkpoint
 from experiments.data import VOCAB_SIZE
 from experiments.generate import main as generate_cli
 from experiments.model import DRAFT, GPT, load_checkpoint, save_checkpoint
@@ -96,7 +97,6 @@ def test_a_corrupt_drafter_is_called_corrupt_not_a_misfit(tmp_path, capsys):
 def test_a_main_checkpoint_cut_short_is_one_line(tmp_path):
     """torch.load raises RuntimeError or OSError depending on where a file is cut: every cut of
     the committed main checkpoint is one error line naming the file."""
-    from experiments.cli import UsageError, open_checkpoint
     whole = (ROOT / "experiments" / "checkpoints" / "main_s0.pt").read_bytes()
     for fraction in (0.01, 0.1, 0.5, 0.9, 0.99):  # 0.01: OSError, the others RuntimeError
         cut = tmp_path / f"main_cut{fraction}.pt"

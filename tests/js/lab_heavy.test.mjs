@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { buildHeavyLab, pairedRace, verifyPrices } from "../../static/js/lab_heavy.js";
+import { defaultScale, driftNote, heavyScales } from "../../static/js/lab_heavy_view.js";
 import { loadLab } from "../../static/js/lab_model.js";
 import "./registry.mjs";
 import { newWasmKernel } from "./wasm_kernel.mjs";
@@ -56,7 +57,6 @@ test("the verify's price: r_1 is 1 by definition, and every size gets one ratio 
 });
 
 test("the race offers the heaviest twin first, unless the device says its memory is small", async () => {
-  const { defaultScale, heavyScales } = await import("../../static/js/lab_heavy_view.js");
   const regime = JSON.parse(readFileSync(new URL("../../experiments/results/regime.json", import.meta.url), "utf8"));
   const scales = heavyScales(regime), heaviest = scales[scales.length - 1];
   assert.equal(defaultScale(scales, undefined), heaviest.scale);  // the browser does not say
@@ -75,7 +75,6 @@ test("plain decoding runs first in even pairs and last in odd ones; the drafters
 });
 
 test("a speedup above the characters per main forward is named as the tab's drift, in both languages", async () => {
-  const { driftNote } = await import("../../static/js/lab_heavy_view.js");
   const rows = [{ method: "ngram", speedup: 3.5, tokensPerMain: 3.2 }, { method: "draft", speedup: 1.5, tokensPerMain: 3.2 }];
   const note = driftNote(rows);
   assert.match(note.en, /n-gram.*3\.50× against 3\.20/);

@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from tests.helpers import ROOT, open_deep
+from tools.browser import PAGE
 
 AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 SPECULATIVE = ["draft", "mtp", "ngram"]
@@ -56,7 +57,6 @@ def test_lab_waits_until_it_is_seen(open_page):
 
 
 def test_a_browser_without_decompression_gets_a_message_in_place(browser):
-    from tools.browser import PAGE
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.add_init_script("delete window.DecompressionStream")
     page = context.new_page()
@@ -310,7 +310,6 @@ def test_without_webassembly_simd_the_lab_keeps_the_javascript_forward(browser, 
     if how == "the address":
         page = loaded(open_page(hash_="#lang=en&lab-forward=js"))
     else:
-        from tools.browser import PAGE
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.add_init_script("WebAssembly.validate = () => false")
         page = context.new_page()

@@ -38,8 +38,12 @@ from chapter.errors import BuildError, UsageError
 from chapter.facts import check_facts
 from chapter.listings import ListingError, listings
 from chapter.schema import SCHEMA, ResultsError
-from chapter.views import (deepseek_scale, dial_view, far_below_linear, lab_compare, paired_verdict, peer_view, published,
-                           tag_regime, tag_rows)
+from chapter.views import section_views
+from chapter.views.choosing import published
+from chapter.views.dial import dial_view, peer_view
+from chapter.views.lab import far_below_linear, lab_compare
+from chapter.views.mtp import deepseek_scale
+from chapter.views.rows import paired_verdict, tag_regime, tag_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -274,7 +278,7 @@ def environment(templates):
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
     env.filters["sci"] = sci
     env.globals["ms_pair"] = ms_pair
-    env.globals["far_below_linear"] = far_below_linear  # chapter/views.py: ⑧'s r_k against k, not the flatness rule
+    env.globals["far_below_linear"] = far_below_linear  # chapter/views/lab.py: ⑧'s r_k against k, not the flatness rule
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # chapter/code_trail.py: the end of every section
     # Filled anew by every render, in place: jinja2 keeps an imported template (macros.html.j2) with
@@ -321,15 +325,15 @@ def render(data):
     css = inline_css()
     page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])
-    tag_rows(page_data)  # chapter/views.py: the condition each timed row's figures are printed under
-    tag_regime(page_data)  # chapter/views.py: the same for the dial's rows, and each row's verdict
-    page_data["dial"] = dial_view(page_data)  # chapter/views.py: what ⑥'s dial says in words
-    page_data["peer_twin"] = peer_view(page_data)  # chapter/views.py: ⑥'s table of the library on the heaviest twin
-    page_data["lab_compare"] = lab_compare(page_data)  # chapter/views.py: the rows ⑧ holds the lab to
+    tag_rows(page_data)  # chapter/views/rows.py: the condition each timed row's figures are printed under
+    tag_regime(page_data)  # chapter/views/rows.py: the same for the dial's rows, and each row's verdict
+    page_data["dial"] = dial_view(page_data)  # chapter/views/dial.py: what ⑥'s dial says in words
+    page_data["peer_twin"] = peer_view(page_data)  # chapter/views/dial.py: ⑥'s table of the library on the heaviest twin
+    page_data["lab_compare"] = lab_compare(page_data)  # chapter/views/lab.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart
     return join_chinese_lines(env.get_template("page.html.j2").render(
-        data=page_data, css=css, js=bundle_js(),
+        data=page_data, view=section_views(page_data), css=css, js=bundle_js(),
         data_parts=[(key, json_for_html(part)) for key, part in sorted(script_data(page_data).items())],
         lab_json=json_for_html(data[LAB]), lab_kernel=lab_kernel()))
 

@@ -118,7 +118,7 @@ def is_flat(price, slack=FLAT_SLACK):
 # The verdict rule: a timed row is called faster (or slower) than plain decoding only when every one
 # of its paired repeats lies above (below) 1x; otherwise (or with a single run, which pairs nothing)
 # this measurement cannot tell the two apart, and the page prints the range instead. Its twins: static/js/theory.js pairedVerdict (the widgets)
-# and chapter/views.py paired_verdict (the build, which checks every verdict the page prints).
+# and chapter/views/rows.py paired_verdict (the build, which checks every verdict the page prints).
 def paired_verdict(runs):
     """"faster", "slower" or "unclear" for a row's paired speedups {"min", "max", "n"}."""
     if runs["n"] < 2:

@@ -174,7 +174,7 @@ export function clearRace(ui) {
 // ---- the ledger's settings, run here ----
 
 // The comparison rows the lab runs (plain decoding is the table's baseline), each with its row
-// number in the table: lab_compare (chapter/views.py) lists them in the table's order.
+// number in the table: lab_compare (chapter/views/lab.py) lists them in the table's order.
 export function compareRuns(rows) {
   return rows.map((row, index) => ({ ...row, index })).filter((row) => row.method !== "plain");
 }

@@ -11,7 +11,7 @@ from markupsafe import escape
 
 from chapter import build as site_build
 from chapter.listings import ListingError, listings, region
-from chapter.views import paired_verdict
+from chapter.views.rows import paired_verdict
 from tests.helpers import ROOT
 
 

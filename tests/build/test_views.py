@@ -1,8 +1,11 @@
-"""chapter/views.py: what the page computes from the results, once, before the templates format it."""
+"""chapter/views/: what the page computes from the results, once, before the templates format it."""
 
 import pytest
 
-from chapter.views import deepseek_scale, dial_view, expected_chars, paired_verdict, peer_view, published, tag_regime
+from chapter.views.choosing import published
+from chapter.views.dial import dial_view, expected_chars, peer_view
+from chapter.views.mtp import deepseek_scale
+from chapter.views.rows import paired_verdict, tag_regime
 
 PAPERS = {"deepseek_v3": {"total_params": 600.0, "active_params": 30.0, "train_tokens": 1000.0,
                           "mtp_acceptance": [0.85, 0.90], "decoding_speedup": 1.8}}

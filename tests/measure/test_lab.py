@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from chapter import views
+from chapter.views import lab as lab_view
 from experiments.data import CharData
 from experiments.jsonio import RESULTS, read_json, write_json
 from experiments.measure import lab
@@ -110,7 +110,7 @@ def test_js_forward_rule_and_table_match_python_on_a_tiny_model(exported, tmp_pa
 
 
 def test_the_comparison_rows_use_the_labs_default_gamma():
-    """chapter/views.py picks ⑧'s comparison rows at the lab's default γ, which lab_text.js holds."""
+    """chapter/views/lab.py picks ⑧'s comparison rows at the lab's default γ, which lab_text.js holds."""
     source = (ROOT / "static" / "js" / "lab_text.js").read_text(encoding="utf-8")
     defaults = re.search(r"export const LAB_DEFAULTS = \{([^}]*)\}", source).group(1)
-    assert int(re.search(r"gamma: (\d+)", defaults).group(1)) == views.LAB_GAMMA
+    assert int(re.search(r"gamma: (\d+)", defaults).group(1)) == lab_view.LAB_GAMMA

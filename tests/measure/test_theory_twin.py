@@ -2,7 +2,7 @@
 (expected_tokens, theorem_3_8, FLAT_SLACK, is_flat) for the measurements and static/js/theory.js
 (expectedTokens, speedupTheory, FLAT_SLACK, isFlat) for the page's widgets. The twins give the
 same numbers and the same verdicts on a grid of α, γ, c, r and prices. The verdict rule is written
-three times: stats.paired_verdict (the measurements' summaries), chapter/views.paired_verdict (the
+three times: stats.paired_verdict (the measurements' summaries), chapter/views/rows.paired_verdict (the
 build, which cannot import experiments/) and theory.js pairedVerdict (the tables and the picker)."""
 import itertools
 import json
@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from chapter.views import paired_verdict as build_verdict
+from chapter.views.rows import paired_verdict as build_verdict
 from experiments.stats import FLAT_SLACK, expected_tokens, is_flat, paired_verdict, theorem_3_8
 from tests.helpers import ROOT
 

@@ -1,0 +1,85 @@
+"""⑥'s dial (regime.json) in words, and the peer library's table on the heaviest twin."""
+
+
+THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
+
+def expected_chars(row):
+    """The characters per forward Theorem 3.8 counted for a row (each of γ drafts accepted
+    independently with probability α): its speedup times the round's price it divided by, γc + r."""
+    theory = row["theory"]
+    return theory["with_verify_price"] * (row["size"] * row["c"] + theory["verify_price"])
+
+def stays_faster_from(points, key, family):
+    """The lightest scale from which the family's fastest row is faster than plain decoding in every
+    paired repeat at that scale and at every heavier one (None: not at the heaviest)."""
+    verdicts = [next((r["verdict"] for r in p["best"].get(key, []) if r["family"] == family), None) for p in points]
+    start = len(verdicts)
+    while start and verdicts[start - 1] == "faster":
+        start -= 1
+    return points[start]["scale"] if start < len(points) else None
+
+def dial_view(data):
+    """What ⑥'s dial says in words, at T = 1: where each family starts to pay for good
+    (stays_faster_from, grouped by scale, with the main model's bytes and their multiple of the
+    cache's edge; `never`: the families not faster at the heaviest scale), the best row of the
+    whole dial, and Theorem 3.8 at the heaviest scale (dial_theory). tag_regime runs first."""
+    regime = data["regime"]
+    points, edge = regime["points"], regime["summary"]["cache_edge_bytes"]
+    families = list(dict.fromkeys(r["family"] for p in points for r in p["best"]["T1"]))
+    start = {f: stays_faster_from(points, "T1", f) for f in families}
+    pays = [{"scale": p["scale"], "bytes": p["main_bytes"], "cache_multiple": p["main_bytes"] / edge,
+             "families": [f for f in families if start[f] == p["scale"]]}
+            for p in points if p["scale"] in start.values()]
+    best = max(((p, p["best"]["T1"][0]) for p in points if p["best"]["T1"]), key=lambda pr: pr[1]["speedup"])
+    dearest = max(points, key=lambda p: p["r"]["5"])  # where a verify of 5 costs most, over one position
+    return {"pays": pays, "never": [f for f in families if start[f] is None], "dearest_verify_scale": dearest["scale"],
+            "best": {"scale": best[0]["scale"], "bytes": best[0]["main_bytes"], "row": best[1]},
+            "theory": {key: dial_theory(rows) for key, rows in points[-1]["best"].items()},
+            "heaviest_cache_multiple": points[-1]["main_bytes"] / edge}
+
+PEER_ENGINES = ("native", "eager", "transformers")  # the peer table's order: ours fastest first, the library last
+
+def peer_view(data):
+    """⑥'s table on the heaviest twin at T = 1, or None where the peer library was not measured:
+    per engine (native, our eager, transformers' generate), its plain row and its speculative rows
+    fastest first, each with its time per character; the native rows of the families the others
+    run, and its fastest; r_k of the native and the eager engine there; and ours against the
+    library's fastest decoder (regime.json summary.peer). tag_regime runs first."""
+    regime = data["regime"]
+    heavy = regime["points"][-1]
+    peers = heavy.get("peers")
+    if not peers or not any(r["engine"] == "transformers" for r in peers["rows"]):
+        return None
+    others = {r["family"] for r in peers["rows"]}
+    fastest = heavy["best"]["T1"][0]
+    native = [heavy["plain"]["T1"]] + [r for r in heavy["best"]["T1"] if r["family"] in others or r is fastest]
+    by_engine = {"native": native, **{e: [r for r in peers["rows"] if r["engine"] == e] for e in PEER_ENGINES[1:]}}
+    n_chars = regime["n_chars"]
+    rows = [{"row": r, "ms_per_char": 1000 * r["wall_s"]["median"] / n_chars}
+            for e in PEER_ENGINES for r in sorted(by_engine[e], key=lambda r: (r["family"] != "plain", -r["speedup"]))]
+    return {"scale": heavy["scale"], "bytes": heavy["main_bytes"], "version": peers.get("version"), "rows": rows,
+            "r": {k: {"native": heavy["r"][k], "eager": peers["eager_r"][k]} for k in heavy["r"]},
+            "against": regime["summary"].get("peer")}
+
+def dial_theory(rows):
+    """Theorem 3.8 (at each chain row's measured α, c and r_{γ+1}) against the measured speedup of
+    the heaviest scale's rows: how many come within THEORY_CLOSE, and for each row further off the
+    two parts of a round the theorem models loosely, printed side by side: the count (characters
+    per verify, measured and by the formula, which assumes independent acceptances) and the price
+    (the share of the round that is neither verifying nor drafting: sampling, the rule, Python,
+    which the theorem leaves out)."""
+    chains = [r for r in rows if r.get("theory")]
+    close = [abs(r["theory"]["gap"]) for r in chains if abs(r["theory"]["gap"]) <= THEORY_CLOSE]
+    misses = []
+    for r in chains:
+        if abs(r["theory"]["gap"]) > THEORY_CLOSE:
+            round_cost = r["verify_over_main"] + r["drafter_per_round"] + r["other_per_round"]
+            misses.append({"family": r["family"], "size": r["size"], "gap": r["theory"]["gap"],
+                           "chars": r["tokens_per_main"], "expected_chars": expected_chars(r),
+                           "rest_share": r["other_per_round"] / round_cost})
+    return {"rows": len(chains), "close": THEORY_CLOSE, "misses": misses, "largest_close_gap": max(close, default=None)}
+
+
+def view(data):
+    """What ⑥'s dial (sections/dial.html.j2) prints, computed here so that the template only formats it."""
+    return {}

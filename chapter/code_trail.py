@@ -64,7 +64,7 @@ CODE_TRAIL = {
                  ("experiments/measure/choose.py", "choose_and_confirm"),
                  ("experiments/measure/families.py", "answer_rows"),
                  ("static/js/token_tree.js", "maskRow")],
-        "commands": [*(f"python -m experiments.train --model {kind} --seed 0" for kind in ("medusa", "eagle", "block", "eagle3")),
+        "commands": ["python -m experiments.train --model heads --seed 0",
                      f"{MEASURE} regime families"],
     },
     "s-choosing": {

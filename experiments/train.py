@@ -328,9 +328,10 @@ def main(argv=None):
 
 def arg_parser():
     parser = ArgumentParser(prog="python -m experiments.train", description=__doc__.split("\n")[0])
-    parser.add_argument("--model", choices=["main", "draft", *KINDS, "all"], default="main",
-                        help="medusa / eagle / block / eagle3: drafters trained on the frozen main + MTP model of "
-                             "--seed; all: main + MTP, the control, the draft and those four, for every --seeds")
+    parser.add_argument("--model", choices=["main", "draft", *KINDS, "heads", "all"], default="main",
+                        help=f"{' / '.join(KINDS)}: a drafter trained on the frozen main + MTP model of --seed; "
+                             "heads: every one of those; all: main + MTP, the control, the draft and the heads, "
+                             "for every --seeds")
     parser.add_argument("--mtp", type=float, default=None,
                         help="MTP loss weight lambda (main only; default 0.3, 0 = control run)")
     parser.add_argument("--steps", type=int, default=None,
@@ -378,7 +379,7 @@ def check_args(args):
 def jobs_to_run(args):
     """(model, λ, seed) of every run the command asks for that is not already finished; a finished
     checkpoint of other steps is refused (before anything trains), one of these steps skipped."""
-    runs = RUNS + HEAD_RUNS if args.model == "all" else [(args.model, main_mtp(args))]
+    runs = {"all": RUNS + HEAD_RUNS, "heads": HEAD_RUNS}.get(args.model, [(args.model, main_mtp(args))])
     jobs = []
     for seed in args.seeds:
         for model, mtp in runs:

@@ -147,7 +147,11 @@ def verify_prices(main, draft, trees, engines, sizes, device):
     return out
 
 
-DRAFTING = ("eagle", "eagle3", "block")  # the chain drafters that run a network: one call per draft, or one per round
+def drafting_families(models, gammas):
+    """The trained drafters whose drafting is priced against γ (⑤'s "what changed"): those whose
+    network can draft every γ of the sweep in a chain (one call per draft, or one per round).
+    Medusa's heads stop at their number (max_drafts), short of the sweep's longest chain."""
+    return [f for f, head in models.heads.items() if head.max_drafts is None or head.max_drafts >= max(gammas)]
 
 
 def propose_call(models, family, engine, gamma, window):
@@ -171,19 +175,19 @@ def propose_call(models, family, engine, gamma, window):
 
 def drafting_prices(models, engines, gammas, sizes, device):
     """{engine: {family: {γ: one drafting round over a one-position main forward}}} for the
-    DRAFTING families, timed back to back and interleaved with the main forward (as verify_prices):
+    drafting_families, timed back to back and interleaved with the main forward (as verify_prices):
     what drafting costs against γ, without the noise of a decode."""
-    window = models.main.cfg.block_size
+    window, families = models.main.cfg.block_size, drafting_families(models, gammas)
     calls = {}
     with torch.inference_mode():
         for engine in engines:
             calls[f"{engine}:main"] = price_calls(models.main, models.draft, "kvcache", engine, [1])["main"]
             calls.update({f"{engine}:{f}:{g}": propose_call(models, f, engine, g, window)
-                          for f in DRAFTING if f in models.heads for g in gammas})
+                          for f in families for g in gammas})
         values = interleaved_calls(calls, sizes.cost_repeats, sizes.forward_calls, sizes.forward_warmup, device)
     over = lambda engine, name: statistics.median(a / b for a, b in zip(values[name], values[f"{engine}:main"]))
     return {engine: {f: {g: over(engine, f"{engine}:{f}:{g}") for g in gammas}
-                     for f in DRAFTING if f in models.heads} for engine in engines}
+                     for f in families} for engine in engines}
 
 
 def primary_engine(engines):

@@ -6,17 +6,9 @@ import { h, s } from "./dom.js";
 import { figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { configLabel } from "./family_ledger.js";
-import { ENGINE_LABEL, FAMILY, FAMILY_LABEL } from "./labels.js";
+import { ENGINE_LABEL, FAMILY_LABEL, familyClass, familyDash } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
-// The families by kind of drafter (registry.json's group, ⑤'s map): one colour per group
-// (sections.css .k-GROUP), and a dash pattern by a family's place among its group in the registry.
-const DASHES = [null, "6 3", "2 3", "9 3 2 3"];
-const kindClass = (family) => `k-${FAMILY[family]?.group ?? "none"}`;
-function dashOf(family) {
-  const group = FAMILY[family]?.group, members = Object.values(FAMILY).filter((f) => f.group === group);
-  return DASHES[members.findIndex((f) => f.name === family)] ?? null;
-}
 const TEMPS = ["T1", "T0"];
 const SUB = "₀₁₂₃₄₅₆₇₈₉";  // r₂, r₅, r₉
 
@@ -99,8 +91,8 @@ function dialSvg(series, regime, chosen, shownScale) {
   ticks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
   regime.points.map((p) => s("text", { x: x(p.main_bytes), y: H - B + 16, "text-anchor": "middle" }, megabytes(p.main_bytes).replace(" MB", ""))),
   s("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, t({ zh: "主模型的权重（MB，对数刻度）", en: "the main model's weights (MB, log scale)" })),
-  series.map((f, i) => s("g", { class: `dial-line ${kindClass(f.family)}${f.family === chosen ? " on" : ""}` },
-    s("polyline", { points: f.points.map((p) => `${x(p.bytes)},${y(p.row.speedup)}`).join(" "), "stroke-dasharray": dashOf(f.family) }),
+  series.map((f, i) => s("g", { class: `dial-line ${familyClass(f.family)}${f.family === chosen ? " on" : ""}` },
+    s("polyline", { points: f.points.map((p) => `${x(p.bytes)},${y(p.row.speedup)}`).join(" "), "stroke-dasharray": familyDash(f.family) }),
     f.points.map((p) => s("g", {},
       s("line", { class: "whisker", x1: x(p.bytes), x2: x(p.bytes), y1: y(p.row.speedup_runs.min), y2: y(p.row.speedup_runs.max) }),
       s("circle", { cx: x(p.bytes), cy: y(p.row.speedup), r: f.family === chosen ? 4 : 3 }, s("title", {}, pointTitle(f.family, p))))),

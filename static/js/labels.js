@@ -21,6 +21,16 @@ export function declareNames(registry) {
   }
 }
 
+// A family's line on a chart (⑥'s dial, ⑤'s "what changed"): one colour per kind of drafter
+// (registry.json's group, ⑤'s map; sections.css .k-GROUP), and a dash pattern by the family's place
+// among its group in the registry's order.
+const DASHES = [null, "6 3", "2 3", "9 3 2 3"];
+export const familyClass = (family) => `k-${FAMILY[family]?.group ?? "none"}`;
+export function familyDash(family) {
+  const group = FAMILY[family]?.group, members = Object.values(FAMILY).filter((f) => f.group === group);
+  return DASHES[members.findIndex((f) => f.name === family)] ?? null;
+}
+
 const CJK = /[\u3400-\u9fff]/;
 
 // Words of one Chinese phrase: a space only where Chinese meets Latin or digits ("KV cache 模式",

@@ -1,25 +1,26 @@
 // Section ⑤'s "what changed in 2025–26": two small line charts from families.json, with their
 // numbers in a table. Left: teacher-forced α of the j-th draft of a chain (alpha_by_depth, T = 1)
-// for EAGLE, EAGLE-3, the block drafter and Medusa. Right: what drafting costs per round against
-// γ (the sweep's chains on the primary engine, T = 1) for EAGLE, EAGLE-3 and the block drafter.
+// for every trained drafter the probe scored (EAGLE, EAGLE-3, Medusa, the block drafter). Right: what
+// drafting costs per round against γ (the sweep's chains on the primary engine, T = 1) for the
+// drafters that can draft every γ of the sweep. The families are the data's, in the registry's order; each line is drawn in
+// its family's colour and dash (labels.js familyClass, familyDash), as on ⑥'s dial.
 import { h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { FAMILY_LABEL, labelled } from "./labels.js";
+import { FAMILY, FAMILY_LABEL, familyClass, familyDash, labelled } from "./labels.js";
 
-export const DEPTH_SERIES = ["eagle", "eagle3", "block", "medusa"];
-export const COST_SERIES = ["eagle", "eagle3", "block"];
+// the families of `byFamily` that have points, in the registry's order
+const inRegistryOrder = (byFamily) => Object.keys(FAMILY).filter((f) => byFamily[f]?.length);
 
 // {family: [[x, y], ...]}: α by depth (x = 1, 2, ...) and drafting per round by γ
 export function depthPoints(families) {
   const byDepth = families.alpha_by_depth.T1;
-  return Object.fromEntries(DEPTH_SERIES.filter((f) => byDepth[f]).map((f) => [f, byDepth[f].map((a, i) => [i + 1, a])]));
+  return Object.fromEntries(inRegistryOrder(byDepth).map((f) => [f, byDepth[f].map((a, i) => [i + 1, a])]));
 }
 
 export function costPoints(families) {
   const drafting = families.summary.recent?.drafting ?? {};
-  return Object.fromEntries(COST_SERIES.filter((f) => drafting[f]?.length)
-    .map((f) => [f, drafting[f].map((r) => [r.size, r.drafter_per_round])]));
+  return Object.fromEntries(inRegistryOrder(drafting).map((f) => [f, drafting[f].map((r) => [r.size, r.drafter_per_round])]));
 }
 
 function lineChart(series, { xLabel, yLabel, yMax, yTicks, yDigits, aria }) {
@@ -36,15 +37,17 @@ function lineChart(series, { xLabel, yLabel, yMax, yTicks, yDigits, aria }) {
     yTicks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, fixed(v, yDigits))),
     s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" }, xLabel),
     s("text", { x: 12, y: (T + y(0)) / 2, transform: `rotate(-90 12 ${(T + y(0)) / 2})`, "text-anchor": "middle" }, yLabel),
-    Object.entries(series).map(([family, points]) => s("g", { class: `series ${family}` },
-      s("polyline", { points: points.map(([a, b]) => `${x(a)},${y(b)}`).join(" ") }),
+    Object.entries(series).map(([family, points]) => s("g", { class: `series ${familyClass(family)}` },
+      s("polyline", { points: points.map(([a, b]) => `${x(a)},${y(b)}`).join(" "), "stroke-dasharray": familyDash(family) }),
       points.map(([a, b]) => s("circle", { cx: x(a), cy: y(b), r: 3.5 },
         s("title", {}, t(labelled(FAMILY_LABEL[family], `${a} → ${fixed(b, 2)}`))))))));
 }
 
 function legend(families) {
   return h("p", { class: "legend" }, families.map((f) => h("span", { class: "key" },
-    h("span", { class: `swatch line-${f}`, "aria-hidden": "true" }), ` ${t(FAMILY_LABEL[f])} `)));
+    s("svg", { class: "swatch-line", viewBox: "0 0 22 8", "aria-hidden": "true" },
+      s("line", { class: familyClass(f), x1: 0, y1: 4, x2: 22, y2: 4, "stroke-dasharray": familyDash(f) })),
+    ` ${t(FAMILY_LABEL[f])} `)));
 }
 
 // the numbers of both charts: one row per family, one column per depth or γ

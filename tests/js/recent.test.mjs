@@ -3,7 +3,9 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import { familyClass, familyDash } from "../../static/js/labels.js";
 import { costPoints, depthPoints, recentTable } from "../../static/js/recent.js";
+import { registry } from "./registry.mjs";
 
 const families = JSON.parse(readFileSync(new URL("../../experiments/results/families.json", import.meta.url)));
 
@@ -13,10 +15,11 @@ const fake = {
     eagle3: [], block: [{ size: 1, drafter_per_round: 0.4 }, { size: 2, drafter_per_round: 0.41 }] } } },
 };
 
-test("the points are the measured lists, depth from 1 and γ as swept; a family without rows is left out", () => {
+test("the points are the measured lists, depth from 1 and γ as swept, in the registry's order; a family without rows is left out", () => {
   assert.deepEqual(depthPoints(fake).medusa, [[1, 0.4], [2, 0.2]]);
-  assert.deepEqual(Object.keys(depthPoints(fake)), ["eagle", "eagle3", "block", "medusa"]);
-  assert.deepEqual(costPoints(fake), { eagle: [[1, 0.5], [2, 1.0]], block: [[1, 0.4], [2, 0.41]] });
+  assert.deepEqual(Object.keys(depthPoints(fake)), ["medusa", "block", "eagle", "eagle3"]);
+  assert.deepEqual(costPoints(fake), { block: [[1, 0.4], [2, 0.41]], eagle: [[1, 0.5], [2, 1.0]] });
+  assert.deepEqual(Object.keys(costPoints(fake)), ["block", "eagle"]);
   assert.deepEqual(costPoints({ summary: {} }), {});
 });
 
@@ -34,4 +37,14 @@ test("on the committed measurements: every head's α by depth, every γ of the s
   assert.equal(depth.eagle3.length, families.alpha_by_depth.depth);
   const cost = costPoints(families);
   for (const f of ["eagle", "eagle3", "block"]) assert.deepEqual(cost[f].map(([g]) => g), families.chain_gammas, f);
+});
+
+test("a family's line has its group's colour, and families of one group differ in their dash", () => {
+  const groups = new Set(registry.families.map((f) => f.group).filter(Boolean));
+  for (const group of groups) {
+    const members = registry.families.filter((f) => f.group === group);
+    for (const f of members) assert.equal(familyClass(f.name), `k-${group}`);
+    assert.equal(new Set(members.map((f) => familyDash(f.name))).size, members.length, group);
+  }
+  assert.equal(familyClass("no-such-family"), "k-none");
 });

@@ -3,6 +3,7 @@ module's `summarize` turns the payload it writes into its `summary` block, and t
 format it. Every summary field is checked here on a small hand-made payload, and again after the
 data change, so that a wrong rule (the wrong peak, a comparison the wrong way round) fails."""
 import copy
+from types import SimpleNamespace
 
 import pytest
 
@@ -253,6 +254,13 @@ def test_families_fastest_verify_only_where_its_forward_was_priced():
     assert families.summarize(payload)["fastest_verify"]["positions"] == 6  # the n-gram chain, γ = 5
     payload["rows"][2]["size"] = 40  # a verify of 41 positions: longer than any timed back to back
     assert "fastest_verify" not in families.summarize(payload)
+
+
+def test_drafting_is_priced_for_the_trained_drafters_that_reach_every_gamma():
+    head = lambda most: SimpleNamespace(max_drafts=most)  # noqa: E731
+    models = SimpleNamespace(heads={"eagle": head(None), "medusa": head(3), "block": head(8), "eagle3": head(None)})
+    assert families.drafting_families(models, range(1, 9)) == ["eagle", "block", "eagle3"]
+    assert families.drafting_families(models, (1, 2)) == ["eagle", "medusa", "block", "eagle3"]
 
 
 def test_families_recent_against_the_rest():

@@ -2,6 +2,7 @@
 an interrupted run resumes to exactly the result of an uninterrupted one, and refuses a resume
 state of other settings or another shape."""
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -9,6 +10,7 @@ import torch
 from experiments import train as train_module
 from experiments.cli import UsageError
 from experiments.data import CharData
+from experiments.heads import KINDS
 from experiments.jsonio import read_json
 from experiments.model import MAIN, load_checkpoint
 from experiments.train import is_complete, train
@@ -257,3 +259,10 @@ def test_a_resume_state_of_another_shape_is_one_line_naming_it(tmp_path, data, t
     message = str(err.value)
     assert "\n" not in message and str(state_path) in message and "--fresh" in message
     assert not (tmp_path / "ck" / "tiny.pt").exists()  # no weights written
+
+
+def test_model_heads_trains_every_head_kind_and_nothing_else(tmp_path):
+    args = SimpleNamespace(model="heads", seeds=[0, 3], out=tmp_path, fresh=False, force=False, steps=None, mtp=None)
+    assert train_module.jobs_to_run(args) == [(kind, 0.0, seed) for seed in (0, 3) for kind in KINDS]
+    args.model = "all"
+    assert [job[0] for job in train_module.jobs_to_run(args)][:3] == ["main", "main", "draft"]

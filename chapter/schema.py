@@ -1,6 +1,6 @@
 """The contract between experiments/ and the page: which results files exist and which fields
 the page reads from each (the templates and static/js/*.js). The files are declared once, as typed
-records, in experiments/records.py (the writers build their rows with the same types); this module
+records, in experiments/records/ (the writers build their rows with the same types); this module
 turns each record into dotted paths, and `python -m chapter.build` checks every file against them
 before it renders anything; a missing file or field stops the build with a message naming both. A
 field the page reads must be declared there.
@@ -17,7 +17,8 @@ A file that breaks this contract stops the build with a ResultsError naming the 
 import types
 from typing import Annotated, NotRequired, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-from experiments.records import RESULTS_FILES, EngineName, EveryValue, FamilyName, MayBeEmpty, Positive
+from experiments.records import RESULTS_FILES
+from experiments.records.base import EngineName, EveryValue, FamilyName, MayBeEmpty, Positive
 
 
 class ResultsError(Exception):

@@ -1,7 +1,7 @@
 """acceptance.json (section ②): the rule min(1, p/q) at five kinds of real val position, with
 full p and q and many draws through accept_reject whose output is compared with p.
 
-Its results are declared in experiments/records.py: AcceptanceFile (acceptance.json)."""
+Its results are declared in experiments/records/models.py: AcceptanceFile (acceptance.json)."""
 import time
 
 import torch

@@ -1,7 +1,7 @@
 """causal.json (section ①): the main model is causal (a prefix's logits do not depend on what
 follows; the kv-cache equals a full forward), one real verify step, and a kv-cache rollback.
 
-Its results are declared in experiments/records.py: CausalFile (causal.json)."""
+Its results are declared in experiments/records/models.py: CausalFile (causal.json)."""
 import copy
 
 import torch

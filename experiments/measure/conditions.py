@@ -13,7 +13,7 @@
   low, the gap between two kinds of text, where the n-gram table pays back), written
   by `summarize` so templates only format.
 
-Its results are declared in experiments/records.py: ConditionsFile (conditions.json).
+Its results are declared in experiments/records/conditions.py: ConditionsFile (conditions.json).
 """
 import statistics
 import subprocess

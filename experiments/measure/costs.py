@@ -4,7 +4,7 @@ draft model on one, the MTP head on one pair. The curve says how many drafts can
 with a verify for (nearly) free. The prices come from experiments/prices.py, as the ledger's; `summarize`
 writes what the page concludes from the curve.
 
-Its results are declared in experiments/records.py: CostsFile (costs.json)."""
+Its results are declared in experiments/records/conditions.py: CostsFile (costs.json)."""
 from experiments.engine import available_engines, compile_seconds
 from experiments.measure.common import engines_of, main_and_draft
 from experiments.prices import forward_prices

@@ -2,7 +2,7 @@
 model on the same val positions: mean Σmin(p, q), KL(p‖q), TV, the sampled acceptance rate and
 the draft's loss. α = 1 − TV holds exactly at every position.
 
-Its results are declared in experiments/records.py: DivergenceFile (divergence_sweep.json)."""
+Its results are declared in experiments/records/models.py: DivergenceFile (divergence_sweep.json)."""
 import torch
 
 from experiments.measure.common import DRAFT, MAIN_MTP, checkpoint

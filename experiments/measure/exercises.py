@@ -3,7 +3,7 @@ answer on the first seed's models, so that the page can say what to expect; and 
 answer gives (a rule that accepts every draft; no rollback at all); `summarize` writes what the
 answers conclude.
 
-Its results are declared in experiments/records.py: ExercisesFile (exercises.json)."""
+Its results are declared in experiments/records/conditions.py: ExercisesFile (exercises.json)."""
 import time
 
 from experiments.exercises import chi2, gamma, medusa_head, solutions

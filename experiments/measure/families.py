@@ -20,7 +20,7 @@ drafter family decoded from "ROMEO:\n" on the first seed's models.
   faster at T = 0, where a verify's price comes from, the sweep's deepest trees and chains),
   written by `summarize` from the payload so templates only format.
 
-Its results are declared in experiments/records.py: FamiliesFile (families.json).
+Its results are declared in experiments/records/families.py: FamiliesFile (families.json).
 """
 import statistics
 from pathlib import Path

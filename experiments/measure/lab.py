@@ -11,7 +11,7 @@ rollbacks and a sequence past the 64-position window, the logits PyTorch compute
 the float16-rounded weights the page carries, and with the original float32 ones), n-gram q rows,
 and accept_reject cases with the uniforms it drew and its verdicts.
 
-Its results are declared in experiments/records.py: LabFile (lab.json).
+Its results are declared in experiments/records/mtp_lab.py: LabFile (lab.json).
 """
 import base64
 import copy

@@ -3,7 +3,7 @@ T = 1, both modes, timed with interleaved repeats after a warm-up; the price of 
 forward; where each run's time went; the greedy identity check. `ledger_summary` and
 `gamma_summary` write what the sections conclude from each file's payload.
 
-Its results are declared in experiments/records.py: LedgerFile (ledger.json) and GammaSweepFile (gamma_sweep.json)."""
+Its results are declared in experiments/records/ledger.py: LedgerFile (ledger.json) and GammaSweepFile (gamma_sweep.json)."""
 import statistics
 
 import torch

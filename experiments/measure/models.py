@@ -1,6 +1,6 @@
 """models.json: sizes, configs and val losses of every trained model; the MTP head's parts.
 
-Its results are declared in experiments/records.py: ModelsFile (models.json)."""
+Its results are declared in experiments/records/models.py: ModelsFile (models.json)."""
 from experiments.data import SHA256
 from experiments.measure.common import DRAFT, MAIN_MTP, RUNS, load, mtp_param_parts, training_log, val_loss_of
 from experiments.runs import run_name

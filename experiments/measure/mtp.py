@@ -2,7 +2,7 @@
 losses (mean ± std), the paired t-test of MTP training against the control, acceptance of the
 MTP head vs the small draft at γ = 1, and a traced sample.
 
-Its results are declared in experiments/records.py: MtpFile (mtp.json)."""
+Its results are declared in experiments/records/mtp_lab.py: MtpFile (mtp.json)."""
 import torch
 
 from experiments.measure.common import (CONTROL, DRAFT, LEDGER_PROMPT, MAIN_MTP, load, mtp_param_parts, training_log,

@@ -19,7 +19,7 @@ interleaved run, paired repeat by repeat. Per scale also:
 and once: the machine's roofline (a streaming read of a buffer far larger than the cache, a large
 matmul), with each scale's main(1) time and r_k as the roofline predicts them.
 
-Its results are declared in experiments/records.py: RegimeFile (regime.json) and LadderFile (ladder.json)."""
+Its results are declared in experiments/records/regime.py: RegimeFile (regime.json) and LadderFile (ladder.json)."""
 import time
 from dataclasses import replace
 

@@ -7,7 +7,7 @@ models; and the engines with their labels (experiments/engine.py), the peer libr
 reads every family's and engine's name from here, so a family registered in methods.py reaches
 the page without a template or a script naming it.
 
-Its results are declared in experiments/records.py: RegistryFile (registry.json).
+Its results are declared in experiments/records/models.py: RegistryFile (registry.json).
 """
 from experiments import peer
 from experiments.engine import ENGINES

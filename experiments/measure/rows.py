@@ -8,7 +8,7 @@ import subprocess
 import orjson
 
 from experiments.measure.common import ROOT, generate_command
-from experiments.records import TimedRow
+from experiments.records.base import TimedRow
 from experiments.stats import paired_verdict, theorem_3_8
 from experiments.timing import summary
 

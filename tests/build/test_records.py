@@ -1,4 +1,4 @@
-"""The results files declared once (issue 46, item 2): experiments/records.py holds every file as
+"""The results files declared once (issue 46, item 2): experiments/records/ holds every file as
 typed records, importable without torch; chapter/schema.py derives the build's dotted paths from
 them (schema_paths); every committed results file holds to them."""
 import subprocess
@@ -9,8 +9,8 @@ import pytest
 
 from chapter import build as site_build
 from chapter.schema import SCHEMA, schema_paths
-from experiments.records import (RESULTS_FILES, Engine, EveryValue, Family, MayBeEmpty, PositiveInt, PositiveNum,
-                                 TimedRow)
+from experiments.records import RESULTS_FILES
+from experiments.records.base import Engine, EveryValue, Family, MayBeEmpty, PositiveInt, PositiveNum, TimedRow
 from tests.helpers import ROOT
 
 # `import torch` fails in this process, whatever is installed: sys.modules maps it to None

@@ -1,0 +1,118 @@
+"""chapter/views/choosing.py: ⑦'s tables, the rows its sentences quote and the facts that choose their wording."""
+import copy
+
+import pytest
+
+from chapter.build import load_results
+from chapter.views.choosing import (length_table, ngram_payback, slowest_view, t0_clauses, temperature_table,
+                                    texts_table, view)
+from chapter.views.rows import tag_regime, tag_rows
+
+
+@pytest.fixture(scope="module")
+def data():
+    """The committed results, tagged as build.render tags them."""
+    data = load_results()
+    tag_rows(data)
+    tag_regime(data)
+    return data
+
+
+def registry(*names):
+    return {"families": [{"name": n, "label": {"zh": n, "en": n}} for n in names]}
+
+
+def spread(mean, *values):
+    return {"mean": mean, "min": min(values, default=mean), "max": max(values, default=mean), "values": list(values)}
+
+
+def conditions():
+    """Two drafters (one drafting only where its context recurs) at two temperatures and two lengths."""
+    by_temperature = [{"temperature": t, "alpha": {"draft": spread(a, a), "lookup": spread(None)},
+                       "tokens_per_main": {"draft": spread(2.0, 1.5, 2.5), "lookup": spread(1.2, 1.2)}}
+                      for t, a in ((1.0, 0.7), (0.0, 0.6))]
+    text = {kind: {f"T{t}": {"drafters": {"draft": {"alpha": 0.5 + t / 10, "coverage": 1.0},
+                                          "lookup": {"alpha": 0.2, "coverage": 0.25}}} for t in (0, 1)}
+            for kind in ("own", "repetitive")}
+    by_length = [{"n_chars": n, "family": f, "speedup": s, "wall_s": {"median": 0.001}}
+                 for n, f, s in ((8, "draft", 0.9), (8, "lookup", 1.1), (64, "draft", 1.5), (64, "lookup", 0.8), (8, "plain", 1.0))]
+    return {"temperatures": [0.0, 1.0], "by_temperature": by_temperature,  # not in the order of the temperatures
+            "configs": {"draft": {"shape": "chain", "size": 4}, "lookup": {"shape": "chain", "size": 4}},
+            "text_kinds": ["own", "repetitive"], "by_text": text, "lengths": [8, 64], "by_length": by_length,
+            "summary": {"lengths": {"slower_than_plain": {"8": ["draft"], "64": ["lookup"]},
+                                    "plain_per_char_s": {"8": 0.000125, "64": 0.0001}}}}
+
+
+def test_the_temperature_table_follows_the_runs_temperatures_and_skips_drafterless_families():
+    data = {"conditions": conditions(), "registry": registry("plain", "lookup", "draft", "ngram")}
+    table = temperature_table(data)
+    assert [c["temperature"] for c in table["columns"]] == [0.0, 1.0] and table["colspan"] == 3
+    assert [f for f, _ in table["alpha"]] == ["lookup", "draft"]  # the registry's order; plain and ngram have no α
+    draft = dict(table["alpha"])["draft"]
+    assert [(c["temperature"], c["mean"], c["ranged"]) for c in draft] == [(0.0, 0.6, False), (1.0, 0.7, False)]
+    tokens = {f: cells for f, _, cells in table["tokens"]}
+    assert tokens["draft"][0]["ranged"] and not tokens["lookup"][0]["ranged"]
+    assert dict(table["alpha"])["lookup"][0]["mean"] is None
+
+
+def test_only_a_drafter_that_drafts_where_its_context_recurs_shows_its_coverage():
+    data = {"conditions": conditions(), "registry": registry("draft", "lookup")}
+    cells = dict(texts_table(data))
+    assert [c["coverage"] for c in cells["draft"]] == [None, None]
+    assert [(c["kind"], c["T1"], c["T0"], c["coverage"]) for c in cells["lookup"]] == [("own", 0.2, 0.2, 0.25),
+                                                                                       ("repetitive", 0.2, 0.2, 0.25)]
+
+
+def test_the_length_table_marks_the_cells_below_plain_decoding():
+    table = length_table({"conditions": conditions()})
+    rows = {f: cells for f, _, cells in table["rows"]}
+    assert [(c["speedup"], c["slower"]) for c in rows["draft"]] == [(0.9, True), (1.5, False)]
+    assert [(c["speedup"], c["slower"]) for c in rows["lookup"]] == [(1.1, False), (0.8, True)]
+    assert table["plain_ms_per_char"] == [1000 * 0.000125, 1000 * 0.0001]
+
+
+def test_the_ngram_payback_is_against_the_longest_output():
+    co = conditions()
+    assert ngram_payback({"conditions": co}) is None  # the run did not say
+    co["summary"]["lengths"]["ngram_table"] = {"saves_per_char_s": 2e-5, "pays_back_after_chars": 50.0}
+    pay = ngram_payback({"conditions": co})
+    assert (pay["longest"], pay["past_longest"], pay["after_chars"]) == (64, False, 50.0)
+    assert pay["saves_ms_per_char"] == pytest.approx(0.02)
+    co["summary"]["lengths"]["ngram_table"]["pays_back_after_chars"] = 65.0
+    assert ngram_payback({"conditions": co})["past_longest"]
+
+
+def test_the_t0_sentence_keeps_faster_slower_unclear_and_drops_an_empty_verdict():
+    rows = [{"family": f, "at_T0": word} for f, word in (("a", "unclear"), ("b", "slower"), ("c", "unclear"))]
+    data = {"families": {"summary": {"temperature_change": {"families": rows}}}}
+    assert [(word, [r["family"] for r in group]) for word, group in t0_clauses(data)] == [("slower", ["b"]),
+                                                                                          ("unclear", ["a", "c"])]
+
+
+def slower(**changes):
+    slowest = {"tokens_per_main": 1.234, "plain_per_char": 1.016, "round_total": 2.996} | changes
+    return {"families": {"summary": {"slower_than_plain": {"rows": 4, "families": ["x", "y"], "slowest": slowest}}}}
+
+
+def test_the_slowest_rows_estimate_is_made_of_the_printed_figures():
+    v = slowest_view(slower())
+    assert v["slowest_estimate"] == 1.23 * 1.02 / 3.0  # not 1.234 × 1.016 ÷ 2.996
+    assert (v["n_slower"], v["n_unclear"]) == (2, None)
+    assert slowest_view(slower(plain_per_char=None))["slowest_estimate"] is None
+    with_unclear = slower()
+    with_unclear["families"]["summary"]["slower_than_plain"]["unclear"] = ["z"]
+    assert slowest_view(with_unclear)["n_unclear"] == 1
+
+
+def test_the_committed_results(data):
+    before = copy.deepcopy(data)
+    v = view(data)
+    assert data == before  # a view never changes what it reads
+    assert v["gamma_row"]["mode"] == "kvcache" and v["gamma_row"]["gamma"] == v["gamma"]["measured_gamma"]
+    assert v["theory_picks_fastest"] == (v["gamma"]["measured_gamma"] == v["gamma"]["theory_gamma"])
+    assert v["wrong_p_unprintable"] == (data["exercises"]["chi2"]["accept_every_draft"]["p_value"] < 1e-300)
+    assert v["start_up"]["family"] == "plain" and v["at_T1"]["temperature"] == 1.0
+    assert v["at_hottest"]["temperature"] == max(data["conditions"]["temperatures"])
+    assert v["n_configs"] == len(v["length_table"]["rows"]) == len(data["conditions"]["configs"])
+    assert set(v["latin_zh_labels"]) >= {"ngram", "mtp", "medusa", "eagle"} and "lookup" not in v["latin_zh_labels"]
+    assert sum(len(group) for _, group in v["t0_clauses"]) == len(data["families"]["summary"]["temperature_change"]["families"])

@@ -38,6 +38,7 @@ def best_rows(rows, engine, temperature):
     return best
 
 def plain_row(rows, engine, temperature):
+    """Plain decoding's timed row on the engine at the temperature (None where it was not timed)."""
     return next((r for r in rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] == "plain"),
                 None)
 
@@ -159,11 +160,12 @@ def fastest_round(data, fastest_t1, plain_t1):
         return None
     rnd = summary["fastest_round"]
     verify = summary.get("fastest_verify")
-    engine = data["costs"]["summary"]["primary_engine"]
+    costs = data["costs"]["summary"]
+    not_flat = not costs[costs["primary_engine"]]["flat_start"]  # ①: a second position already costs more
     return {**taken_apart(fastest_t1, rnd["plain_per_char"]), "plain_per_char": rnd["plain_per_char"],
             "plain_rest": plain_t1["other_per_round"], "verify_biggest": rnd["verify_biggest"],
             "verify": verify, "loop_extra": verify and printed_gap(verify["in_loop"], verify["back_to_back"]),
-            "not_flat": not data["costs"]["summary"][engine]["flat_start"]}  # ①: a second position costs more already
+            "not_flat": not_flat, "verify_biggest_not_free": rnd["verify_biggest"] and not_flat}
 
 
 def zh_starts_latin(data):
@@ -187,17 +189,18 @@ def view(data):
     model_seeds = list(fa["alpha_by_seed"])
     medusa = fa["costs"]["medusa"]
     return {
-        "families": fa["families"], "n_families": len(fa["families"]),
+        "n_families": len(fa["families"]),
         "map": [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]],
         "zh_starts_latin": zh_starts_latin(data),
-        "engine": engine, "engine_label": engine_label(data, engine),
+        "engine_label": engine_label(data, engine),
         "draft_round_is_one_call": engine == "compiled",  # the compiled engine runs a round of γ drafts as one call
         "alpha": fa["alpha"]["T1"], "costs": fa["costs"], "model_seed": fa["model_seed"],
         "n_alpha_seeds": len(fa["alpha_seeds"]), "alpha_chars": fa["alpha_chars"],
         "model_seeds": model_seeds, "n_model_seeds": len(model_seeds), "several_model_seeds": len(model_seeds) > 1,
         "prompt_shown": fa["prompt"].replace("\n", "\\n"), "n_chars": fa["n_chars"], "repeats": fa["repeats"],
         "sweep_repeats": fa["sweep_repeats"], "sweep_single_run": fa["sweep_repeats"] == 1,
-        "fastest": fastest, "fastest_drafts_free": winner.get("source") in ("corpus", "context"),
+        "fastest": fastest,  # a winner drafting from a corpus or the context drafts at next to no cost
+        "fastest_drafts_free": winner.get("source") in ("corpus", "context"),
         "tree_slider_max": len(fa["tree_rounds"]) - 1, "tree_slider_start": min(1, len(fa["tree_rounds"]) - 1),
         "sweep": sweep_view(summary), "tree_price": tree_price(summary), "ngram_best": best["T1"].get("ngram"),
         "main_layers": main_config["n_layer"], "main_width": main_config["n_embd"],

@@ -1,5 +1,6 @@
 """chapter/views/families.py: what ⑤ and its deep dives print, from hand-made rows and from the committed results."""
 import copy
+import re
 
 import orjson
 import pytest
@@ -117,3 +118,15 @@ def test_the_view_drops_a_missing_heavy_row_and_a_missing_sweep(page_data):
     del data["families"]["summary"]["sweep_shapes"], data["families"]["summary"]["tree_verify"]
     v = families.view(data)
     assert v["ngram_faq"]["heavy"] is None and v["sweep"] is None and v["tree_price"] is None
+
+
+TEMPLATES = ("sections/families.html.j2", "deep/trees.html.j2", "deep/heads.html.j2", "deep/recent.html.j2")
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_the_families_templates_only_format(name):
+    """Row selection, counting and rounding arithmetic live in the view: each template reads view.families once."""
+    text = (build.ROOT / "templates" / name).read_text(encoding="utf-8")
+    assert len(re.findall(r"\{%-? *set ", text)) == 1 and "set v = view.families" in text
+    for logic in ("selectattr", "rejectattr", "| length", "| round", "| max", "| min", "| sum", "| map", "data.", "registry."):
+        assert logic not in text, f"{name}: {logic}"

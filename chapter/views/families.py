@@ -1,6 +1,211 @@
-"""⑤, where drafts come from (sections/families.html.j2)."""
+"""⑤, where drafts come from (sections/families.html.j2, and its deep dives templates/deep/trees, heads
+and recent.html.j2): the family map's rows, the fastest rows the sentences quote, and each round taken
+apart in plain forwards.
+
+The page prints a round's parts with two decimals each and then their total and the speedup they give;
+those are computed here from the printed (rounded) parts, so that a reader's arithmetic on the page
+gives what the page prints (printed_total, speedup_from_printed, printed_gap)."""
+
+
+def printed_total(row):
+    """A round's price in plain forwards, summed from its three parts as printed (two decimals each)."""
+    return round(row["verify_over_main"], 2) + round(row["drafter_per_round"], 2) + round(row["other_per_round"], 2)
+
+def speedup_from_printed(chars, row, plain_per_char):
+    """chars × plain decoding's price per character ÷ the round's price, each factor as printed."""
+    return round(chars, 2) * round(plain_per_char, 2) / printed_total(row)
+
+def taken_apart(row, plain_per_char, chars=None):
+    """One round of a timed row in plain forwards: the row, its printed total and the speedup those give
+    (for `chars` characters a round: by default the row's characters per main forward)."""
+    chars = row["tokens_per_main"] if chars is None else chars
+    return {"row": row, "total": printed_total(row), "chars": chars,
+            "from_parts": speedup_from_printed(chars, row, plain_per_char)}
+
+def printed_gap(a, b):
+    """a − b as their printed figures (two decimals) differ, where a prints above b; None otherwise."""
+    gap = round(a, 2) - round(b, 2)
+    return gap if gap > 0 else None
+
+
+def best_rows(rows, engine, temperature):
+    """Each family's timed row on the engine at the temperature (families.json keeps one a family: its
+    sweep's fastest configuration), by family, plain decoding left out."""
+    best = {}
+    for row in rows:
+        if row["engine"] == engine and row["temperature"] == temperature and row["family"] != "plain":
+            best.setdefault(row["family"], row)
+    return best
+
+def plain_row(rows, engine, temperature):
+    """Plain decoding's timed row on the engine at the temperature (None where it was not timed)."""
+    return next((r for r in rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] == "plain"),
+                None)
+
+
+def training(family, cost, draft_run):
+    """The map's training cell: the registry's words, or minutes of training (the draft model's own run,
+    or a drafter's on the frozen main model); neither where nothing is trained."""
+    if family.get("training"):
+        return {"words": family["training"], "minutes": None, "main_frozen": False}
+    if family.get("source") == "draft":
+        return {"words": None, "minutes": draft_run["train_wall_s"] / 60, "main_frozen": False}
+    if "train_wall_s" in cost:
+        return {"words": None, "minutes": cost["train_wall_s"] / 60, "main_frozen": True}
+    return {"words": None, "minutes": None, "main_frozen": False}
+
+def map_row(name, data, best, draft_run):
+    """One row of the family map: what the family costs (its training, its parameters or its table) and
+    what it earns (α at T = 1, with its coverage where it drafts one-hot, and its fastest rows)."""
+    fa = data["families"]
+    family = next(f for f in data["registry"]["families"] if f["name"] == name)
+    cost = fa["costs"].get(name, {})
+    alpha = fa["alpha"]["T1"].get(name, {})
+    coverage = alpha.get("coverage", 1)
+    return {"family": name, "drafts": family["drafts"], "training": training(family, cost, draft_run),
+            "entries": cost.get("entries"), "params": cost.get("params", 0),
+            "index_mb": cost["bytes"] / 1e6 if "bytes" in cost and "entries" not in cost else None,
+            "alpha": alpha.get("alpha"), "alpha_fig": f"{name}|T1|own",
+            "coverage": coverage if family.get("q") == "one-hot" and coverage < 1 else None,
+            "seed_range": fa["summary"].get("alpha_seed_range", {}).get(name),
+            "T1": best["T1"].get(name), "T0": best["T0"].get(name)}
+
+
+def sweep_view(summary):
+    """The n-gram table's sweep by shape (the deep dive on trees): its fastest and its most characters per
+    forward, as a chain and as a tree; None where the sweep lacks either shape."""
+    shapes = summary.get("sweep_shapes")
+    if not shapes or not (shapes["tree"].get("most_tokens") and shapes["chain"].get("most_tokens")):
+        return None
+    return {"tree_most": shapes["tree"]["most_tokens"], "chain_most": shapes["chain"]["most_tokens"],
+            "tree_best": shapes["tree"]["fastest"], "chain_best": shapes["chain"]["fastest"],
+            "tree_gets_fewer": shapes.get("tree_gets_fewer")}
+
+def tree_price(summary):
+    """Where the fastest tree's verify price comes from, timed back to back: the printed extra of its mask
+    over a chain of as many positions, and of the decoding loop over back to back, for the tree and the
+    fastest chain (None where there is none to print)."""
+    verify = summary.get("tree_verify")
+    if not verify:
+        return None
+    tree, chain = verify["tree"], verify["chain"]
+    return {"tree": tree, "chain": chain, "mask_extra": printed_gap(tree["back_to_back"], tree["chain_back_to_back"]),
+            "tree_loop_extra": printed_gap(tree["in_loop"], tree["back_to_back"]),
+            "chain_loop_extra": printed_gap(chain["in_loop"], chain["back_to_back"])}
+
+
+def depth_view(by_depth):
+    """α of the j-th draft at T = 1 (the recent drafters' deep dive): first and deepest for EAGLE, EAGLE-3
+    and the block-parallel drafter, and whether EAGLE-3 prints above EAGLE at the deepest draft."""
+    t1 = by_depth["T1"]
+    ends = {f: {"first": t1[f][0], "last": t1[f][-1]} for f in ("eagle", "eagle3", "block")}
+    eagle, eagle3 = ends["eagle"], ends["eagle3"]
+    return {**ends, "depth": by_depth["depth"], "window": by_depth["window"], "stride": by_depth["stride"],
+            "eagle3_above": printed_gap(eagle3["last"], eagle["last"]),
+            "eagle3_loses_less": eagle3["first"] - eagle3["last"] < eagle["first"] - eagle["last"]}
+
+
+def highest_alpha_family(alpha):
+    """The family with the highest first-draft α (the first of equals), among those with one."""
+    measured = [f for f, a in alpha.items() if a["alpha"] is not None]
+    return max(measured, key=lambda f: alpha[f]["alpha"])
+
+def recent_view(summary, alpha):
+    """The three recent drafters against plain decoding and the fastest older family, at T = 1 (None where
+    families.json has no such summary): each round taken apart, EAGLE-3's even if every draft passed,
+    and the block-parallel drafter's one call timed back to back beside its price inside the loop."""
+    recent = summary.get("recent")
+    if not recent:
+        return None
+    new, old, per = recent["each_new"], recent["best_old"], recent["plain_per_char"]
+    drafting = recent["drafting"]
+    eagle3, block = new.get("eagle3"), new.get("block")
+    return {"each_new": new, "best_old": old, "plain_per_char": per, "plain_rest": per - 1,
+            "all_new_slower": recent["all_new_slower_than_plain"],
+            "taken_apart": [taken_apart(r, per) for r in (old, new.get("suffix")) if r],
+            "eagle3": eagle3 and {**taken_apart(eagle3, per), "all_pass": taken_apart(eagle3, per, eagle3["size"] + 1),
+                                  "alpha_highest": highest_alpha_family(alpha) == "eagle3"},
+            "block": block and {**taken_apart(block, per), "one_call": drafting["block"][0],
+                                "back_to_back": next((d for d in drafting["block"] if d["size"] == block["size"]), None)},
+            "drafting": {f: {"first": drafting[f][0], "last": drafting[f][-1]} for f in ("eagle3", "block")}}
+
+
+def by_text_view(data, best_t0):
+    """⑦'s kind-of-text table as the suffix paragraph quotes it: the drafters on the main model's own text
+    and on the repetitive speaker list at T = 1, and suffix decoding's fastest row at T = 0."""
+    by_text = data["conditions"]["by_text"]
+    own = by_text["own"]["T1"]["drafters"]
+    return {"own": own, "repetitive": by_text["repetitive"]["T1"]["drafters"],
+            "suffix_everywhere": own["suffix"]["coverage"] == 1, "suffix_T0": best_t0.get("suffix")}
+
+
+def ngram_faq(data, best_t1):
+    """Why the n-gram table keeps pace with the draft model: their drafting prices as trained, and on ⑥'s
+    heaviest twin (None there where either row is missing)."""
+    points = data["regime"]["points"]
+    light, heavy = points[0], points[-1]
+    heavy_best = {f: next((r for r in heavy["best"]["T1"] if r["family"] == f), None) for f in ("ngram", "draft")}
+    ngram, draft = best_t1["ngram"], best_t1["draft"]
+    return {"ngram": ngram, "draft": draft, "ngram_cheaper": ngram["drafter_per_round"] < draft["drafter_per_round"],
+            "draft_c": light["c"]["draft"], "draft_params_fraction": data["models"]["summary"]["draft_params_fraction"],
+            "heavy": heavy_best if all(heavy_best.values()) else None, "heavy_mb": heavy["main_bytes"] / 1e6}
+
+
+def fastest_round(data, fastest_t1, plain_t1):
+    """The fastest row at T = 1 taken apart (None where families.json has no fastest_round): its round in
+    plain forwards, plain decoding's rest per character, and the verify forward timed back to back
+    beside its price in the loop (the printed extra, where the loop prints dearer)."""
+    summary = data["families"]["summary"]
+    if "fastest_round" not in summary:
+        return None
+    rnd = summary["fastest_round"]
+    verify = summary.get("fastest_verify")
+    costs = data["costs"]["summary"]
+    not_flat = not costs[costs["primary_engine"]]["flat_start"]  # ①: a second position already costs more
+    return {**taken_apart(fastest_t1, rnd["plain_per_char"]), "plain_per_char": rnd["plain_per_char"],
+            "plain_rest": plain_t1["other_per_round"], "verify_biggest": rnd["verify_biggest"],
+            "verify": verify, "loop_extra": verify and printed_gap(verify["in_loop"], verify["back_to_back"]),
+            "not_flat": not_flat, "verify_biggest_not_free": rnd["verify_biggest"] and not_flat}
+
+
+def zh_starts_latin(data):
+    """By family: does its Chinese name start in Latin letters (after a Chinese character it wants a space)?"""
+    return {f["name"]: f["label"]["zh"][:1].isascii() for f in data["registry"]["families"]}
+
+def engine_label(data, engine):
+    """The engine's name in both languages (registry.json), for sentences in one language."""
+    return next(e["label"] for e in data["registry"]["engines"] if e["name"] == engine)
 
 
 def view(data):
-    """What ⑤, where drafts come from (sections/families.html.j2) prints, computed here so that the template only formats it."""
-    return {}
+    """What ⑤ and its deep dives print, computed here so that the templates only format it."""
+    fa, summary = data["families"], data["families"]["summary"]
+    engine = summary["primary_engine"]
+    best = {"T1": best_rows(fa["rows"], engine, 1.0), "T0": best_rows(fa["rows"], engine, 0.0)}
+    fastest = {key: best[key][summary["fastest"][key]["family"]] for key in ("T1", "T0")}
+    seed = data["models"]["meta"]["seeds"][0]
+    main_config = data["models"]["runs"][f"main_s{seed}"]["config"]
+    winner = next(f for f in data["registry"]["families"] if f["name"] == fastest["T1"]["family"])
+    model_seeds = list(fa["alpha_by_seed"])
+    medusa = fa["costs"]["medusa"]
+    return {
+        "n_families": len(fa["families"]),
+        "map": [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]],
+        "zh_starts_latin": zh_starts_latin(data),
+        "engine_label": engine_label(data, engine),
+        "draft_round_is_one_call": engine == "compiled",  # the compiled engine runs a round of γ drafts as one call
+        "alpha": fa["alpha"]["T1"], "costs": fa["costs"], "model_seed": fa["model_seed"],
+        "n_alpha_seeds": len(fa["alpha_seeds"]), "alpha_chars": fa["alpha_chars"],
+        "model_seeds": model_seeds, "n_model_seeds": len(model_seeds), "several_model_seeds": len(model_seeds) > 1,
+        "prompt_shown": fa["prompt"].replace("\n", "\\n"), "n_chars": fa["n_chars"], "repeats": fa["repeats"],
+        "sweep_repeats": fa["sweep_repeats"], "sweep_single_run": fa["sweep_repeats"] == 1,
+        "fastest": fastest,  # a winner drafting from a corpus or the context drafts at next to no cost
+        "fastest_drafts_free": winner.get("source") in ("corpus", "context"),
+        "tree_slider_max": len(fa["tree_rounds"]) - 1, "tree_slider_start": min(1, len(fa["tree_rounds"]) - 1),
+        "sweep": sweep_view(summary), "tree_price": tree_price(summary), "ngram_best": best["T1"].get("ngram"),
+        "main_layers": main_config["n_layer"], "main_width": main_config["n_embd"],
+        "medusa_heads": [{"number": k + 1, "predicts": k + 2} for k in range(medusa["config"]["n_heads"])],
+        "depth": depth_view(fa["alpha_by_depth"]), "recent": recent_view(summary, fa["alpha"]["T1"]),
+        "by_text": by_text_view(data, best["T0"]), "ngram_faq": ngram_faq(data, best["T1"]),
+        "fastest_round": fastest_round(data, fastest["T1"], plain_row(fa["rows"], engine, 1.0)),
+    }

@@ -1,0 +1,132 @@
+"""chapter/views/families.py: what ⑤ and its deep dives print, from hand-made rows and from the committed results."""
+import copy
+import re
+
+import orjson
+import pytest
+
+from chapter import build
+from chapter.views import families
+from chapter.views.rows import tag_regime, tag_rows
+
+
+@pytest.fixture(scope="module")
+def page_data():
+    """The results as render() hands them to the views: the lab left out, every timed row tagged."""
+    data = {k: v for k, v in build.load_results().items() if k != build.LAB}
+    tag_rows(data)
+    tag_regime(data)
+    return data
+
+
+def timed(family, engine="native", temperature=1.0, size=3, verify=1.256, draft=0.124, rest=0.333, chars=2.004):
+    return {"family": family, "engine": engine, "temperature": temperature, "shape": "chain", "size": size,
+            "verify_over_main": verify, "drafter_per_round": draft, "other_per_round": rest, "tokens_per_main": chars}
+
+
+def test_a_round_is_summed_and_divided_as_its_parts_are_printed():
+    row = timed("draft")  # printed: 1.26 + 0.12 + 0.33 = 1.71; 2.00 characters; plain 1.12 a character
+    assert families.printed_total(row) == pytest.approx(1.71)
+    assert families.speedup_from_printed(2.004, row, 1.116) == pytest.approx(2.0 * 1.12 / 1.71)
+    assert families.speedup_from_printed(2.004, row, 1.116) != pytest.approx(2.004 * 1.116 / (1.256 + 0.124 + 0.333))
+    apart = families.taken_apart(row, 1.116, chars=row["size"] + 1)
+    assert apart["chars"] == 4 and apart["from_parts"] == pytest.approx(4 * 1.12 / 1.71)
+
+
+def test_a_gap_is_printed_only_where_the_printed_figures_differ():
+    assert families.printed_gap(1.214, 1.206) is None  # a > b, but both print 1.21
+    assert families.printed_gap(1.216, 1.204) == pytest.approx(0.02)
+    assert families.printed_gap(1.20, 1.30) is None
+
+
+def test_best_rows_keep_each_familys_first_row_on_the_engine_and_temperature():
+    rows = [timed("plain"), timed("draft", size=5), timed("draft", size=2), timed("ngram", engine="eager"),
+            timed("ngram", temperature=0.0), timed("mtp")]
+    best = families.best_rows(rows, "native", 1.0)
+    assert list(best) == ["draft", "mtp"] and best["draft"]["size"] == 5
+    assert families.plain_row(rows, "native", 1.0) is rows[0]
+    assert list(families.best_rows(rows, "native", 0.0)) == ["ngram"]
+
+
+def test_the_training_cell_names_minutes_or_words():
+    run = {"train_wall_s": 90}
+    assert families.training({"source": "draft"}, {}, run) == {"words": None, "minutes": 1.5, "main_frozen": False}
+    assert families.training({"source": "heads"}, {"train_wall_s": 30}, run)["main_frozen"] is True
+    words = {"zh": "无", "en": "none"}
+    assert families.training({"source": "draft", "training": words}, {}, run)["words"] == words
+    assert families.training({"source": "context"}, {}, run)["minutes"] is None
+
+
+def test_eagle3_gains_on_eagle_deep_in_the_chain_only_where_the_printed_alphas_say_so():
+    deep = families.depth_view({"depth": 3, "window": 64, "stride": 4, "T1": {
+        "eagle": [0.85, 0.80, 0.78], "eagle3": [0.86, 0.85, 0.84], "block": [0.77, 0.40, 0.30]}})
+    assert deep["eagle3_above"] == pytest.approx(0.06) and deep["eagle3_loses_less"]
+    assert (deep["block"]["first"], deep["block"]["last"]) == (0.77, 0.30)
+    level = families.depth_view({"depth": 2, "window": 64, "stride": 4, "T1": {
+        "eagle": [0.85, 0.781], "eagle3": [0.90, 0.779], "block": [0.7, 0.3]}})
+    assert level["eagle3_above"] is None and not level["eagle3_loses_less"]
+
+
+def recent_summary():
+    drafting = {"eagle3": [{"size": 1, "drafter_per_round": 0.3}, {"size": 4, "drafter_per_round": 1.2}],
+                "block": [{"size": 1, "drafter_per_round": 0.5}, {"size": 4, "drafter_per_round": 0.55}]}
+    return {"recent": {"plain_per_char": 1.116, "all_new_slower_than_plain": True, "drafting": drafting,
+                       "best_old": timed("ngram"), "each_new": {"suffix": timed("suffix"), "block": timed("block", size=4),
+                                                                 "eagle3": timed("eagle3", size=2)}}}
+
+
+def test_the_recent_drafters_are_taken_apart_beside_the_fastest_older_family():
+    alpha = {"eagle3": {"alpha": 0.86}, "mtp": {"alpha": 0.86}, "lookahead": {"alpha": None}}
+    recent = families.recent_view(recent_summary(), alpha)
+    assert [a["row"]["family"] for a in recent["taken_apart"]] == ["ngram", "suffix"]
+    assert recent["plain_rest"] == pytest.approx(0.116)
+    assert recent["eagle3"]["all_pass"]["chars"] == 3
+    assert recent["eagle3"]["alpha_highest"]  # a tie goes to the first family with that α
+    assert recent["block"]["one_call"]["size"] == 1 and recent["block"]["back_to_back"]["drafter_per_round"] == 0.55
+    assert recent["drafting"]["eagle3"]["last"]["size"] == 4
+    assert not families.recent_view(recent_summary(), {"mtp": {"alpha": 0.9}, "eagle3": {"alpha": 0.86}})["eagle3"]["alpha_highest"]
+    assert families.recent_view({}, alpha) is None
+
+
+def test_the_view_of_the_committed_results(page_data):
+    before = orjson.dumps(page_data)
+    v = families.view(page_data)
+    assert orjson.dumps(page_data) == before, "a view never changes the data the scripts receive"
+    fa, summary = page_data["families"], page_data["families"]["summary"]
+    assert [m["family"] for m in v["map"]] == fa["families"] and v["n_families"] == len(fa["families"])
+    for key, temperature in (("T1", 1.0), ("T0", 0.0)):
+        row = v["fastest"][key]
+        assert (row["family"], row["size"], row["temperature"]) == (
+            summary["fastest"][key]["family"], summary["fastest"][key]["size"], temperature)
+    lookup = next(m for m in v["map"] if m["family"] == "lookup")
+    assert lookup["coverage"] == fa["alpha"]["T1"]["lookup"]["coverage"] < 1  # one-hot, drafting at some positions
+    assert next(m for m in v["map"] if m["family"] == "suffix")["coverage"] is None  # one-hot, but everywhere
+    ngram = next(m for m in v["map"] if m["family"] == "ngram")
+    assert ngram["entries"] == fa["costs"]["ngram"]["entries"] and ngram["index_mb"] is None
+    # the page's sum of printed parts lands within rounding of the results' own speedup from parts
+    assert v["fastest_round"]["from_parts"] == pytest.approx(summary["fastest_round"]["speedup_from_parts"], abs=0.02)
+    heavy = page_data["regime"]["points"][-1]
+    assert v["ngram_faq"]["heavy"]["draft"] in heavy["best"]["T1"] and v["ngram_faq"]["heavy_mb"] == heavy["main_bytes"] / 1e6
+    assert v["zh_starts_latin"]["ngram"] and not v["zh_starts_latin"]["draft"]
+    assert v["engine_label"]["en"] == "native C++ engine"
+
+
+def test_the_view_drops_a_missing_heavy_row_and_a_missing_sweep(page_data):
+    data = copy.deepcopy(page_data)
+    heavy = data["regime"]["points"][-1]
+    heavy["best"]["T1"] = [r for r in heavy["best"]["T1"] if r["family"] != "ngram"]
+    del data["families"]["summary"]["sweep_shapes"], data["families"]["summary"]["tree_verify"]
+    v = families.view(data)
+    assert v["ngram_faq"]["heavy"] is None and v["sweep"] is None and v["tree_price"] is None
+
+
+TEMPLATES = ("sections/families.html.j2", "deep/trees.html.j2", "deep/heads.html.j2", "deep/recent.html.j2")
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_the_families_templates_only_format(name):
+    """Row selection, counting and rounding arithmetic live in the view: each template reads view.families once."""
+    text = (build.ROOT / "templates" / name).read_text(encoding="utf-8")
+    assert len(re.findall(r"\{%-? *set ", text)) == 1 and "set v = view.families" in text
+    for logic in ("selectattr", "rejectattr", "| length", "| round", "| max", "| min", "| sum", "| map", "data.", "registry."):
+        assert logic not in text, f"{name}: {logic}"

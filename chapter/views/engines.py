@@ -71,23 +71,25 @@ def library_as_trained(ledger):
         return None
     rows = {r["method"]: r for r in peer["rows"]}
     summary = ledger["summary"]["peer"]
-    ms = {name: 1000 * summary[f"{name}_s"] for name in ("forward", "ours_forward", "other", "ours_other", "forward_gap", "other_gap")}
-    return {"version": peer["version"], "gamma": peer["gamma"], "check": peer["check"], "rows": peer["rows"], "plain": rows["plain"], "assisted": rows["assisted"], "lookup": rows["lookup"],
-            "summary": summary, "ms": ms, "compiled_column": rows["plain"]["over_ours_compiled"] is not None}
+    ms = {name: 1000 * summary[f"{name}_s"]
+          for name in ("forward", "ours_forward", "other", "ours_other", "forward_gap", "other_gap")}
+    return {"version": peer["version"], "gamma": peer["gamma"], "check": peer["check"], "rows": peer["rows"],
+            "plain": rows["plain"], "assisted": rows["assisted"], "lookup": rows["lookup"], "summary": summary, "ms": ms,
+            "compiled_column": rows["plain"]["over_ours_compiled"] is not None}
 
 def peer_engines(registry):
     """The engines that are another library's, not this chapter's (registry.json `peer`)."""
     return {e["name"] for e in registry["engines"] if e.get("peer")}
+
+def library_assists(row, peers):
+    """A library's draft-model row is its assisted generation."""
+    return row["engine"] in peers and row["family"] == "draft"
 
 def twin_row(item, peers):
     """A row of the twin's table: peer_view's row and time per character, and how the table names it."""
     row = item["row"]
     return {**item, "ours": row["engine"] not in peers, "plain": row["family"] == "plain",
             "assisted": library_assists(row, peers)}
-
-def library_assists(row, peers):
-    """A library's draft-model row is its assisted generation."""
-    return row["engine"] in peers and row["family"] == "draft"
 
 def library_on_twin(data):
     """The dial's heaviest twin in the library (peer_view's table): its rows named for the table,
@@ -97,8 +99,11 @@ def library_on_twin(data):
     if twin is None:
         return None
     heavy, peers, against = data["regime"]["points"][-1], peer_engines(data["registry"]), twin["against"]
-    r_rows = [{"k": k, "eager": r["eager"], "eager_fig": f"regime|eager|x{twin['scale']:g}|k{k}"} for k, r in twin["r"].items()]
-    return {"bytes": twin["bytes"], "version": twin["version"], "heavy": heavy, "repeats": twin["rows"][0]["row"]["repeats"],
+    # the eager r_k's figure condition, as tag_regime writes the native one's (point fig_r, "|k<k>" appended)
+    r_rows = [{"k": k, "eager": r["eager"], "eager_fig": f"regime|eager|x{twin['scale']:g}|k{k}"}
+              for k, r in twin["r"].items()]
+    return {"bytes": twin["bytes"], "version": twin["version"], "heavy": heavy,
+            "repeats": twin["rows"][0]["row"]["repeats"],
             "rows": [twin_row(item, peers) for item in twin["rows"]], "r_rows": r_rows,
             "native_r2_below_one": heavy["r"]["2"] < 1, "against": against,
             "theirs_plain": bool(against) and against["theirs"]["family"] == "plain",

@@ -3,6 +3,8 @@ the eager engine, row by row; the kv-cache row that saves the most main forwards
 recompute bill; the greedy check; and what the families' ledger says around its table."""
 from chapter.views.dial import shown_prompt
 
+ENGINES = {"rows": "eager", "compiled": "compiled"}  # the engine of the ledger's rows (rows.py: a row without one), and its third button's
+
 
 def main_run(data):
     """The main model's training run of the first seed (its parameters, its window)."""
@@ -17,15 +19,19 @@ def mode_rows(ledger, mode):
     rows = [r for r in ledger["rows"] if r["mode"] == mode]
     return the_row(rows, method="plain"), [r for r in rows if r["method"] != "plain"]
 
-def saving_bill(data):
-    """The kv-cache row that makes the fewest main forwards (summary.fewest_main_forwards), against
-    plain decoding: what its drafter's and the main model's forwards cost, and the rest of its round."""
+def fewest_forwards_rows(ledger):
+    """The kv-cache row that makes the fewest main forwards (summary.fewest_main_forwards), and plain decoding's."""
+    fewest = ledger["summary"]["fewest_main_forwards"]
+    plain, spec = mode_rows(ledger, "kvcache")
+    return the_row(spec, method=fewest["method"], gamma=fewest["gamma"]), plain
+
+def saving_bill(data, cut, plain):
+    """Why that row's time drops less than its main forwards: what its drafter's and the main model's
+    forwards cost, against plain decoding, and the rest of its round, in the units the page prints."""
     ledger = data["ledger"]
     fewest, prices = ledger["summary"]["fewest_main_forwards"], ledger["forward_costs"]["kvcache"]["seconds"]
-    plain, spec = mode_rows(ledger, "kvcache")
-    cut = the_row(spec, method=fewest["method"], gamma=fewest["gamma"])
     is_draft = cut["method"] == "draft"
-    return {"row": cut, "plain": plain, "saved_pct": 100 * fewest["main_forwards_saved"],
+    return {"saved_pct": 100 * fewest["main_forwards_saved"],
             "is_draft": is_draft, "drafts_in_sequence": is_draft and cut["gamma"] > 1,
             "drafts_exceed_plain": fewest["drafts_exceed_plain_forwards"],
             "drafts_pct_of_plain": 100 * fewest["draft_over_plain_forwards"],
@@ -66,8 +72,10 @@ def view(data):
     """What ⑥, the ledger (sections/ledger.html.j2) prints, computed here so that the template only formats it."""
     ledger, run = data["ledger"], main_run(data)
     block = run["config"]["block_size"]
+    cut, kv_plain = fewest_forwards_rows(ledger)
     return {"main_run": run, "block": block, "gamma_cap": block - 1, "prompt_shown": shown_prompt(ledger["prompt"]),
             "warmup_plural": ledger["warmup"] != 1, "threads_plural": ledger["threads"] != 1,
             "has_compiled": bool(ledger.get("compiled")), "families": family_ledger(data["families"]),
             "greedy_groups": greedy_groups(ledger["greedy_check"]), "greedy_all_equal": ledger["summary"]["greedy_all_equal"],
-            "saving": saving_bill(data), "recompute": recompute_bill(ledger)}
+            "cut": cut, "kv_plain": kv_plain, "bill": saving_bill(data, cut, kv_plain), "recompute": recompute_bill(ledger),
+            "engine": ENGINES}

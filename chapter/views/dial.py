@@ -1,4 +1,6 @@
-"""⑥'s dial (regime.json) in words, and the peer library's table on the heaviest twin."""
+"""⑥'s dial (regime.json) in words, and the peer library's table on the heaviest twin (both for the
+page's scripts too, as data.dial and data.peer_twin); view() adds what the dial's sentences count and
+compare (sections/dial.html.j2 and its deep dives, templates/deep/twin-build and dial-why)."""
 
 
 THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
@@ -143,14 +145,15 @@ def view(data):
     fastest = heavy["best"]["T1"][0]
     as_trained = family_row(light["best"]["T1"], fastest["family"])
     greedy = heavy["best"].get("T0")
-    return {"light": light, "heavy": heavy, "as_trained": dial_end(light), "heaviest": dial_end(heavy),
-            "prompt_shown": shown_prompt(regime["prompt"]), "edge_bytes": regime["summary"]["cache_edge_bytes"],
-            "heaviest_cache_multiple": dial["heaviest_cache_multiple"],
+    return {"as_trained": dial_end(light), "heaviest": dial_end(heavy),
+            "light": light, "heavy": heavy,  # the two points themselves, for their r_k (macros.r_at) and c
+            "prompt_shown": shown_prompt(regime["prompt"]), "threads_plural": regime["threads"] != 1,
+            "edge_bytes": regime["summary"]["cache_edge_bytes"], "heaviest_cache_multiple": dial["heaviest_cache_multiple"],
             "bandwidth_gb_s": regime["roofline"]["bandwidth_bytes_per_s"] / 1e9, **scale_times(light, heavy),
-            "fastest": fastest, "fastest_greedy": greedy[0] if greedy else None,
-            "fastest_as_trained": as_trained,
+            # the heaviest scale's fastest rows, that family's row as trained, and the fastest of the whole dial
+            "fastest": fastest, "fastest_greedy": greedy[0] if greedy else None, "fastest_as_trained": as_trained,
             "config_moved": as_trained is not None and config_key(as_trained) != config_key(fastest),
             "best": dial["best"], "best_elsewhere": dial["best"]["scale"] != heavy["scale"],
-            "fresh_check": regime.get("fresh_check"), "threads_plural": regime["threads"] != 1,
+            "fresh_check": regime.get("fresh_check"),
             "pays": pays_groups(dial), "never": dial["never"], "never_after_pays": bool(dial["never"] and dial["pays"]),
             "theory": theory_lines(dial["theory"])}

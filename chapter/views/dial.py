@@ -1,4 +1,6 @@
-"""⑥'s dial (regime.json) in words, and the peer library's table on the heaviest twin."""
+"""⑥'s dial (regime.json) in words, and the peer library's table on the heaviest twin (both for the
+page's scripts too, as data.dial and data.peer_twin); view() adds what the dial's sentences count and
+compare (sections/dial.html.j2 and its deep dives, templates/deep/twin-build and dial-why)."""
 
 
 THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
@@ -80,6 +82,78 @@ def dial_theory(rows):
     return {"rows": len(chains), "close": THEORY_CLOSE, "misses": misses, "largest_close_gap": max(close, default=None)}
 
 
+def faster_count(rows):
+    """How many of a scale's rows beat plain decoding in every paired repeat."""
+    return sum(r["verdict"] == "faster" for r in rows)
+
+def dial_end(point):
+    """One end of the dial at T = 1, as the sentences quote it: its scale and weights, how many
+    families it has and how many of them are faster, and its fastest row (the rows come fastest first)."""
+    rows = point["best"]["T1"]
+    return {"scale": point["scale"], "bytes": point["main_bytes"], "engine": rows[0]["engine"],
+            "families": len(rows), "faster": faster_count(rows), "fastest": rows[0]}
+
+def milliseconds(seconds):
+    """A time as the dial prints it in ms: three decimals below a millisecond (`fine`), one above."""
+    return {"ms": 1000 * seconds, "fine": seconds < 1e-3}
+
+def shown_prompt(prompt):
+    """A prompt as <code> shows it, its line breaks written out."""
+    return prompt.replace("\n", "\\n")
+
+def family_row(rows, family):
+    """The family's row among one scale's rows, or None."""
+    return next((r for r in rows if r["family"] == family), None)
+
+def config_key(row):
+    """What macros.config prints for a row: a tree's nodes, or any other shape's γ."""
+    return ("tree" if row["shape"] == "tree" else "chain", row["size"])
+
+def pays_groups(dial):
+    """dial_view's `pays`, each group told whether it is the model as trained (its wording differs)."""
+    return [{**group, "as_trained": group["scale"] == 1} for group in dial["pays"]]
+
+THEORY_TEMPERATURES = (("T1", "T = 1"), ("T0", "T = 0"))
+
+def theory_lines(theory):
+    """dial_view's Theorem 3.8 check, one line per temperature that has chains, in percent: how many
+    chains come close, the largest gap among those, and each row further off."""
+    lines = []
+    for key, name in THEORY_TEMPERATURES:
+        check = theory.get(key)
+        if not check or not check["rows"]:
+            continue
+        largest = check["largest_close_gap"]
+        lines.append({"name": name, "rows": check["rows"], "within": check["rows"] - len(check["misses"]),
+                      "close_pct": 100 * check["close"], "largest_close_pct": None if largest is None else 100 * largest,
+                      "misses": [{"family": m["family"], "size": m["size"], "gap_pct": 100 * m["gap"], "chars": m["chars"],
+                                  "expected_chars": m["expected_chars"], "rest_pct": 100 * m["rest_share"]}
+                                 for m in check["misses"]]})
+    return lines
+
+def scale_times(light, heavy):
+    """Plain decoding's time per character and one forward's time, at both ends of the dial, in ms."""
+    return {"plain_per_char": {"light": milliseconds(light["plain"]["T1"]["s_per_char"]),
+                               "heavy": milliseconds(heavy["plain"]["T1"]["s_per_char"])},
+            "forward": {"light": milliseconds(light["main_s"]), "heavy": milliseconds(heavy["main_s"])}}
+
 def view(data):
-    """What ⑥'s dial (sections/dial.html.j2) prints, computed here so that the template only formats it."""
-    return {}
+    """What ⑥'s dial (sections/dial.html.j2) prints, computed here so that the template only formats it.
+    dial_view (data.dial) has already said it in words; this adds what the sentences count and compare."""
+    regime, dial = data["regime"], data["dial"]
+    light, heavy = regime["points"][0], regime["points"][-1]
+    fastest = heavy["best"]["T1"][0]
+    as_trained = family_row(light["best"]["T1"], fastest["family"])
+    greedy = heavy["best"].get("T0")
+    return {"as_trained": dial_end(light), "heaviest": dial_end(heavy),
+            "light": light, "heavy": heavy,  # the two points themselves, for their r_k (macros.r_at) and c
+            "prompt_shown": shown_prompt(regime["prompt"]), "threads_plural": regime["threads"] != 1,
+            "edge_bytes": regime["summary"]["cache_edge_bytes"], "heaviest_cache_multiple": dial["heaviest_cache_multiple"],
+            "bandwidth_gb_s": regime["roofline"]["bandwidth_bytes_per_s"] / 1e9, **scale_times(light, heavy),
+            # the heaviest scale's fastest rows, that family's row as trained, and the fastest of the whole dial
+            "fastest": fastest, "fastest_greedy": greedy[0] if greedy else None, "fastest_as_trained": as_trained,
+            "config_moved": as_trained is not None and config_key(as_trained) != config_key(fastest),
+            "best": dial["best"], "best_elsewhere": dial["best"]["scale"] != heavy["scale"],
+            "fresh_check": regime.get("fresh_check"),
+            "pays": pays_groups(dial), "never": dial["never"], "never_after_pays": bool(dial["never"] and dial["pays"]),
+            "theory": theory_lines(dial["theory"])}

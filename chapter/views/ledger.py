@@ -1,6 +1,81 @@
-"""⑥, the ledger (sections/ledger.html.j2)."""
+"""⑥, the ledger (sections/ledger.html.j2 and its deep dives, templates/deep/): the model as trained on
+the eager engine, row by row; the kv-cache row that saves the most main forwards, taken apart; the
+recompute bill; the greedy check; and what the families' ledger says around its table."""
+from chapter.views.dial import shown_prompt
+
+ENGINES = {"rows": "eager", "compiled": "compiled"}  # the engine of the ledger's rows (rows.py: a row without one), and its third button's
+
+
+def main_run(data):
+    """The main model's training run of the first seed (its parameters, its window)."""
+    return data["models"]["runs"]["main_s%d" % data["models"]["meta"]["seeds"][0]]
+
+def the_row(rows, **fields):
+    """The first row whose fields have the given values (None when there is none)."""
+    return next((r for r in rows if all(r.get(k) == v for k, v in fields.items())), None)
+
+def mode_rows(ledger, mode):
+    """The ledger's rows in one mode: plain decoding's, and the speculative ones."""
+    rows = [r for r in ledger["rows"] if r["mode"] == mode]
+    return the_row(rows, method="plain"), [r for r in rows if r["method"] != "plain"]
+
+def fewest_forwards_rows(ledger):
+    """The kv-cache row that makes the fewest main forwards (summary.fewest_main_forwards), and plain decoding's."""
+    fewest = ledger["summary"]["fewest_main_forwards"]
+    plain, spec = mode_rows(ledger, "kvcache")
+    return the_row(spec, method=fewest["method"], gamma=fewest["gamma"]), plain
+
+def saving_bill(data, cut, plain):
+    """Why that row's time drops less than its main forwards: what its drafter's and the main model's
+    forwards cost, against plain decoding, and the rest of its round, in the units the page prints."""
+    ledger = data["ledger"]
+    fewest, prices = ledger["summary"]["fewest_main_forwards"], ledger["forward_costs"]["kvcache"]["seconds"]
+    is_draft = cut["method"] == "draft"
+    return {"saved_pct": 100 * fewest["main_forwards_saved"],
+            "is_draft": is_draft, "drafts_in_sequence": is_draft and cut["gamma"] > 1,
+            "drafts_exceed_plain": fewest["drafts_exceed_plain_forwards"],
+            "drafts_pct_of_plain": 100 * fewest["draft_over_plain_forwards"],
+            "draft_ms": 1000 * (prices["draft"] if is_draft else prices["mtp_head"]), "main_ms": 1000 * prices["main"],
+            "draft_params_pct": 100 * data["models"]["summary"]["draft_params_fraction"],
+            "verify_positions": cut["gamma"] + 1, "rest_pct": 100 * cut["parts_share"]["other"],
+            "rest_ms": 1000 * cut["overhead_per_main_forward_s"], "plain_rest_ms": 1000 * plain["overhead_per_main_forward_s"]}
+
+def recompute_bill(ledger):
+    """Recompute mode in a sentence: a main step's price, c, the verify of γ_max drafts, the fastest row."""
+    costs, fastest = ledger["forward_costs"]["recompute"], ledger["summary"]["fastest"]["recompute"]
+    gamma_max = ledger["gamma_max"]
+    _, spec = mode_rows(ledger, "recompute")
+    return {"main_ms": 1000 * costs["seconds"]["main"], "c": costs["c"], "gamma_max": gamma_max,
+            "verify_over_main": costs["verify_over_main"][str(gamma_max)],
+            "verify_flat": ledger["summary"]["recompute_verify_flat"],
+            "fastest": the_row(spec, method=fastest["method"], gamma=fastest["gamma"])}
+
+def greedy_groups(checks):
+    """The greedy checks grouped by mode in their order, a mismatch counted from 1 as the table prints it."""
+    groups = []
+    for check in checks:
+        if not groups or groups[-1]["mode"] != check["mode"]:
+            groups.append({"mode": check["mode"], "checks": []})
+        differs = None if check["equal"] else check["first_mismatch"] + 1
+        groups[-1]["checks"].append({**check, "differs_from": differs})
+    return groups
+
+def family_ledger(families):
+    """What the families' ledger says around its table: the engine of the dial's first point, how
+    often the sweep timed each configuration, and the T = 0 greedy check when there is one."""
+    check = families["summary"]["greedy_check"]
+    return {"engines": families["engines"], "answer_engine": families["engines"][0],
+            "sweep_once": families["sweep_repeats"] == 1, "greedy_check": check if check["configurations"] else None}
 
 
 def view(data):
     """What ⑥, the ledger (sections/ledger.html.j2) prints, computed here so that the template only formats it."""
-    return {}
+    ledger, run = data["ledger"], main_run(data)
+    block = run["config"]["block_size"]
+    cut, kv_plain = fewest_forwards_rows(ledger)
+    return {"main_run": run, "block": block, "gamma_cap": block - 1, "prompt_shown": shown_prompt(ledger["prompt"]),
+            "warmup_plural": ledger["warmup"] != 1, "threads_plural": ledger["threads"] != 1,
+            "has_compiled": bool(ledger.get("compiled")), "families": family_ledger(data["families"]),
+            "greedy_groups": greedy_groups(ledger["greedy_check"]), "greedy_all_equal": ledger["summary"]["greedy_all_equal"],
+            "cut": cut, "kv_plain": kv_plain, "bill": saving_bill(data, cut, kv_plain), "recompute": recompute_bill(ledger),
+            "engine": ENGINES}

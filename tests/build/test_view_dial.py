@@ -1,0 +1,81 @@
+"""chapter/views/dial.py view(): what ⑥'s dial sentences count and compare, from hand-made dicts and the committed results."""
+import json
+
+import pytest
+
+from chapter.build import load_results
+from chapter.views import dial
+from chapter.views.rows import tag_regime, tag_rows
+
+
+def row(family, verdict, shape="chain", size=3, speedup=1.2):
+    return {"family": family, "verdict": verdict, "shape": shape, "size": size, "speedup": speedup, "engine": "native"}
+
+
+def point(scale, t1, t0=None, s_per_char=2e-3, main_s=5e-4):
+    best = {"T1": t1} | ({"T0": t0} if t0 is not None else {})
+    return {"scale": scale, "main_bytes": scale * 1e6, "best": best, "plain": {"T1": {"s_per_char": s_per_char}},
+            "main_s": main_s}
+
+
+def data(points, pays, never, theory=None):
+    regime = {"points": points, "prompt": "ROMEO:\nBut", "threads": 1, "summary": {"cache_edge_bytes": 2e6},
+              "roofline": {"bandwidth_bytes_per_s": 12.5e9}}
+    best = {"scale": points[-1]["scale"], "bytes": points[-1]["main_bytes"], "row": points[-1]["best"]["T1"][0]}
+    return {"regime": regime, "dial": {"pays": pays, "never": never, "best": best, "heaviest_cache_multiple": 70.0,
+                                       "theory": theory or {}}}
+
+
+def test_the_heaviest_fastest_family_is_found_again_as_trained_and_its_configuration_compared():
+    light = point(1, [row("ngram", "faster", size=5), row("draft", "unclear", size=4), row("mtp", "slower")], s_per_char=8e-4)
+    heavy = point(40, [row("draft", "faster", size=6), row("ngram", "faster"), row("mtp", "unclear")], t0=[row("ngram", "faster")])
+    v = dial.view(data([light, heavy], pays=[{"scale": 1, "families": ["ngram"]}, {"scale": 40, "families": ["draft"]}],
+                       never=["mtp"]))
+    assert v["fastest"]["family"] == "draft" and v["fastest_as_trained"] is light["best"]["T1"][1]
+    assert v["config_moved"]  # γ = 4 as trained, γ = 6 at the heaviest scale
+    assert (v["heaviest"]["faster"], v["heaviest"]["families"], v["as_trained"]["faster"]) == (2, 3, 1)
+    assert v["fastest_greedy"] is heavy["best"]["T0"][0] and not v["best_elsewhere"]
+    assert [g["as_trained"] for g in v["pays"]] == [True, False] and v["never_after_pays"]
+    assert v["plain_per_char"]["light"] == {"ms": pytest.approx(0.8), "fine": True}
+    assert v["plain_per_char"]["heavy"]["fine"] is False
+    assert v["bandwidth_gb_s"] == pytest.approx(12.5) and v["prompt_shown"] == "ROMEO:\\nBut"
+
+
+def test_a_family_missing_as_trained_and_a_dial_without_greedy_rows():
+    light = point(1, [row("ngram", "faster")])
+    heavy = point(40, [row("eagle", "faster", shape="tree", size=3)])
+    v = dial.view(data([light, heavy], pays=[], never=["ngram"]))
+    assert v["fastest_as_trained"] is None and v["config_moved"] is False
+    assert v["fastest_greedy"] is None and v["never_after_pays"] is False
+
+
+def test_a_tree_and_a_chain_of_the_same_size_are_different_configurations():
+    assert dial.config_key(row("x", "faster", shape="tree", size=5)) != dial.config_key(row("x", "faster", size=5))
+    assert dial.config_key(row("x", "faster", size=5)) == dial.config_key(row("y", "unclear", size=5))
+
+
+def test_theorem_3_8_lines_skip_empty_temperatures_and_count_the_close_chains_in_percent():
+    miss = {"family": "draft", "size": 4, "gap": -0.25, "chars": 2.0, "expected_chars": 2.6, "rest_share": 0.125}
+    theory = {"T1": {"rows": 4, "close": 0.15, "misses": [miss], "largest_close_gap": 0.1},
+              "T0": {"rows": 0, "close": 0.15, "misses": [], "largest_close_gap": None}}
+    lines = dial.theory_lines(theory)
+    assert len(lines) == 1
+    line = lines[0]
+    assert (line["name"], line["rows"], line["within"]) == ("T = 1", 4, 3)
+    assert line["close_pct"] == pytest.approx(15) and line["largest_close_pct"] == pytest.approx(10)
+    assert line["misses"][0]["gap_pct"] == pytest.approx(-25) and line["misses"][0]["rest_pct"] == pytest.approx(12.5)
+    assert dial.theory_lines({"T0": {"rows": 2, "close": 0.15, "misses": [], "largest_close_gap": None}})[0]["largest_close_pct"] is None
+
+
+def test_the_committed_dial_and_the_view_leaves_it_as_it_was():
+    results = load_results()
+    tag_rows(results)
+    tag_regime(results)
+    results["dial"] = dial.dial_view(results)
+    before = json.dumps(results, sort_keys=True)
+    v = dial.view(results)
+    assert json.dumps(results, sort_keys=True) == before
+    heavy = results["regime"]["points"][-1]
+    assert v["heaviest"]["faster"] == len([r for r in heavy["best"]["T1"] if r["verdict"] == "faster"])
+    assert v["fastest_as_trained"]["family"] == v["fastest"]["family"]
+    assert all(line["within"] + len(line["misses"]) == line["rows"] for line in v["theory"])

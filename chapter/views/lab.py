@@ -1,9 +1,11 @@
-"""⑧, the lab: the Python figures the browser's runs are held against."""
+"""⑧, the lab (sections/lab.html.j2): the Python figures the browser's runs are held against (lab_compare, also
+read by static/js/lab.js), ①'s eager curve as the lab's deep dive quotes it, and what rounding to float16 changed."""
 
 
 LAB_GAMMA = 4  # the lab's default γ (static/js/lab_text.js LAB_DEFAULTS)
 QUOTED_R_KS = (2, 4, 8)  # the r_k the sentences list, where ①'s curve has them
 VERIFY_K = 4  # the verify the sentences price: 3 drafts, 4 positions (a point of ①'s curve)
+ROUNDING_CHECKS = {"main": ("main", "model"), "mtp": ("main", "mtp"), "draft": ("draft", "model")}  # lab.json rounding
 
 def far_below_linear(r_k, k):
     """⑧'s "more positions raise a forward's time far more slowly than their number": r_k < k / 2.
@@ -79,5 +81,5 @@ def view(data):
             "block_size": data["models"]["runs"][f"main_s{meta['model_seed']}"]["config"]["block_size"],
             **eager_curve(data["costs"]),
             "rounding": {name: rounding_check(meta["rounding"][model][part])
-                         for name, model, part in (("main", "main", "model"), ("mtp", "main", "mtp"), ("draft", "draft", "model"))},
+                         for name, (model, part) in ROUNDING_CHECKS.items()},
             "compare_rows": rows, "ngram_compared": any(r["method"] == "ngram" for r in rows)}

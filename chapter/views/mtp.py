@@ -1,4 +1,5 @@
-"""④, MTP: the chapter's model beside DeepSeek-V3."""
+"""④, MTP (sections/mtp.html.j2): the head against the small draft, the MTP loss's paired verdict, and the
+chapter's model beside DeepSeek-V3."""
 
 
 def deepseek_scale(data, papers):

@@ -38,7 +38,8 @@ def flat_summary(eager, compiled=None):
     return summary
 
 
-@pytest.mark.parametrize("eager,compiled,engine", [(2, 4, "compiled"), (4, 4, "eager"), (4, 2, "eager"), (3, None, "eager")])
+@pytest.mark.parametrize("eager,compiled,engine",
+                         [(2, 4, "compiled"), (4, 4, "eager"), (4, 2, "eager"), (3, None, "eager")])
 def test_the_flat_stretch_is_the_compiled_engines_only_where_it_alone_is_longest(eager, compiled, engine):
     assert verify.flat_engine(flat_summary(eager, compiled)) == engine
 
@@ -56,8 +57,10 @@ def test_a_trees_price_comes_from_the_families_run_when_it_holds_both_sizes():
     assert prices["chain"][16] == {"value": 3.0, "cond": "families|native|chain16"}
 
 
-@pytest.mark.parametrize("data", [tree_data([4, 16]),
-                                  {"families": {"engines": ["native"]}, "costs": {"summary": {"primary_engine": "compiled"}}}])
+NO_PRICES = {"families": {"engines": ["native"]}, "costs": {"summary": {"primary_engine": "compiled"}}}
+
+
+@pytest.mark.parametrize("data", [tree_data([4, 16]), NO_PRICES])
 def test_without_both_tree_sizes_the_costs_primary_engine_is_quoted(data):
     assert verify.tree_prices(data) == ("compiled", None)
 

@@ -53,7 +53,8 @@ def view(data):
     flips = summary["alpha_order_flips"]
     return {"seed": seed, "n_seeds": len(mtp["seeds"]), "several_seeds": len(mtp["seeds"]) > 1,
             "main": data["models"]["runs"][f"main_s{seed}"], "sample_steps": len(mtp["sample"]["steps"]),
-            "ledger_repeats": ledger_mtp["repeats"],
+            # the ledger's runs (the head-to-head table) use the models' first seed and its sampling seeds
+            "ledger_repeats": ledger_mtp["repeats"], "ledger_model_seed": data["models"]["meta"]["seeds"][0],
             # the two measures of α rank the drafters differently; explained when the head leads in generated text
             "alpha_order_flips": flips, "flip_explained": bool(flips and summary["mtp_ahead_generated"]),
             **loss_verdict(mtp),

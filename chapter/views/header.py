@@ -1,6 +1,18 @@
-"""The header and the chapter card (page.html.j2)."""
+"""The header and the chapter card (page.html.j2): the models the chapter trained, as the card lists them."""
+
+
+def first_seed_run(models, kind):
+    """The run of one kind ("main", "draft") trained with the first seed: the one the card describes."""
+    return models["runs"][f"{kind}_s{models['meta']['seeds'][0]}"]
 
 
 def view(data):
     """What the header and the chapter card (page.html.j2) prints, computed here so that the template only formats it."""
-    return {}
+    models, mtp = data["models"], data["mtp"]
+    main, draft = first_seed_run(models, "main"), first_seed_run(models, "draft")
+    return {"main": main, "draft": draft,
+            "draft_percent_of_main": 100 * draft["params"] / main["params"],
+            "val_loss": mtp["val_loss"],
+            # the losses are a mean ± std over the seeds, or one seed's figure
+            "loss_over_seeds": mtp["val_loss"]["main_mtp"]["std"] is not None,
+            "n_seeds": len(mtp["seeds"]), "loss_seed": mtp["seeds"][0]}

@@ -1,7 +1,11 @@
-"""⑧, the lab: the Python figures the browser's runs are held against."""
+"""⑧, the lab (sections/lab.html.j2): the Python figures the browser's runs are held against (lab_compare, also
+read by static/js/lab.js), ①'s eager curve as the lab's deep dive quotes it, and what rounding to float16 changed."""
 
 
 LAB_GAMMA = 4  # the lab's default γ (static/js/lab_text.js LAB_DEFAULTS)
+QUOTED_R_KS = (2, 4, 8)  # the r_k the sentences list, where ①'s curve has them
+VERIFY_K = 4  # the verify the sentences price: 3 drafts, 4 positions (a point of ①'s curve)
+ROUNDING_CHECKS = {"main": ("main", "model"), "mtp": ("main", "mtp"), "draft": ("draft", "model")}  # lab.json rounding
 
 def far_below_linear(r_k, k):
     """⑧'s "more positions raise a forward's time far more slowly than their number": r_k < k / 2.
@@ -40,6 +44,42 @@ def lab_compare(data):
     return rows
 
 
+def eager_curve(costs):
+    """⑧'s "why the race differs": ①'s eager curve (costs.json, kv-cache mode), r_k = a forward over k new
+    positions ÷ a one-position forward, as the deep dive quotes it."""
+    eager, flat = costs["engines"]["eager"], costs["summary"]["eager"]
+    r = eager["over_main"]
+    return {"main_ms": 1000 * eager["seconds"]["main"],
+            "r_list": [{"k": k, "r": r[str(k)]} for k in QUOTED_R_KS if k in costs["positions"]],
+            "verify_k": VERIFY_K, "verify_drafts": VERIFY_K - 1, "r_verify": r[str(VERIFY_K)],
+            "verify_far_below_linear": far_below_linear(r[str(VERIFY_K)], VERIFY_K),
+            # the curve's opening: a priced second position, or a flat stretch of several, or neither
+            "second_position_priced": flat["flat_until"] == 1 and "2" in r,
+            "second_position_extra": r["2"] - 1 if "2" in r else None,
+            "flat_until": flat["flat_until"], "flat_stretch": flat["flat_until"] > 1,
+            "flat_bound": 1 + flat["flat_slack"]}
+
+
+def rounding_check(check):
+    """One model's float16 check (lab.json rounding) with how often rounding changed the greedy choice:
+    the agreement is a fraction of the positions, the page counts them (jinja's round, Python's)."""
+    return {**check, "all_agree": check["argmax_agree"] >= 1,
+            "flips": int(round((1 - check["argmax_agree"]) * check["positions"], 0))}
+
+
+def compare_rows(rows):
+    """lab_compare's rows as the table prints them (new dicts: the chapter data's rows stay as they are)."""
+    return [dict(row, shows_gamma=row["method"] in ("draft", "ngram"), is_plain=row["method"] == "plain",
+                 seeds_plural=row["repeats"] != 1) for row in rows]
+
+
 def view(data):
     """What ⑧, the lab (sections/lab.html.j2) prints, computed here so that the template only formats it."""
-    return {}
+    meta = data["lab_meta"]
+    rows = compare_rows(data["lab_compare"])
+    return {"vocab_size": len(meta["vocab"]), "ngram_from_train": meta["ngram"]["built_from"] == "train split",
+            "block_size": data["models"]["runs"][f"main_s{meta['model_seed']}"]["config"]["block_size"],
+            **eager_curve(data["costs"]),
+            "rounding": {name: rounding_check(meta["rounding"][model][part])
+                         for name, (model, part) in ROUNDING_CHECKS.items()},
+            "compare_rows": rows, "ngram_compared": any(r["method"] == "ngram" for r in rows)}

@@ -1,4 +1,5 @@
-"""④, MTP: the chapter's model beside DeepSeek-V3."""
+"""④, MTP (sections/mtp.html.j2): the head against the small draft, the MTP loss's paired verdict, and the
+chapter's model beside DeepSeek-V3."""
 
 
 def deepseek_scale(data, papers):
@@ -17,6 +18,46 @@ def deepseek_scale(data, papers):
             "train_tokens": ds["train_tokens"], "acceptance": [low, high], "decoding_speedup": ds["decoding_speedup"]}
 
 
+def paper_scale(ds):
+    """DeepSeek-V3's published figures in the units the section prints them: parameters in billions (B) and
+    in 亿 (1e8), tokens in trillions (T), the second token's acceptance in percent."""
+    weight = ds["mtp_weight"]
+    return {"total_b": ds["total_params"] / 1e9, "active_b": ds["active_params"] / 1e9,
+            "total_yi": ds["total_params"] / 1e8, "active_yi": ds["active_params"] / 1e8,
+            "train_t": ds["train_tokens"] / 1e12,
+            "first_t": weight["first_tokens"] / 1e12, "then_t": weight["then_tokens"] / 1e12,
+            "acceptance_pct": [100 * a for a in ds["mtp_acceptance"]]}
+
+
+def noise_verdict(verdict):
+    """The paired t-test's verdict on the MTP loss as the page marks it: beyond seed noise, within it, or
+    none yet (a single seed)."""
+    beyond = verdict["beyond_seed_noise"]
+    return "none" if beyond is None else "beyond" if beyond else "within"
+
+
+def loss_verdict(mtp):
+    """The MTP loss against the control (④'s deep dive): the test's figures and the facts its wording follows."""
+    verdict, d = mtp["verdict"], mtp["verdict"]["mean_difference"]
+    return {"verdict": verdict, "noise_verdict": noise_verdict(verdict), "abs_mean_difference": abs(d),
+            "loss_lower": mtp["summary"]["mtp_loss_lower"],
+            "ci95": verdict["ci95"] or [d, d],  # every seed moved alike: no interval, the difference itself
+            "has_t": verdict["t"] is not None, "has_df": verdict["df"] is not None}
+
+
 def view(data):
     """What ④, MTP (sections/mtp.html.j2) prints, computed here so that the template only formats it."""
-    return {}
+    mtp, summary = data["mtp"], data["mtp"]["summary"]
+    seed = mtp["seeds"][0]
+    ledger_mtp = next(r for r in data["ledger"]["rows"] if r["method"] == "mtp")
+    flips = summary["alpha_order_flips"]
+    return {"seed": seed, "n_seeds": len(mtp["seeds"]), "several_seeds": len(mtp["seeds"]) > 1,
+            "main": data["models"]["runs"][f"main_s{seed}"], "sample_steps": len(mtp["sample"]["steps"]),
+            # the ledger's runs (the head-to-head table) use the models' first seed and its sampling seeds
+            "ledger_repeats": ledger_mtp["repeats"], "ledger_model_seed": data["models"]["meta"]["seeds"][0],
+            # the two measures of α rank the drafters differently; explained when the head leads in generated text
+            "alpha_order_flips": flips, "flip_explained": bool(flips and summary["mtp_ahead_generated"]),
+            **loss_verdict(mtp),
+            "draft_params_pct": 100 * data["models"]["summary"]["draft_params_fraction"],
+            "paper": paper_scale(data["published"]["deepseek_v3"]),
+            "alpha_pct": 100 * data["deepseek"]["alpha"], "alpha_val_pct": 100 * mtp["alpha"]["mtp_val"]["mean"]}

@@ -1,6 +1,89 @@
-"""①, one forward verifies a chain (sections/verify.html.j2)."""
+"""①, one forward verifies a chain (sections/verify.html.j2): the verify grid's example, the price of
+extra positions (costs.json), a token tree's price (families.json) and the heavy twins' (regime.json)."""
+
+GRID_GAMMA = 4  # the grid opens on a chain short enough to read
+FAST_ENGINES = ("aot", "native")  # the engines that take the dispatch cost away, in the deep dive's order
+TREE_NODES = (16, 32)  # the tree sizes whose verify price the section quotes
+
+
+def first_seed_run(models, kind):
+    """The run of one kind ("main", "draft") trained with the first seed: the models the section runs."""
+    return models["runs"][f"{kind}_s{models['meta']['seeds'][0]}"]
+
+
+def grid(example):
+    """The verify grid as it opens: γ, and how many of its rows (and of the whole chain's) are discarded."""
+    start = min(GRID_GAMMA, example["gamma"])
+    accepted = example["n_accepted"]
+    return {"gamma_start": start, "context_chars": len(example["context"]),
+            "grid_rejects": accepted < start, "grid_discarded": start - accepted,
+            "chain_discarded": example["gamma"] - accepted}
+
+
+def milliseconds(engine):
+    """An engine's one-position forward (costs.json), in ms."""
+    return 1000 * engine["seconds"]["main"]
+
+
+def flat_engine(summary):
+    """The engine whose curve stays flat longest: the compiled one only where it alone reaches the longest stretch."""
+    longest, compiled = summary["flat_until_max"], summary.get("compiled")
+    if compiled and compiled["flat_until"] == longest and summary["eager"]["flat_until"] != longest:
+        return "compiled"
+    return "eager"
+
+
+def cost_curve(costs):
+    """The measured curve's facts the sentences quote: engines, threads, the flat stretch."""
+    engines, summary = costs["engines"], costs["summary"]
+    compiled = engines.get("compiled")
+    return {"n_engines": len(engines), "several_engines": len(engines) > 1, "threads_plural": costs["threads"] != 1,
+            "last_position": costs["positions"][-1], "second_position": costs["positions"][1],
+            "eager_ms": milliseconds(engines["eager"]), "has_compiled": bool(compiled),
+            "compiled_ms": milliseconds(compiled) if compiled else None,
+            "flat_start": summary["flat_start"], "flat_max": summary["flat_until_max"],
+            "flat_engine": flat_engine(summary), "flat_bound": 1 + summary["eager"]["flat_slack"]}
+
+
+def tree_prices(data):
+    """A token tree's verify price beside a chain of as many positions, timed back to back in families.json's
+    run on its engine (the answer run's): {shape: {nodes: {value, cond}}}; None where that run lacks the
+    16- and 32-node trees, and then the section quotes costs.json's chain prices on its primary engine."""
+    families, primary = data["families"], data["costs"]["summary"]["primary_engine"]
+    prices = families.get("verify_prices")
+    engine = families["engines"][0] if prices else primary
+    by_shape = (prices or {}).get(engine)
+    if not (by_shape and all(str(k) in by_shape["tree"] for k in TREE_NODES)):
+        return primary, None
+    return engine, {shape: {k: {"value": by_shape[shape][str(k)], "cond": f"families|{engine}|{shape}{k}"}
+                            for k in TREE_NODES} for shape in ("tree", "chain")}
+
+
+def twins(data):
+    """The heavy twins' curves: the model as trained, the heaviest twin, and the dearest verify (⑥'s dial)
+    with whether it is a third scale, between the two."""
+    regime = data["regime"]
+    light, heavy = regime["points"][0], regime["points"][-1]
+    dearest = next(p for p in regime["points"] if p["scale"] == data["dial"]["dearest_verify_scale"])
+    return {"light": light, "heavy": heavy, "dearest": dearest,
+            "dearest_between": dearest["scale"] not in (light["scale"], heavy["scale"]),
+            "bandwidth_gb_s": regime["roofline"]["bandwidth_bytes_per_s"] / 1e9,
+            "matmul_gflop_s": regime["roofline"]["flops_per_s"] / 1e9}
+
+
+def fast_engines(costs):
+    """The engines without the dispatch cost that costs.json measured, each with its one-position forward in ms."""
+    return [{"engine": e, "ms": milliseconds(costs["engines"][e])} for e in FAST_ENGINES if costs["engines"].get(e)]
 
 
 def view(data):
     """What ①, one forward verifies a chain (sections/verify.html.j2) prints, computed here so that the template only formats it."""
-    return {}
+    main, draft = first_seed_run(data["models"], "main"), first_seed_run(data["models"], "draft")
+    tree_engine, prices = tree_prices(data)
+    fast = fast_engines(data["costs"])
+    return {"example": data["causal"]["verify_example"], **grid(data["causal"]["verify_example"]),
+            "block_size": main["config"]["block_size"], "main_params": main["params"], "draft_params": draft["params"],
+            "main_float32_mb": 4 * main["params"] / 1e6,
+            **cost_curve(data["costs"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
+            "fast_engines": fast, "two_fast_engines": len(fast) == 2,
+            "prefix_bitwise_equal": data["causal"]["prefix_check"]["max_abs_diff"] == 0}

@@ -1,0 +1,88 @@
+"""chapter/views/verify.py: ①'s grid, the cost curve's facts, the tree and twin prices."""
+
+import copy
+
+import pytest
+
+from chapter.build import load_results
+from chapter.views import verify
+from chapter.views.dial import dial_view
+from chapter.views.rows import tag_regime, tag_rows
+
+
+@pytest.fixture(scope="module")
+def page_data():
+    """The committed results as render() hands them to the views."""
+    data = load_results()
+    tag_rows(data)
+    tag_regime(data)
+    data["dial"] = dial_view(data)
+    return data
+
+
+@pytest.mark.parametrize("gamma,accepted,start,rejects,discarded,chain_discarded",
+                         [(6, 2, 4, True, 2, 4), (3, 3, 3, False, 0, 0), (8, 4, 4, False, 0, 4)])
+def test_the_grid_opens_on_a_short_chain_and_counts_the_discarded_rows(gamma, accepted, start, rejects, discarded,
+                                                                        chain_discarded):
+    g = verify.grid({"gamma": gamma, "n_accepted": accepted, "context": "abcde"})
+    assert (g["gamma_start"], g["grid_rejects"], g["chain_discarded"]) == (start, rejects, chain_discarded)
+    assert g["context_chars"] == 5
+    if rejects:
+        assert g["grid_discarded"] == discarded
+
+
+def flat_summary(eager, compiled=None):
+    summary = {"eager": {"flat_until": eager}, "flat_until_max": max(eager, compiled or 0)}
+    if compiled is not None:
+        summary["compiled"] = {"flat_until": compiled}
+    return summary
+
+
+@pytest.mark.parametrize("eager,compiled,engine",
+                         [(2, 4, "compiled"), (4, 4, "eager"), (4, 2, "eager"), (3, None, "eager")])
+def test_the_flat_stretch_is_the_compiled_engines_only_where_it_alone_is_longest(eager, compiled, engine):
+    assert verify.flat_engine(flat_summary(eager, compiled)) == engine
+
+
+def tree_data(tree_sizes):
+    prices = {"chain": {"16": 3.0, "32": 6.0}, "tree": {str(k): k / 5 for k in tree_sizes}}
+    return {"families": {"engines": ["native"], "verify_prices": {"native": prices}},
+            "costs": {"summary": {"primary_engine": "compiled"}}}
+
+
+def test_a_trees_price_comes_from_the_families_run_when_it_holds_both_sizes():
+    engine, prices = verify.tree_prices(tree_data([4, 16, 32]))
+    assert engine == "native"
+    assert prices["tree"][32] == {"value": 6.4, "cond": "families|native|tree32"}
+    assert prices["chain"][16] == {"value": 3.0, "cond": "families|native|chain16"}
+
+
+NO_PRICES = {"families": {"engines": ["native"]}, "costs": {"summary": {"primary_engine": "compiled"}}}
+
+
+@pytest.mark.parametrize("data", [tree_data([4, 16]), NO_PRICES])
+def test_without_both_tree_sizes_the_costs_primary_engine_is_quoted(data):
+    assert verify.tree_prices(data) == ("compiled", None)
+
+
+def test_the_fast_engines_are_the_measured_ones_in_order():
+    costs = {"engines": {"native": {"seconds": {"main": 0.0002}}, "eager": {"seconds": {"main": 0.001}}}}
+    assert verify.fast_engines(costs) == [{"engine": "native", "ms": 1000 * 0.0002}]
+
+
+def test_the_dearest_twin_is_the_dials_and_a_third_curve_only_between_the_ends(page_data):
+    t = verify.twins(page_data)
+    points = page_data["regime"]["points"]
+    assert t["dearest"]["scale"] == page_data["dial"]["dearest_verify_scale"]
+    assert (t["light"], t["heavy"]) == (points[0], points[-1])
+    assert t["dearest_between"] == (t["dearest"] is not points[0] and t["dearest"] is not points[-1])
+
+
+def test_the_view_quotes_the_committed_results_without_changing_them(page_data):
+    before = copy.deepcopy(page_data)
+    v = verify.view(page_data)
+    assert page_data == before
+    costs = page_data["costs"]
+    assert v["eager_ms"] == 1000 * costs["engines"]["eager"]["seconds"]["main"]
+    assert v["last_position"] == costs["positions"][-1]
+    assert v["several_engines"] == (len(costs["engines"]) > 1)

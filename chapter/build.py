@@ -41,7 +41,7 @@ from chapter.schema import SCHEMA, ResultsError
 from chapter.views import section_views
 from chapter.views.choosing import published
 from chapter.views.dial import dial_view, peer_view
-from chapter.views.lab import far_below_linear, lab_compare
+from chapter.views.lab import lab_compare
 from chapter.views.mtp import deepseek_scale
 from chapter.views.rows import paired_verdict, tag_regime, tag_rows
 
@@ -278,7 +278,6 @@ def environment(templates):
     env.globals["tex"] = lambda latex, display=False: Markup(tex(latex, display))
     env.filters["sci"] = sci
     env.globals["ms_pair"] = ms_pair
-    env.globals["far_below_linear"] = far_below_linear  # chapter/views/lab.py: ⑧'s r_k against k, not the flatness rule
     env.filters["shuffled"] = shuffled
     env.globals["trails"] = CODE_TRAIL  # chapter/code_trail.py: the end of every section
     # Filled anew by every render, in place: jinja2 keeps an imported template (macros.html.j2) with

@@ -37,8 +37,13 @@ def test_the_macros_name_each_family_and_engine_from_the_registry():
         # after a Chinese character, a name in Latin letters gets a space in Chinese only
         spaced = str(macros.fname(f["name"], after=True)).strip()
         assert spaced.startswith(f'<span lang="zh">{" " if zh[0].isascii() else ""}{zh}<'), f["name"]
+        # in one language's text: that language's name alone, no span and no spacing
+        assert (str(macros.fname(f["name"], "zh")), str(macros.fname(f["name"], "en"))) == (zh, en)
     for e in REGISTRY["engines"]:
         assert e["label"]["en"] in str(macros.engine_name(e["name"]))
+        assert e["label"]["en"] in str(macros.engine_name(e["name"], after=True))
+        assert (str(macros.engine_name(e["name"], "zh")), str(macros.engine_name(e["name"], "en"))) == (
+            e["label"]["zh"], e["label"]["en"])
 
 
 def _labels():

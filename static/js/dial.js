@@ -76,7 +76,7 @@ function dialSvg(series, regime, chosen, shownScale) {
   for (let v = Math.ceil(bottom / step) * step; v <= top; v += step) ticks.push(Number(v.toFixed(2)));
   const ends = spreadLabels(series.map((f) => y(f.points[f.points.length - 1].row.speedup)), 13, T + 4, H - B);
   return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "dial-chart",
-    "aria-label": t({ zh: "每个家族最快一行的加速比（相对同一倍数的普通解码）与主模型的字节数（对数刻度）；数字见下表", en: "each family's fastest row's speedup (over plain decoding at the same scale) against the main model's bytes (log scale); the numbers are in the table below" }) },
+    "aria-label": t({ zh: `每个家族最快一行的加速比（相对同一倍数的${FAMILY_LABEL.plain.zh}）与主模型的字节数（对数刻度）；数字见下表`, en: `each family's fastest row's speedup (over ${FAMILY_LABEL.plain.en} at the same scale) against the main model's bytes (log scale); the numbers are in the table below` }) },
   edge > lo && edge < hi ? [
     s("rect", { class: "dial-cache", x: L, y: T, width: x(edge) - L, height: H - T - B }),
     s("text", { class: "dial-note", x: L + 4, y: T + 12 }, t({ zh: "装得进缓存", en: "fits in cache" })),
@@ -194,8 +194,8 @@ export function initDial(regime) {
     // yardstick a row's round is set against (speedup = chars / forward × this ÷ the round)
     const plainPerChar = fixed(point.plain[state.key].plain_per_char, 3);
     table.replaceChildren(h("table", { class: "ledger dial-rows" },
-      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· ${engine.zh} · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${repeats} 次配对重复 · 普通解码每字 ${plainPerChar} 次 forward`,
-        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · ${engine.en} · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${repeats} paired repeats each · plain decoding ${plainPerChar} forwards per character` })),
+      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· ${engine.zh} · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${repeats} 次配对重复 · ${FAMILY_LABEL.plain.zh}每字 ${plainPerChar} 次 forward`,
+        en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · ${engine.en} · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${repeats} paired repeats each · ${FAMILY_LABEL.plain.en} ${plainPerChar} forwards per character` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: `v-${r.verdict}` },
         COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) })))))));

@@ -2,7 +2,7 @@
 // the measured γ sweep with its spread, and the best γ per α. γmax is the longest measured chain.
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { MODE_LABEL, modePhrase } from "./labels.js";
+import { MODE_LABEL, modePhrase, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 import { expectedTokens, optimalGamma, speedupTheory } from "./theory.js";
 
@@ -56,8 +56,8 @@ export function gammaReadouts(alpha, c, gammaMax) {
       key: best.pays
         ? { zh: `γ = 1..${gammaMax} 里定理 3.8 给出的最快一档${best.atEdge ? "（再长还会更快）" : ""}`,
             en: `the fastest γ in 1..${gammaMax} by Theorem 3.8${best.atEdge ? " (longer chains would be faster still)" : ""}` }
-        : { zh: `γ = 1..${gammaMax} 里最好的一档也不如普通解码：这个 α 和 c 下不值得猜`,
-            en: `even the best γ in 1..${gammaMax} loses to plain decoding: at this α and c, guessing does not pay` } },
+        : { zh: `γ = 1..${gammaMax} 里最好的一档也不如${FAMILY_LABEL.plain.zh}：这个 α 和 c 下不值得猜`,
+            en: `even the best γ in 1..${gammaMax} loses to ${FAMILY_LABEL.plain.en}: at this α and c, guessing does not pay` } },
     { value: fixed(best.tokens, 2),
       key: { zh: `γ = ${best.gamma} 时每次主 forward 期望吐出的字数`, en: `expected characters per main forward at γ = ${best.gamma}` } },
     { value: `α ${pays ? ">" : "≤"} c`,

@@ -70,7 +70,7 @@ const NOTE = {
 // What was raced on: the scale, each network's bytes and, on the WebAssembly kernel, its memory.
 function builtNote(built) {
   const { main, mtp, draft, memory } = built.bytes;
-  const sizes = { zh: `主模型 ${mb(main)}，MTP 头 ${mb(mtp)}，草稿模型 ${mb(draft)}`, en: `main model ${mb(main)}, MTP head ${mb(mtp)}, draft model ${mb(draft)}` };
+  const sizes = { zh: `主模型 ${mb(main)}，${FAMILY_LABEL.mtp.zh} ${mb(mtp)}，${FAMILY_LABEL.draft.zh} ${mb(draft)}`, en: `main model ${mb(main)}, ${FAMILY_LABEL.mtp.en} ${mb(mtp)}, ${FAMILY_LABEL.draft.en} ${mb(draft)}` };
   const held = memory ? { zh: `；这块 WebAssembly 内存共 ${mb(memory)}`, en: `; its WebAssembly memory holds ${mb(memory)} in all` } : { zh: "", en: "" };
   return built.scale === 1
     ? { zh: `模型原样：${sizes.zh}${held.zh}。`, en: `The models as trained: ${sizes.en}${held.en}.` }
@@ -135,9 +135,9 @@ function raceTable(result, regime) {
 export function raceLegend(result, regime) {
   const engine = ENGINE_LABEL[regime.engine];
   return {
-    zh: `加速比：普通解码的时间 ÷ 草稿员的时间（各 ${HEAVY_PAIRS} 次的中位数）。配对重复：每一对里两者之比；只有 ${HEAVY_PAIRS} 对都在 1× 同一侧才算更快或更慢，接近 1× 时重跑一次结论可能不同。` +
+    zh: `加速比：${FAMILY_LABEL.plain.zh}的时间 ÷ 草稿员的时间（各 ${HEAVY_PAIRS} 次的中位数）。配对重复：每一对里两者之比；只有 ${HEAVY_PAIRS} 对都在 1× 同一侧才算更快或更慢，接近 1× 时重跑一次结论可能不同。` +
       `α：这几次解码里被接受的草稿 ÷ 被检查的草稿。拨盘一列：${engine.zh}在本章 CPU 上、同一档规模、每次 ${regime.n_chars} 个字的加速比。`,
-    en: `Speedup: plain decoding's time ÷ the drafter's (medians of ${HEAVY_PAIRS} runs each). Paired repeats: the same ratio within each pair; faster or slower only when all ${HEAVY_PAIRS} pairs lie on one side of 1×, and near 1× a rerun may say otherwise. ` +
+    en: `Speedup: ${FAMILY_LABEL.plain.en}'s time ÷ the drafter's (medians of ${HEAVY_PAIRS} runs each). Paired repeats: the same ratio within each pair; faster or slower only when all ${HEAVY_PAIRS} pairs lie on one side of 1×, and near 1× a rerun may say otherwise. ` +
       `α: drafts accepted ÷ drafts checked in these decodes. The dial's column: the ${engine.en}'s speedup on this chapter's CPU at the same scale, ${regime.n_chars} characters a run.`,
   };
 }

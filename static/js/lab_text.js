@@ -61,7 +61,7 @@ export function raceButton(method) {
   const name = FAMILY_LABEL[method];
   return method === "plain"
     ? { zh: "赛跑：先选一种投机方法", en: "Race: choose a speculative method first" }
-    : { zh: `开始赛跑：普通解码对${/^[A-Za-z]/.test(name.zh) ? " " : ""}${name.zh}`, en: `Start the race: plain decoding against the ${name.en}` };
+    : { zh: `开始赛跑：${FAMILY_LABEL.plain.zh}对${/^[A-Za-z]/.test(name.zh) ? " " : ""}${name.zh}`, en: `Start the race: ${FAMILY_LABEL.plain.en} against the ${name.en}` };
 }
 
 // ---- loading and the prompt ----
@@ -77,8 +77,8 @@ export function loadError(why) {
 
 export function readyNote(ms, meta) {
   return {
-    zh: `模型已在你的浏览器里就绪（用了 ${ms} 毫秒）：主模型和 MTP 头 ${grouped(meta.main_params)} 个参数，草稿模型 ${grouped(meta.draft_params)} 个，n-gram 表 ${grouped(meta.ngram.contexts)} 个上下文。`,
-    en: `The models are ready in your browser (took ${ms} ms): main model and MTP head ${grouped(meta.main_params)} parameters, draft model ${grouped(meta.draft_params)}, n-gram table ${grouped(meta.ngram.contexts)} contexts.`,
+    zh: `模型已在你的浏览器里就绪（用了 ${ms} 毫秒）：主模型和 ${FAMILY_LABEL.mtp.zh} ${grouped(meta.main_params)} 个参数，${FAMILY_LABEL.draft.zh} ${grouped(meta.draft_params)} 个，${FAMILY_LABEL.ngram.zh} ${grouped(meta.ngram.contexts)} 个上下文。`,
+    en: `The models are ready in your browser (took ${ms} ms): main model and ${FAMILY_LABEL.mtp.en} ${grouped(meta.main_params)} parameters, ${FAMILY_LABEL.draft.en} ${grouped(meta.draft_params)}, ${FAMILY_LABEL.ngram.en} ${grouped(meta.ngram.contexts)} contexts.`,
   };
 }
 
@@ -137,7 +137,7 @@ export function counterReadouts(c, settings) {
     [c ? grouped(c.mainForwards) : "—", { zh: "主模型 forward 次数（每轮一次）", en: "main forwards (one per round)" }],
     [c ? grouped(c.drafterForwards) : "—", settings.method === "ngram" ? { zh: "查表次数", en: "table look-ups" } : { zh: "草稿员 forward 次数", en: "drafter forwards" }],
     [c && c.mainForwards ? fixed(c.emitted / c.mainForwards, 2) : "—", { zh: "每次主模型 forward 得到的字数", en: "characters per main forward" }],
-    [plain ? "—" : alpha === null ? "—" : fixed(alpha, 3), plain ? { zh: "实测 α：普通解码没有草稿", en: "measured α: plain decoding has no drafts" }
+    [plain ? "—" : alpha === null ? "—" : fixed(alpha, 3), plain ? { zh: `实测 α：${FAMILY_LABEL.plain.zh}没有草稿`, en: `measured α: ${FAMILY_LABEL.plain.en} has no drafts` }
       : { zh: `实测 α = 接受 ${c ? c.accepted : 0} ÷ 检查 ${c ? c.checked : 0}`, en: `measured α = ${c ? c.accepted : 0} accepted ÷ ${c ? c.checked : 0} checked` }],
     [c ? `${fixed(c.mainMs, 0)} / ${fixed(c.drafterMs, 0)}` : "—", { zh: "计算时间（毫秒）：主模型 / 草稿员", en: "computing ms: main / drafter" }],
   ];
@@ -232,8 +232,8 @@ export function cacheNote(view) {
 // Methods without a drafter cache: why there is nothing to roll back.
 export function noCacheNote(method, ngramOrder) {
   return method === "ngram"
-    ? { zh: `n-gram 表没有 kv cache：它每次只查最后 ${ngramOrder - 1} 个字，被拒的草稿不留下任何要回滚的东西。`, en: `The n-gram table has no kv cache: it looks up the last ${ngramOrder - 1} characters each time, and a rejected draft leaves nothing to roll back.` }
-    : { zh: "普通解码没有草稿员，主模型的缓存也从不回滚。", en: "Plain decoding has no drafter, and the main model's cache never rolls back." };
+    ? { zh: `${FAMILY_LABEL.ngram.zh}没有 kv cache：它每次只查最后 ${ngramOrder - 1} 个字，被拒的草稿不留下任何要回滚的东西。`, en: `The ${FAMILY_LABEL.ngram.en} has no kv cache: it looks up the last ${ngramOrder - 1} characters each time, and a rejected draft leaves nothing to roll back.` }
+    : { zh: `${FAMILY_LABEL.plain.zh}没有草稿员，主模型的缓存也从不回滚。`, en: "Plain decoding has no drafter, and the main model's cache never rolls back." };
 }
 
 // ---- the race ----
@@ -300,8 +300,8 @@ export function raceVerdict(r) {
   const x = (v) => `${fixed(v, 2)}×`;
   const name = FAMILY_LABEL[r.method];
   const head = {
-    zh: `在你的浏览器里，这一场${/^[A-Za-z]/.test(name.zh) ? " " : ""}${name.zh}${/[A-Za-z]$/.test(name.zh) ? " " : ""}跑出普通解码 ${x(r.speedup)} 的速度（只有一场，不是配对重复：再跑几场，看看它变动多少）。`,
-    en: `In your browser, this race ran the ${name.en} at ${x(r.speedup)} the speed of plain decoding (one race, not paired repeats: race again to see how much it moves).`,
+    zh: `在你的浏览器里，这一场${/^[A-Za-z]/.test(name.zh) ? " " : ""}${name.zh}${/[A-Za-z]$/.test(name.zh) ? " " : ""}跑出${FAMILY_LABEL.plain.zh} ${x(r.speedup)} 的速度（只有一场，不是配对重复：再跑几场，看看它变动多少）。`,
+    en: `In your browser, this race ran the ${name.en} at ${x(r.speedup)} the speed of ${FAMILY_LABEL.plain.en} (one race, not paired repeats: race again to see how much it moves).`,
   };
   if (r.theory === null) return head;
   return {
@@ -337,7 +337,7 @@ export const paramsLabel = (params) => (params >= 1e9 ? `${Number((params / 1e9)
 export const GPU_LABELS = {
   device: { zh: "GPU", en: "GPU" },
   main: { zh: "主模型", en: "main model" },
-  draft: { zh: "草稿模型", en: "draft model" },
+  get draft() { return FAMILY_LABEL.draft; },  // declared by main.js before any widget reads it
 };
 
 export function mainPresetLabel(preset) {
@@ -373,8 +373,8 @@ export function gpuBudget(m, gamma) {
 export function gpuVerdict(m, measured, clock, gamma) {
   const x = (v) => `${fixed(v, 2)}×`, b = gpuBudget(m, gamma), ms2 = (v) => fixed(v, 2);
   return {
-    zh: `同一场赛跑（同样的草稿、同样的接受和拒绝），按 ${clock.device.name} 跑 ${clock.main.name} 的规格算下来是 ${x(m.speedup)}，在你的浏览器里实测是 ${x(measured)}。差别全在价钱上：这里一次 forward 读一遍权重，验收多几个位置几乎不多花时间（r = ${fixed(m.r, 2)}）。一轮的账：${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} 毫秒，最多得 ${b.chars} 个字；普通解码写 ${b.chars} 个字要 ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} 毫秒。这是按规格书算的，不是测量。`,
-    en: `The same race (the same drafts, the same acceptances and rejections) comes out at ${x(m.speedup)} in the arithmetic of a ${clock.main.name} on an ${clock.device.name}, against ${x(measured)} measured in your browser. The whole difference is the prices: here a forward reads the weights once, and a verify's extra positions cost next to nothing (r = ${fixed(m.r, 2)}). One round's budget: ${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} ms for up to ${b.chars} characters, against ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} ms for plain decoding to write as many. Arithmetic from datasheets, not a measurement.`,
+    zh: `同一场赛跑（同样的草稿、同样的接受和拒绝），按 ${clock.device.name} 跑 ${clock.main.name} 的规格算下来是 ${x(m.speedup)}，在你的浏览器里实测是 ${x(measured)}。差别全在价钱上：这里一次 forward 读一遍权重，验收多几个位置几乎不多花时间（r = ${fixed(m.r, 2)}）。一轮的账：${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} 毫秒，最多得 ${b.chars} 个字；${FAMILY_LABEL.plain.zh}写 ${b.chars} 个字要 ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} 毫秒。这是按规格书算的，不是测量。`,
+    en: `The same race (the same drafts, the same acceptances and rejections) comes out at ${x(m.speedup)} in the arithmetic of a ${clock.main.name} on an ${clock.device.name}, against ${x(measured)} measured in your browser. The whole difference is the prices: here a forward reads the weights once, and a verify's extra positions cost next to nothing (r = ${fixed(m.r, 2)}). One round's budget: ${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} ms for up to ${b.chars} characters, against ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} ms for ${FAMILY_LABEL.plain.en} to write as many. Arithmetic from datasheets, not a measurement.`,
   };
 }
 

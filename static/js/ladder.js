@@ -71,7 +71,7 @@ export function ladderGroups(rungs, verifyAt) {
 export function gainParts(group) {
   const [v, lo, hi] = [group.speedup, group.lo, group.hi].map((x) => fixed(x, 2));
   return {
-    lead: { zh: `对同一引擎上普通解码的加速：${v}×`, en: `speedup over plain decoding on the same engine: ${v}×` },
+    lead: { zh: `对同一引擎上${FAMILY_LABEL.plain.zh}的加速：${v}×`, en: `speedup over ${FAMILY_LABEL.plain.en} on the same engine: ${v}×` },
     range: { zh: `（最小–最大 ${lo}–${hi}）`, en: `(min–max ${lo}–${hi})` },
   };
 }
@@ -96,8 +96,8 @@ export function chartTitle(ladder, temperature) {
 export function chartNote(ladder, verifyAt) {
   const r = `r${sub(verifyAt)}`;
   return {
-    zh: `${r}：同一引擎上 ${verifyAt} 个新位置的 forward ÷ 1 个位置的 forward，两者紧挨着计时。括号里是 ${ladder.repeats} 次配对重复（同一个采样种子的普通解码 ÷ 这一行）的最小值和最大值。`,
-    en: `${r}: a forward over ${verifyAt} new positions ÷ one over 1 position on that engine, timed back to back. In brackets: the smallest and largest of ${ladder.repeats} paired repeats (plain decoding ÷ the row, same sampling seed).`,
+    zh: `${r}：同一引擎上 ${verifyAt} 个新位置的 forward ÷ 1 个位置的 forward，两者紧挨着计时。括号里是 ${ladder.repeats} 次配对重复（同一个采样种子的${FAMILY_LABEL.plain.zh} ÷ 这一行）的最小值和最大值。`,
+    en: `${r}: a forward over ${verifyAt} new positions ÷ one over 1 position on that engine, timed back to back. In brackets: the smallest and largest of ${ladder.repeats} paired repeats (${FAMILY_LABEL.plain.en} ÷ the row, same sampling seed).`,
   };
 }
 

@@ -2,7 +2,7 @@
 // baseline, the drafting, the steps from the theorem to the clock, the verdict), from the numbers
 // ledger_math.js computes.
 import { fixed, grouped, percent } from "./format.js";
-import { FAMILY_LABEL, joinZh, MODE_LABEL, modePhrase } from "./labels.js";
+import { FAMILY_LABEL, joinZh, MODE_LABEL, modePhrase, ENGINE_LABEL } from "./labels.js";
 import { isFlat, verdictPhrase } from "./theory.js";
 import { laneOf, slowerThanPlain, verdictClass } from "./ledger_math.js";
 
@@ -12,12 +12,15 @@ const ms = (s) => fixed(1000 * s, 3);
 // Every speedup divides plain decoding of the same lane.
 export const LANE_LABEL = {
   ...MODE_LABEL,
-  compiled: { zh: "编译引擎（KV cache）", en: "compiled engine (kv-cache)" },
+  compiled: {  // getters: the engine's name is declared (main.js) after this module loads
+    get zh() { return `${ENGINE_LABEL.compiled.zh}（KV cache）`; },
+    get en() { return `${ENGINE_LABEL.compiled.en} (kv-cache)`; },
+  },
 };
 export function methodLabel(row, short = false) {
   if (row.method !== "draft") return FAMILY_LABEL[row.method];
   return short ? { zh: `草稿 γ = ${row.gamma}`, en: `draft γ = ${row.gamma}` }
-    : { zh: `草稿模型 γ = ${row.gamma}`, en: `draft model γ = ${row.gamma}` };
+    : { zh: `${FAMILY_LABEL.draft.zh} γ = ${row.gamma}`, en: `${FAMILY_LABEL.draft.en} γ = ${row.gamma}` };
 }
 
 // The card of the plain row: the baseline every speedup in its mode divides.
@@ -42,15 +45,15 @@ export function draftingText(row, costs, steps) {
     zh: `${ms(pair.drafter)} ms，和它挨着计时的主模型单字 forward 是 ${ms(pair.main)} ms（c = ${c}）`,
     en: `${ms(pair.drafter)} ms against ${ms(pair.main)} ms for a one-character main forward timed beside it (c = ${c})` };
   const how = round !== undefined
-    ? { zh: `编译引擎把一轮的 ${row.gamma} 个草稿连同它们的采样编成一次调用；这次调用的耗时 ÷ ${row.gamma} ÷ 挨着计时的主模型单字 forward，得一轮里每个草稿的 c = ${c}`,
-        en: `the compiled engine runs a round's ${row.gamma} draft${row.gamma > 1 ? "s" : ""} and their sampling as one call; that call's time ÷ ${row.gamma} ÷ a one-character main forward timed beside it gives c = ${c} per draft of a round` }
+    ? { zh: `${ENGINE_LABEL.compiled.zh}把一轮的 ${row.gamma} 个草稿连同它们的采样编成一次调用；这次调用的耗时 ÷ ${row.gamma} ÷ 挨着计时的主模型单字 forward，得一轮里每个草稿的 c = ${c}`,
+        en: `the ${ENGINE_LABEL.compiled.en} runs a round's ${row.gamma} draft${row.gamma > 1 ? "s" : ""} and their sampling as one call; that call's time ÷ ${row.gamma} ÷ a one-character main forward timed beside it gives c = ${c} per draft of a round` }
     : row.method === "mtp"
-    ? { zh: `MTP 头每次 forward ${priced.zh}，它读的是主模型这次 forward 刚留下的隐状态，所以每次主 forward 之后只跑一次，打 1 个草稿`,
+    ? { zh: `${FAMILY_LABEL.mtp.zh}每次 forward ${priced.zh}，它读的是主模型这次 forward 刚留下的隐状态，所以每次主 forward 之后只跑一次，打 1 个草稿`,
         en: `each MTP-head forward takes ${priced.en}; it reads the hidden state the main forward has just left behind, so it runs once after every main forward and drafts one character` }
     : row.gamma === 1
-      ? { zh: `草稿模型每次 forward ${priced.zh}，γ = 1 时每轮只打 1 个草稿，没有前后相接的草稿链要等`,
+      ? { zh: `${FAMILY_LABEL.draft.zh}每次 forward ${priced.zh}，γ = 1 时每轮只打 1 个草稿，没有前后相接的草稿链要等`,
           en: `each draft-model forward takes ${priced.en}; at γ = 1 a round drafts a single character, so there is no chain of drafts to wait on` }
-      : { zh: `草稿模型每次 forward ${priced.zh}，一轮里的 ${row.gamma} 次必须一个接一个跑，因为下一个草稿要以上一个为输入`,
+      : { zh: `${FAMILY_LABEL.draft.zh}每次 forward ${priced.zh}，一轮里的 ${row.gamma} 次必须一个接一个跑，因为下一个草稿要以上一个为输入`,
           en: `each draft-model forward takes ${priced.en}, and the ${row.gamma} of a round must run one after another, since each draft is the input of the next` };
   const spread = row.speedup_runs;
   const share = percent(steps.draftSeconds / row.forward_time_s, 0);
@@ -65,8 +68,8 @@ export function draftingText(row, costs, steps) {
 export function sizeNote(row, paramShare, c = row.c_used) {
   if (row.method !== "draft" || c < 2 * paramShare) return null;
   return {
-    zh: `草稿模型的参数量是主模型的 ${percent(paramShare)}，单独计时的一次 forward 却达到主模型单字 forward 的 ${percent(c, 0)}：调用一次的固定成本（调度、一层层的小矩阵运算）并不按参数量打折。`,
-    en: `The draft model has ${percent(paramShare)} of the main model's parameters, yet one of its forwards, timed on its own, takes ${percent(c, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model.`,
+    zh: `${FAMILY_LABEL.draft.zh}的参数量是主模型的 ${percent(paramShare)}，单独计时的一次 forward 却达到主模型单字 forward 的 ${percent(c, 0)}：调用一次的固定成本（调度、一层层的小矩阵运算）并不按参数量打折。`,
+    en: `The ${FAMILY_LABEL.draft.en} has ${percent(paramShare)} of the main model's parameters, yet one of its forwards, timed on its own, takes ${percent(c, 0)} of the time of a one-character main forward: every call carries a fixed cost (dispatch, many small per-layer operations) that does not shrink with the model.`,
   };
 }
 
@@ -87,11 +90,11 @@ export function cardSteps(row, plain, costs, st) {
       zh: `实测每次主 forward 吐 ${fixed(row.tokens_per_main, 3)} 个字（${fixed(row.main_forwards, 1)} 次主 forward），${drafter.zh}跑了 ${fixed(row.draft_forwards, 1)} 次，每轮 ${fixed(st.draftsPerRound, 2)} 次；价格仍按定理算。`,
       en: `measured: ${fixed(row.tokens_per_main, 3)} characters per main forward (${fixed(row.main_forwards, 1)} main forwards) and ${fixed(row.draft_forwards, 1)} ${drafter.en} forwards, ${fixed(st.draftsPerRound, 2)} per round; still at the theorem's prices.` } },
     { label: { zh: "forward 在运行中的真实耗时", en: "The forwards' real time in the run" }, value: st.priced, change: ratio(st.counted, st.priced), why: {
-      zh: `在墙钟居中的那次运行里计时：这一行的主 forward 平均约 ${ms(perMain)} ms，普通解码的单字 forward 平均 ${ms(plainPerMain)} ms（${fixed(perMain / plainPerMain, 2)} 倍，定理按 1 倍算），${drafter.zh}每次约 ${ms(perDraft)} ms（定理按 c = ${fixed(row.c_used, 3)} 倍算）。单独计时时，${1 + row.gamma} 个位置的验收 forward 是挨着计时的单字 forward 的 ${fixed(row.verify_over_main, 2)} 倍（各次重复逐次配对后的中位数）。`,
-      en: `timed inside the run with the median wall time: this row's main forwards average about ${ms(perMain)} ms against ${ms(plainPerMain)} ms for plain decoding's one-character forwards (${fixed(perMain / plainPerMain, 2)}×; the theorem counts 1×), and each ${drafter.en} forward about ${ms(perDraft)} ms (the theorem counts c = ${fixed(row.c_used, 3)}). Timed on its own, a verify forward over ${1 + row.gamma} positions costs ${fixed(row.verify_over_main, 2)}× a one-character forward timed beside it (the median of the paired repeats).` } },
+      zh: `在墙钟居中的那次运行里计时：这一行的主 forward 平均约 ${ms(perMain)} ms，${FAMILY_LABEL.plain.zh}的单字 forward 平均 ${ms(plainPerMain)} ms（${fixed(perMain / plainPerMain, 2)} 倍，定理按 1 倍算），${drafter.zh}每次约 ${ms(perDraft)} ms（定理按 c = ${fixed(row.c_used, 3)} 倍算）。单独计时时，${1 + row.gamma} 个位置的验收 forward 是挨着计时的单字 forward 的 ${fixed(row.verify_over_main, 2)} 倍（各次重复逐次配对后的中位数）。`,
+      en: `timed inside the run with the median wall time: this row's main forwards average about ${ms(perMain)} ms against ${ms(plainPerMain)} ms for ${FAMILY_LABEL.plain.en}'s one-character forwards (${fixed(perMain / plainPerMain, 2)}×; the theorem counts 1×), and each ${drafter.en} forward about ${ms(perDraft)} ms (the theorem counts c = ${fixed(row.c_used, 3)}). Timed on its own, a verify forward over ${1 + row.gamma} positions costs ${fixed(row.verify_over_main, 2)}× a one-character forward timed beside it (the median of the paired repeats).` } },
     { label: { zh: "加上 forward 以外的开销 = 实测", en: "Plus everything outside the forwards = measured" }, value: st.measured, change: ratio(st.priced, st.measured), why: {
-      zh: `采样、验收的簿记、Python 循环：这一行每次主 forward ${ms(row.overhead_per_main_forward_s)} ms（共 ${fixed(row.overhead_s, 3)} s），普通解码每个字 ${ms(plain.overhead_per_main_forward_s)} ms。`,
-      en: `sampling, acceptance bookkeeping, the Python loop: ${ms(row.overhead_per_main_forward_s)} ms per main forward here (${fixed(row.overhead_s, 3)} s in all), against ${ms(plain.overhead_per_main_forward_s)} ms per character in plain decoding.` } },
+      zh: `采样、验收的簿记、Python 循环：这一行每次主 forward ${ms(row.overhead_per_main_forward_s)} ms（共 ${fixed(row.overhead_s, 3)} s），${FAMILY_LABEL.plain.zh}每个字 ${ms(plain.overhead_per_main_forward_s)} ms。`,
+      en: `sampling, acceptance bookkeeping, the Python loop: ${ms(row.overhead_per_main_forward_s)} ms per main forward here (${fixed(row.overhead_s, 3)} s in all), against ${ms(plain.overhead_per_main_forward_s)} ms per character in ${FAMILY_LABEL.plain.en}.` } },
   ];
 }
 
@@ -116,7 +119,7 @@ export function ledgerVerdict(row, plain, st) {
   // say which of the three steps came out better than the theorem assumed, with their numbers
   const why = [];
   if (losses[2].f > 1) why.push({
-    zh: `定理只数 forward。普通解码每个字都要付一次 forward 以外的开销（${ms(plain.overhead_per_main_forward_s)} ms，${grouped(plain.main_forwards)} 次），这一行只在 ${fixed(row.main_forwards, 0)} 次主 forward 上付（每次 ${ms(row.overhead_per_main_forward_s)} ms），省下的这部分定理里没有。`,
+    zh: `定理只数 forward。${FAMILY_LABEL.plain.zh}每个字都要付一次 forward 以外的开销（${ms(plain.overhead_per_main_forward_s)} ms，${grouped(plain.main_forwards)} 次），这一行只在 ${fixed(row.main_forwards, 0)} 次主 forward 上付（每次 ${ms(row.overhead_per_main_forward_s)} ms），省下的这部分定理里没有。`,
     en: `The theorem counts forwards only. Plain decoding pays its non-forward overhead for every character (${ms(plain.overhead_per_main_forward_s)} ms, ${grouped(plain.main_forwards)} times), this row only on its ${fixed(row.main_forwards, 0)} main forwards (${ms(row.overhead_per_main_forward_s)} ms each), and the theorem has no term for that saving.` });
   // the real counts beat the theorem: more characters per forward, or fewer drafts per round
   if (losses[0].f > 1) why.push(row.tokens_per_main > row.tokens_per_main_expected ? {
@@ -146,12 +149,12 @@ export function ledgerSummary(rows, lane) {
   const name = (r) => methodLabel(r);
   return [
     { value: `−${percent(1 - fewest.main_forwards / plain.main_forwards, 0)}`, key: {
-      zh: `主模型 forward 最多省掉的比例（${name(fewest).zh}：${fixed(fewest.main_forwards, 0)} 次，普通解码 ${grouped(plain.main_forwards)} 次）`,
-      en: `the largest cut in main forwards (${name(fewest).en}: ${fixed(fewest.main_forwards, 0)} against plain decoding's ${grouped(plain.main_forwards)})` } },
+      zh: `主模型 forward 最多省掉的比例（${name(fewest).zh}：${fixed(fewest.main_forwards, 0)} 次，${FAMILY_LABEL.plain.zh} ${grouped(plain.main_forwards)} 次）`,
+      en: `the largest cut in main forwards (${name(fewest).en}: ${fixed(fewest.main_forwards, 0)} against ${FAMILY_LABEL.plain.en}'s ${grouped(plain.main_forwards)})` } },
     { value: `${fixed(fastest.speedup, 2)}×`, cls: verdictClass(fastest),
       key: { zh: `中位数最快的一行：${name(fastest).zh}；${verdictPhrase(fastest.speedup_runs).zh}`,
         en: `the fastest row by its median: ${name(fastest).en}; ${verdictPhrase(fastest.speedup_runs).en}` } },
-    { value: `${inMode.filter(slowerThanPlain).length} / ${inMode.length}`, key: { zh: "每次配对重复都慢于普通解码的投机解码行", en: "speculative rows slower than plain decoding in every paired repeat" } },
+    { value: `${inMode.filter(slowerThanPlain).length} / ${inMode.length}`, key: { zh: `每次配对重复都慢于${FAMILY_LABEL.plain.zh}的投机解码行`, en: `speculative rows slower than ${FAMILY_LABEL.plain.en} in every paired repeat` } },
   ];
 }
 

@@ -33,11 +33,11 @@ export function compareSentence(mtp, draft) {
   const wall = overlap(mtp.speedup_runs, draft.speedup_runs)
     ? { zh: `墙钟加速 ${sp}，两者各 ${mtp.repeats} 次运行的范围相互重叠，分不出谁更快。`,
         en: `Wall-clock speedup ${sp}; the ranges over ${mtp.repeats} runs each overlap, so neither is measurably faster.` }
-    : { zh: `墙钟加速 ${sp}，各 ${mtp.repeats} 次运行的范围不重叠：${faster ? "MTP 头" : "小草稿"}确实更快。`,
-        en: `Wall-clock speedup ${sp}; the ranges over ${mtp.repeats} runs do not overlap, so the ${faster ? "MTP head" : "small draft"} is really faster.` };
+    : { zh: `墙钟加速 ${sp}，各 ${mtp.repeats} 次运行的范围不重叠：${faster ? FAMILY_LABEL.mtp.zh : "小草稿"}确实更快。`,
+        en: `Wall-clock speedup ${sp}; the ranges over ${mtp.repeats} runs do not overlap, so the ${faster ? FAMILY_LABEL.mtp.en : "small draft"} is really faster.` };
   return {
-    zh: `MTP 头的接受率${a.zh}（α ${fixed(mtp.alpha, 3)} vs ${fixed(draft.alpha, 3)}），单次 forward 却${c.zh}（c ${fixed(mtp.c_used, 3)} vs ${fixed(draft.c_used, 3)}）${tradeoff ? "，一得一失" : ""}。${wall.zh}`,
-    en: `The MTP head's acceptance is ${a.en} (α ${fixed(mtp.alpha, 3)} vs ${fixed(draft.alpha, 3)}) and one of its forwards costs ${c.en} (c ${fixed(mtp.c_used, 3)} vs ${fixed(draft.c_used, 3)})${tradeoff ? ": a gain on one side, a cost on the other" : ""}. ${wall.en}`,
+    zh: `${FAMILY_LABEL.mtp.zh}的接受率${a.zh}（α ${fixed(mtp.alpha, 3)} vs ${fixed(draft.alpha, 3)}），单次 forward 却${c.zh}（c ${fixed(mtp.c_used, 3)} vs ${fixed(draft.c_used, 3)}）${tradeoff ? "，一得一失" : ""}。${wall.zh}`,
+    en: `The ${FAMILY_LABEL.mtp.en}'s acceptance is ${a.en} (α ${fixed(mtp.alpha, 3)} vs ${fixed(draft.alpha, 3)}) and one of its forwards costs ${c.en} (c ${fixed(mtp.c_used, 3)} vs ${fixed(draft.c_used, 3)})${tradeoff ? ": a gain on one side, a cost on the other" : ""}. ${wall.en}`,
   };
 }
 
@@ -62,7 +62,7 @@ export function compareRows(pair, ledger, mtpParams, draftParams) {
     line({ zh: "c：草稿员一次 forward 的耗时 ÷ 主模型一次", en: "c: one drafter forward ÷ one main forward" }, [(r) => fixed(r.c_used, 3), (r) => fixed(r.c_used, 3), null]),
     line({ zh: `墙钟秒数：中位数，下面是 ${pair.mtp.repeats} 次中的最小–最大`, en: `wall-clock seconds: median, with min–max of ${pair.mtp.repeats} runs below` },
       [(r) => ({ main: fixed(r.wall_s.median, 3), note: `${fixed(r.wall_s.min, 3)}–${fixed(r.wall_s.max, 3)}` })]),
-    line({ zh: "相对普通解码的加速（定理 3.8 的预测）", en: "speedup over plain decoding (Theorem 3.8's prediction)" },
+    line({ zh: `相对${FAMILY_LABEL.plain.zh}的加速（定理 3.8 的预测）`, en: `speedup over ${FAMILY_LABEL.plain.en} (Theorem 3.8's prediction)` },
       [(r) => ({ main: fixed(r.speedup, 2), unit: "×", fig: ["speedup", r.fig], note: r.speedup_theory ? theory(`${fixed(r.speedup_theory, 2)}×`) : null })]),
   ];
 }

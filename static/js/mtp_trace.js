@@ -4,6 +4,7 @@ import { h, readoutBox } from "./dom.js";
 import { charLabel, escapeHTML, fixed, grouped, percent, textLabel } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet, intInRange, onHashChange, ownEntry } from "./state.js";
+import { FAMILY_LABEL } from "./labels.js";
 
 // How each emitted char of a step was made, in this widget's three colours: the accepted draft,
 // the residual's redraw after a rejection, and the main model's own sample (a bonus after an
@@ -66,15 +67,15 @@ export function stepView(sample, i) {
   if (st.draft === null) {
     const prompt = `“${textLabel(sample.prompt)}”`;
     const text = i === 0
-      ? { zh: `这是第一次 forward：主模型读完提示 ${prompt}，还没有草稿可验，自己采样出 ${c(st.emitted[0])}。MTP 头随后用这次算出的 hₜ 和 ${c(st.emitted[0])} 的嵌入，为下一次 forward 打出第一个草稿。`,
-          en: `The first forward: the main model reads the prompt ${prompt}; there is no draft to check yet, so it samples ${c(st.emitted[0])} itself. The MTP head then uses this forward's hₜ and the embedding of ${c(st.emitted[0])} to draft for the next forward.` }
-      : { zh: `只剩最后 1 个字要生成，草稿即使通过也用不上，所以 MTP 头这次没有打草稿；主模型直接采样出 ${c(st.emitted[0])}。`,
-          en: `Only one character was left to generate, so a draft could not have been used and the MTP head proposed none; the main model sampled ${c(st.emitted[0])} directly.` };
+      ? { zh: `这是第一次 forward：主模型读完提示 ${prompt}，还没有草稿可验，自己采样出 ${c(st.emitted[0])}。${FAMILY_LABEL.mtp.zh}随后用这次算出的 hₜ 和 ${c(st.emitted[0])} 的嵌入，为下一次 forward 打出第一个草稿。`,
+          en: `The first forward: the main model reads the prompt ${prompt}; there is no draft to check yet, so it samples ${c(st.emitted[0])} itself. The ${FAMILY_LABEL.mtp.en} then uses this forward's hₜ and the embedding of ${c(st.emitted[0])} to draft for the next forward.` }
+      : { zh: `只剩最后 1 个字要生成，草稿即使通过也用不上，所以 ${FAMILY_LABEL.mtp.zh}这次没有打草稿；主模型直接采样出 ${c(st.emitted[0])}。`,
+          en: `Only one character was left to generate, so a draft could not have been used and the ${FAMILY_LABEL.mtp.en} proposed none; the main model sampled ${c(st.emitted[0])} directly.` };
     return { title, rows: [], text };
   }
   const rows = [
-    { label: { zh: "MTP 头的草稿 x", en: "the MTP head's draft x" }, value: c(st.draft) },
-    { label: { zh: "q(x)：MTP 头给它的概率", en: "q(x): the head's probability for it" }, value: fixed(st.q_draft, 4) },
+    { label: { zh: `${FAMILY_LABEL.mtp.zh}的草稿 x`, en: `the ${FAMILY_LABEL.mtp.en}'s draft x` }, value: c(st.draft) },
+    { label: { zh: `q(x)：${FAMILY_LABEL.mtp.zh}给它的概率`, en: "q(x): the head's probability for it" }, value: fixed(st.q_draft, 4) },
     { label: { zh: "p(x)：主模型给它的概率", en: "p(x): the main model's probability for it" }, value: fixed(st.p_draft, 4) },
     { label: { zh: "接受概率 min(1, p/q)", en: "acceptance probability min(1, p/q)" }, value: fixed(draftRatio(st), 4) },
     { label: { zh: "均匀随机数 u", en: "uniform draw u" }, value: fixed(st.u, 4) },

@@ -111,8 +111,8 @@ export function scopeNote(situation, families, regime) {
   const engineName = ENGINE_LABEL[engine];
   const model = bytes ? { zh: `⑥ 最重的孪生（主模型 ${fixed(bytes / 1e6, 0)} MB）`, en: `⑥'s heaviest twin (a ${fixed(bytes / 1e6, 0)} MB main model)` }
     : { zh: "模型原样", en: "the model as trained" };
-  return { zh: `本章实测，相对同一引擎的普通解码：${model.zh}，${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
-    en: `Measured here, over plain decoding on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
+  return { zh: `本章实测，相对同一引擎的${FAMILY_LABEL.plain.zh}：${model.zh}，${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
+    en: `Measured here, over ${FAMILY_LABEL.plain.en} on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
 }
 
 function cpuRanking(situation, families, conditions, regime) {
@@ -127,7 +127,7 @@ function cpuRanking(situation, families, conditions, regime) {
   }));
   // the chapter's verdict rule: a method is called faster only when every paired repeat is above 1×
   if (!ranked.some((r) => r.verdict === "faster")) {
-    return [dont({ zh: "剩下的方法在本章没有一种每次配对重复都快过普通解码", en: "no remaining method measured here is faster than plain decoding in every paired repeat" }), ...ranked];
+    return [dont({ zh: `剩下的方法在本章没有一种每次配对重复都快过${FAMILY_LABEL.plain.zh}`, en: `no remaining method measured here is faster than ${FAMILY_LABEL.plain.en} in every paired repeat` }), ...ranked];
   }
   const plain = { method: "plain", source: "measured", speedup: 1, label: { zh: "1×（基准）", en: "1× (the baseline)" }, reasons: [] };
   return [...ranked.filter((r) => r.verdict === "faster"), plain, ...ranked.filter((r) => r.verdict !== "faster")];
@@ -160,7 +160,7 @@ function gpuRanking(situation, published) {
 
 // "Don't speculate": plain decoding, first in the list, with the reasons why.
 function dont(...reasons) {
-  return { method: "plain", dont: true, source: "measured", label: { zh: "不要投机：普通解码", en: "Don't speculate: decode plainly" }, reasons };
+  return { method: "plain", dont: true, source: "measured", label: { zh: `不要投机：${FAMILY_LABEL.plain.zh}`, en: "Don't speculate: decode plainly" }, reasons };
 }
 
 // The ranked answer: [{method, source: measured | published | none, label, reasons, dont?}], the

@@ -3,7 +3,7 @@
 import { h, s } from "./dom.js";
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { labelled } from "./labels.js";
+import { labelled, FAMILY_LABEL } from "./labels.js";
 
 // A snapshot's <title>: "第 500 步：α 0.619，KL 0.686" / "step 500: α 0.619, KL 0.686".
 export function snapshotTitle(p) {
@@ -48,7 +48,7 @@ export function initSweep(sweep) {
     const table = sweepTable(sweep.snapshots);
     const text = (x) => (typeof x === "string" ? x : t(x));
     document.getElementById("sweep-widget").replaceChildren(sweepSvg(sweep.snapshots),
-      h("p", { class: "caption" }, t({ zh: "数字是草稿模型的训练步数；横轴越靠左、纵轴越靠上，草稿越像主模型。", en: "Numbers are the draft model's training steps; further left and higher up means a draft closer to the main model." })),
+      h("p", { class: "caption" }, t({ zh: `数字是${FAMILY_LABEL.draft.zh}的训练步数；横轴越靠左、纵轴越靠上，草稿越像主模型。`, en: `Numbers are the ${FAMILY_LABEL.draft.en}'s training steps; further left and higher up means a draft closer to the main model.` })),
       h("div", { class: "chart", tabindex: 0, role: "group", "aria-label": t({ zh: "草稿快照的数字", en: "the numbers of the draft snapshots" }) }, h("table", { class: "calc" },
         h("thead", {}, h("tr", {}, table.head.map((c) => h("th", { scope: "col" }, text(c))))),
         h("tbody", {}, table.rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))))));

@@ -1,5 +1,6 @@
 // The formulas of section ③ (Leviathan et al. 2023), shared by the widgets that draw or word them,
 // and the flatness rule: the twins of experiments/stats.py (tests/measure/test_theory_twin.py holds them equal).
+import { FAMILY_LABEL } from "./labels.js";
 
 // Expected characters per main forward when each of γ drafts passes independently with prob. α:
 // 1 + α + … + α^γ = (1 − α^{γ+1}) / (1 − α)   (eq. 1)
@@ -34,12 +35,12 @@ export function pairedVerdict(runs) {
 export function verdictPhrase(runs) {
   const span = `${runs.min.toFixed(2)}–${runs.max.toFixed(2)}×`;
   return {
-    faster: { zh: `${runs.n} 次配对重复都快过普通解码，${span}`, en: `faster than plain decoding in all ${runs.n} paired repeats, ${span}` },
-    slower: { zh: `${runs.n} 次配对重复都慢于普通解码，${span}`, en: `slower than plain decoding in all ${runs.n} paired repeats, ${span}` },
+    faster: { zh: `${runs.n} 次配对重复都快过${FAMILY_LABEL.plain.zh}，${span}`, en: `faster than ${FAMILY_LABEL.plain.en} in all ${runs.n} paired repeats, ${span}` },
+    slower: { zh: `${runs.n} 次配对重复都慢于${FAMILY_LABEL.plain.zh}，${span}`, en: `slower than ${FAMILY_LABEL.plain.en} in all ${runs.n} paired repeats, ${span}` },
     unclear: runs.n < 2
-      ? { zh: "只跑了一次，分不出和普通解码谁快", en: "a single run, which cannot tell it from plain decoding" }
-      : { zh: `这次测量分不出它和普通解码谁快：${runs.n} 次配对重复在 ${span} 之间，跨过 1×`,
-        en: `no difference from plain decoding this measurement can see: ${runs.n} paired repeats span ${span}, across 1×` },
+      ? { zh: `只跑了一次，分不出和${FAMILY_LABEL.plain.zh}谁快`, en: `a single run, which cannot tell it from ${FAMILY_LABEL.plain.en}` }
+      : { zh: `这次测量分不出它和${FAMILY_LABEL.plain.zh}谁快：${runs.n} 次配对重复在 ${span} 之间，跨过 1×`,
+        en: `no difference from ${FAMILY_LABEL.plain.en} this measurement can see: ${runs.n} paired repeats span ${span}, across 1×` },
   }[pairedVerdict(runs)];
 }
 

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import "./registry.mjs";
 import { laneOf } from "../../static/js/ledger_math.js";
 import { ledgerSummary } from "../../static/js/ledger_text.js";
 import { BYTES_PER_PARAM, DEVICES, ridge, roofline } from "../../static/js/roofline.js";

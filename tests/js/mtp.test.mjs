@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import "./registry.mjs";
 import { closingVerdict } from "../../static/js/closing.js";
 import { compareRows, compareSentence, ledgerPair } from "../../static/js/mtp_compare.js";
 import { blockBreakdown, diagramParts, paramTotals, partCount, partName, partText } from "../../static/js/mtp_diagram.js";

@@ -9,7 +9,6 @@
 // heavyTwin widens every MLP as model.py's heavy_twin does: the same logits, more weights to read.
 import { jsKernel } from "./lab_kernel.js";
 import { mulberry32 } from "./rule.js";
-import { FAMILY_LABEL } from "./labels.js";
 
 // base64 → gzip → bytes, with the browser's own DecompressionStream (no library, no network).
 export async function gunzipBase64(text) {
@@ -195,7 +194,7 @@ export class Model {
 
   // The MTP head on pairs (h_t, x_{t+1}) at its cache's next positions: logits for x_{t+2}.
   mtpForward(cache, hs, nextTokens) {
-    if (!this.mtp) throw new Error(`this model has no ${FAMILY_LABEL.mtp.en}`);
+    if (!this.mtp) throw new Error("this model has no MTP module (lab.json main.mtp)");
     const { hiddenNorm, embedNorm, proj, block } = this.mtp, C = this.cfg.n_embd;
     const start = cache.length;
     cache.reserve(start + hs.length);

@@ -1,6 +1,7 @@
 """⑥'s dial (regime.json) in words, and the peer library's table on the heaviest twin (both for the
 page's scripts too, as data.dial and data.peer_twin); view() adds what the dial's sentences count and
 compare (sections/dial.html.j2 and its deep dives, templates/deep/twin-build and dial-why)."""
+from chapter.views.rows import find_row
 
 
 THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
@@ -101,10 +102,6 @@ def shown_prompt(prompt):
     """A prompt as <code> shows it, its line breaks written out."""
     return prompt.replace("\n", "\\n")
 
-def family_row(rows, family):
-    """The family's row among one scale's rows, or None."""
-    return next((r for r in rows if r["family"] == family), None)
-
 def config_key(row):
     """What macros.config prints for a row: a tree's nodes, or any other shape's γ."""
     return ("tree" if row["shape"] == "tree" else "chain", row["size"])
@@ -143,7 +140,7 @@ def view(data):
     regime, dial = data["regime"], data["dial"]
     light, heavy = regime["points"][0], regime["points"][-1]
     fastest = heavy["best"]["T1"][0]
-    as_trained = family_row(light["best"]["T1"], fastest["family"])
+    as_trained = find_row(light["best"]["T1"], family=fastest["family"])
     greedy = heavy["best"].get("T0")
     return {"as_trained": dial_end(light), "heaviest": dial_end(heavy),
             "light": light, "heavy": heavy,  # the two points themselves, for their r_k (macros.r_at) and c

@@ -3,14 +3,11 @@ on the compiled engine (ledger.json compiled), on every engine of the ladder (la
 the library a reader would use, on the weights as trained (ledger.json peer) and on the dial's
 heaviest twin (regime.json, through dial.peer_view)."""
 from chapter.views.dial import peer_view
+from chapter.views.rows import first_seed_run
 
 # the three parts of a round the ladder takes apart, as its sentences name them
 PART_NAMES = {"verify": {"zh": "验收", "en": "The verify"}, "drafting": {"zh": "起草", "en": "Drafting"},
               "other": {"zh": "其余部分", "en": "The rest of the loop"}}
-
-def main_run(models):
-    """The first seed's main model run (models.json): its config and parameter count."""
-    return models["runs"][f"main_s{models['meta']['seeds'][0]}"]
 
 def loop_against_alone(summary):
     """How the compiled fastest row's verify inside the run compares with the same verify timed back
@@ -112,7 +109,7 @@ def library_on_twin(data):
 
 def view(data):
     """What ⑥'s engine deep dive (sections/engines.html.j2) prints, computed here so that the template only formats it."""
-    ledger, main = data["ledger"], main_run(data["models"])
+    ledger, main = data["ledger"], first_seed_run(data["models"], "main")
     return {"n_chars": ledger["n_chars"], "temperature": ledger["temperature"], "block": main["config"]["block_size"],
             "params": main["params"], "compiled": compiled_lane(ledger), "ladder": ladder(data),
             "library": library_as_trained(ledger), "twin": library_on_twin(data)}

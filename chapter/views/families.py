@@ -5,6 +5,7 @@ apart in plain forwards.
 The page prints a round's parts with two decimals each and then their total and the speedup they give;
 those are computed here from the printed (rounded) parts, so that a reader's arithmetic on the page
 gives what the page prints (printed_total, speedup_from_printed, printed_gap)."""
+from chapter.views.rows import find_row
 
 
 def printed_total(row):
@@ -37,10 +38,6 @@ def best_rows(rows, engine, temperature):
             best.setdefault(row["family"], row)
     return best
 
-def plain_row(rows, engine, temperature):
-    """Plain decoding's timed row on the engine at the temperature (None where it was not timed)."""
-    return next((r for r in rows if r["engine"] == engine and r["temperature"] == temperature and r["family"] == "plain"),
-                None)
 
 
 def training(family, cost, draft_run):
@@ -144,7 +141,7 @@ def ngram_faq(data, best_t1):
     heaviest twin (None there where either row is missing)."""
     points = data["regime"]["points"]
     light, heavy = points[0], points[-1]
-    heavy_best = {f: next((r for r in heavy["best"]["T1"] if r["family"] == f), None) for f in ("ngram", "draft")}
+    heavy_best = {f: find_row(heavy["best"]["T1"], family=f) for f in ("ngram", "draft")}
     ngram, draft = best_t1["ngram"], best_t1["draft"]
     return {"ngram": ngram, "draft": draft, "ngram_cheaper": ngram["drafter_per_round"] < draft["drafter_per_round"],
             "draft_c": light["c"]["draft"], "draft_params_fraction": data["models"]["summary"]["draft_params_fraction"],
@@ -207,5 +204,5 @@ def view(data):
         "medusa_heads": [{"number": k + 1, "predicts": k + 2} for k in range(medusa["config"]["n_heads"])],
         "depth": depth_view(fa["alpha_by_depth"]), "recent": recent_view(summary, fa["alpha"]["T1"]),
         "by_text": by_text_view(data, best["T0"]), "ngram_faq": ngram_faq(data, best["T1"]),
-        "fastest_round": fastest_round(data, fastest["T1"], plain_row(fa["rows"], engine, 1.0)),
+        "fastest_round": fastest_round(data, fastest["T1"], find_row(fa["rows"], engine=engine, temperature=1.0, family="plain")),
     }

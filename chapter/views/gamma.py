@@ -1,15 +1,12 @@
 """③, how many to guess (sections/gamma.html.j2): the γ sweep of the eager draft model (gamma_sweep.json),
 how closely it follows the formula (deep/gamma-fit.html.j2), and the best γ of the draft model on ⑥'s
 dial (regime.json) beside it."""
+from chapter.views.rows import find_row, first_seed_run
 
 
 def layers(models, role):
     """The layer count of the first seed's `role` model ("main", "draft"): all seeds share a config."""
-    return models["runs"][f"{role}_s{models['meta']['seeds'][0]}"]["config"]["n_layer"]
-
-def first_of_family(rows, family):
-    """A scale's fastest row of one family (its best rows are one per family), or None."""
-    return next((r for r in rows if r["family"] == family), None)
+    return first_seed_run(models, role)["config"]["n_layer"]
 
 def formula_fit(summary):
     """The deep dive's figures: how far the measured characters per forward stray from E(α, γ), and
@@ -24,8 +21,8 @@ def formula_fit(summary):
 def dial_draft(regime):
     """The draft model's fastest row on ⑥'s dial at T = 1, as trained (`light`) and at the heaviest
     scale (`heavy`), with the γ each was chosen among; None where either scale lacks the draft model."""
-    light = first_of_family(regime["points"][0]["best"]["T1"], "draft")
-    heavy = first_of_family(regime["points"][-1]["best"]["T1"], "draft")
+    light = find_row(regime["points"][0]["best"]["T1"], family="draft")
+    heavy = find_row(regime["points"][-1]["best"]["T1"], family="draft")
     if not (light and heavy):
         return None
     return {"light": light, "heavy": heavy, "light_among": regime["sweep"]["gammas"],

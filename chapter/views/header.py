@@ -1,9 +1,5 @@
 """The header and the chapter card (page.html.j2): the models the chapter trained, as the card lists them."""
-
-
-def first_seed_run(models, kind):
-    """The run of one kind ("main", "draft") trained with the first seed: the one the card describes."""
-    return models["runs"][f"{kind}_s{models['meta']['seeds'][0]}"]
+from chapter.views.rows import first_seed_run
 
 
 def view(data):

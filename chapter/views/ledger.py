@@ -2,28 +2,21 @@
 the eager engine, row by row; the kv-cache row that saves the most main forwards, taken apart; the
 recompute bill; the greedy check; and what the families' ledger says around its table."""
 from chapter.views.dial import shown_prompt
+from chapter.views.rows import find_row, first_seed_run
 
 ENGINES = {"rows": "eager", "compiled": "compiled"}  # the engine of the ledger's rows (rows.py: a row without one), and its third button's
 
 
-def main_run(data):
-    """The main model's training run of the first seed (its parameters, its window)."""
-    return data["models"]["runs"]["main_s%d" % data["models"]["meta"]["seeds"][0]]
-
-def the_row(rows, **fields):
-    """The first row whose fields have the given values (None when there is none)."""
-    return next((r for r in rows if all(r.get(k) == v for k, v in fields.items())), None)
-
 def mode_rows(ledger, mode):
     """The ledger's rows in one mode: plain decoding's, and the speculative ones."""
     rows = [r for r in ledger["rows"] if r["mode"] == mode]
-    return the_row(rows, method="plain"), [r for r in rows if r["method"] != "plain"]
+    return find_row(rows, method="plain"), [r for r in rows if r["method"] != "plain"]
 
 def fewest_forwards_rows(ledger):
     """The kv-cache row that makes the fewest main forwards (summary.fewest_main_forwards), and plain decoding's."""
     fewest = ledger["summary"]["fewest_main_forwards"]
     plain, spec = mode_rows(ledger, "kvcache")
-    return the_row(spec, method=fewest["method"], gamma=fewest["gamma"]), plain
+    return find_row(spec, method=fewest["method"], gamma=fewest["gamma"]), plain
 
 def saving_bill(data, cut, plain):
     """Why that row's time drops less than its main forwards: what its drafter's and the main model's
@@ -48,7 +41,7 @@ def recompute_bill(ledger):
     return {"main_ms": 1000 * costs["seconds"]["main"], "c": costs["c"], "gamma_max": gamma_max,
             "verify_over_main": costs["verify_over_main"][str(gamma_max)],
             "verify_flat": ledger["summary"]["recompute_verify_flat"],
-            "fastest": the_row(spec, method=fastest["method"], gamma=fastest["gamma"])}
+            "fastest": find_row(spec, method=fastest["method"], gamma=fastest["gamma"])}
 
 def greedy_groups(checks):
     """The greedy checks grouped by mode in their order, a mismatch counted from 1 as the table prints it."""
@@ -70,7 +63,7 @@ def family_ledger(families):
 
 def view(data):
     """What ⑥, the ledger (sections/ledger.html.j2) prints, computed here so that the template only formats it."""
-    ledger, run = data["ledger"], main_run(data)
+    ledger, run = data["ledger"], first_seed_run(data["models"], "main")
     block = run["config"]["block_size"]
     cut, kv_plain = fewest_forwards_rows(ledger)
     return {"main_run": run, "block": block, "gamma_cap": block - 1, "prompt_shown": shown_prompt(ledger["prompt"]),

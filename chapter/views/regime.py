@@ -1,7 +1,7 @@
 """The regime summary before ① (sections/regime.html.j2): what this page measures, what a GPU
 differs in, and the dial's answer in one sentence each for the model as trained and its heaviest twin."""
 from chapter.views.dial import dial_end
-from chapter.views.ledger import main_run
+from chapter.views.rows import first_seed_run
 
 FORWARD_ENGINE = "eager"  # the engine whose one-position forward the summary prices (costs.json)
 
@@ -19,7 +19,7 @@ def view(data):
     costs, points = data["costs"], data["regime"]["points"]
     engine = costs["summary"]["primary_engine"]
     flat = costs["summary"][engine]
-    return {"main_params": main_run(data)["params"],
+    return {"main_params": first_seed_run(data["models"], "main")["params"],
             "forward_engine": FORWARD_ENGINE, "forward_ms": 1000 * costs["engines"][FORWARD_ENGINE]["seconds"]["main"],
             "engine": engine, "flat_until": flat["flat_until"], "flat_within": 1 + flat["flat_slack"],
             "widest": costs["positions"][-1], "threads_plural": costs["meta"]["threads"] != 1,

@@ -4,6 +4,16 @@ first; the sections' views read the tagged rows."""
 from chapter.schema import ResultsError
 
 
+def find_row(rows, **fields):
+    """The first row whose fields have the given values (None when there is none)."""
+    return next((r for r in rows if all(r.get(k) == v for k, v in fields.items())), None)
+
+
+def first_seed_run(models, kind):
+    """The training run of one kind ("main", "draft") with the first seed: the models the page runs."""
+    return models["runs"][f"{kind}_s{models['meta']['seeds'][0]}"]
+
+
 def figure_condition(method, config, engine, mode, temperature, run):
     """The condition a measured row's figures are printed under (macros.fig, format.js figHTML): what
     ran, on which engine and in which mode, at which temperature, and in which measurement. One row
@@ -92,7 +102,7 @@ def restore_runs(cut, rows, keys, given=None, where="a summary"):
     `given`, what the summary says once for all its rows). where: the summary's file and field, for
     the ResultsError when no row matches."""
     want = {k: cut.get(k) for k in keys} | (given or {})
-    full = next((r for r in rows if all(r.get(k) == v for k, v in want.items())), None)
+    full = find_row(rows, **want)
     if full is None:
         raise ResultsError(f"{where} quotes a timed row that its rows lack: {want}")
     cut["speedup_runs"] = full["speedup_runs"]

@@ -1,14 +1,10 @@
 """①, one forward verifies a chain (sections/verify.html.j2): the verify grid's example, the price of
 extra positions (costs.json), a token tree's price (families.json) and the heavy twins' (regime.json)."""
+from chapter.views.rows import first_seed_run
 
 GRID_GAMMA = 4  # the grid opens on a chain short enough to read
 FAST_ENGINES = ("aot", "native")  # the engines that take the dispatch cost away, in the deep dive's order
 TREE_NODES = (16, 32)  # the tree sizes whose verify price the section quotes
-
-
-def first_seed_run(models, kind):
-    """The run of one kind ("main", "draft") trained with the first seed: the models the section runs."""
-    return models["runs"][f"{kind}_s{models['meta']['seeds'][0]}"]
 
 
 def grid(example):

@@ -7,7 +7,7 @@ import pytest
 
 from chapter import build
 from chapter.views import families
-from chapter.views.rows import tag_regime, tag_rows
+from chapter.views.rows import find_row, tag_regime, tag_rows
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def test_best_rows_keep_each_familys_first_row_on_the_engine_and_temperature():
             timed("ngram", temperature=0.0), timed("mtp")]
     best = families.best_rows(rows, "native", 1.0)
     assert list(best) == ["draft", "mtp"] and best["draft"]["size"] == 5
-    assert families.plain_row(rows, "native", 1.0) is rows[0]
+    assert find_row(rows, engine="native", temperature=1.0, family="plain") is rows[0]
     assert list(families.best_rows(rows, "native", 0.0)) == ["ngram"]
 
 

@@ -5,7 +5,7 @@ import pytest
 from chapter.views.choosing import published
 from chapter.views.dial import dial_view, expected_chars, peer_view
 from chapter.views.mtp import deepseek_scale
-from chapter.views.rows import paired_verdict, tag_regime
+from chapter.views.rows import find_row, first_seed_run, paired_verdict, tag_regime
 
 PAPERS = {"deepseek_v3": {"total_params": 600.0, "active_params": 30.0, "train_tokens": 1000.0,
                           "mtp_acceptance": [0.85, 0.90], "decoding_speedup": 1.8}}
@@ -118,3 +118,11 @@ def test_the_peer_table_puts_each_engine_plain_first_and_keeps_the_native_rows_t
     # without the library's rows there is no table
     heavy["peers"]["rows"] = [r for r in peers if r["engine"] != "transformers"]
     assert peer_view(data) is None
+
+
+def test_find_row_matches_every_given_field_and_first_seed_run_reads_the_first_seed():
+    rows = [{"family": "draft", "size": 2}, {"family": "draft", "size": 4}, {"family": "ngram", "size": 4}]
+    assert find_row(rows, size=4) is rows[1] and find_row(rows, family="ngram", size=4) is rows[2]
+    assert find_row(rows, family="mtp") is None
+    models = {"meta": {"seeds": [3, 0]}, "runs": {"main_s0": "zero", "main_s3": "three"}}
+    assert first_seed_run(models, "main") == "three"

@@ -38,6 +38,7 @@ import torch.nn.functional as F
 
 from experiments.model import (MAX_BLOCK_SIZE, REMEDY, Block, CheckpointError, MTPHead, RMSNorm, SwiGLU, fingerprint,
                                heavy_twin, load_checkpoint, read_checkpoint)
+from experiments.cli import UsageError
 from experiments.engine import ENGINES, Plan, make_runner
 from experiments.rule import probs_from_logits, sample
 from experiments.runners import DrafterBase
@@ -172,6 +173,10 @@ class FeatureDrafter(nn.Module):
         self.__dict__["main"] = main
         main.requires_grad_(False)
         self.net = self.make_net(main.cfg)
+        if not self.parallel and not isinstance(self.net, MTPHead):  # chain_drafter runs it as the MTP head
+            raise TypeError(f"{type(self).__name__}: a kind that is not parallel drafts one character a call as the MTP "
+                            "head does, so its net must be an MTPHead (as EagleDrafter's FusedLayer is); otherwise set "
+                            "parallel = True and define parallel_logits")
         # EAGLE's feature noise has a stream of its own (on the CPU, so it is the same on any
         # device) that train() seeds and keeps in the resume state: a resumed run draws what
         # an uninterrupted one would.
@@ -183,7 +188,11 @@ class FeatureDrafter(nn.Module):
         return {}
 
     def heavy_twin(self, scale, seed=0):
-        """model.heavy_twin of the drafter's net."""
+        """model.heavy_twin of the drafter's net (a kind whose net has no SwiGLU block to widen adds
+        zero-output ones to it first, as MedusaDrafter does)."""
+        if scale > 1 and not any(isinstance(m, SwiGLU) for m in self.net.modules()):
+            raise UsageError(f"scale {scale:g}: the {self.kind} drafter's network has no SwiGLU block to widen into a "
+                             "heavy twin (a kind without one adds zero-output ones first, as MedusaDrafter.heavy_twin does)")
         heavy_twin(self.net, scale, seed)
         return self
 
@@ -418,9 +427,10 @@ class ParallelDrafter(DrafterBase):
         super().__init__()
         self.drafter = drafter
         self.h = None
-        # an engine with heads of its own computes them there (native: NativeParallelHeads, in C++); the others eagerly
+        # an engine with heads of its own computes them there (native: NativeParallelHeads, in C++, for the nets it
+        # supports); otherwise, and on the other engines, they run eagerly
         own = ENGINES[engine].parallel_heads
-        self.native = own(drafter.main, drafter.net) if own else None
+        self.native = own(drafter.main, drafter.net) if own and own.supports(drafter.net) else None
 
     def observe(self, h, start):
         self.h, self.h_start = h, start

@@ -345,6 +345,12 @@ class NativeParallelHeads:
             self.session = load_extension().Session(self.packed.native, model.cfg.block_size, kernel)
             self.masks = net.masks.detach().to(torch.float32).contiguous()  # its first g rows: any g
 
+    @staticmethod
+    def supports(net):
+        """Medusa's heads (their residual layers, `res`) and the block drafter's net (its `masks`);
+        another kind's heads run eagerly beside the native main model (heads.ParallelDrafter)."""
+        return hasattr(net, "res") or hasattr(net, "masks")
+
     def logits(self, h, token, g):
         h = h.detach().to(torch.float32).contiguous()
         logits = torch.empty((g, self.model.cfg.vocab_size))

@@ -137,13 +137,14 @@ def registry_with(mutate):
 
 
 NGRAM = COMMITTED["registry.json"]["families"][3]
+NEXT = len(COMMITTED["registry.json"]["families"])  # the index of a family appended to the registry
 
 
 @pytest.mark.parametrize("mutate, message", [
     pytest.param(lambda families: families.append(dict(NGRAM)),
-                 "registry.json: field 'families.12.name' declares the family 'ngram' a second time", id="twice"),
+                 f"registry.json: field 'families.{NEXT}.name' declares the family 'ngram' a second time", id="twice"),
     pytest.param(lambda families: families.append({**NGRAM, "name": "__proto__"}),
-                 "registry.json: field 'families.12.name' is '__proto__': the page cannot place", id="__proto__"),
+                 f"registry.json: field 'families.{NEXT}.name' is '__proto__': the page cannot place", id="__proto__"),
     pytest.param(lambda families: families.pop(3), "names the family 'ngram', which registry.json does not declare", id="missing"),
 ])
 def test_a_family_the_page_cannot_place_stops_the_build_naming_registry_json(tmp_path, capsys, mutate, message):

@@ -191,7 +191,7 @@ def test_choosing_lists_the_families_faster_and_slower_at_t0():
     en, zh = t0_sentence(html, "en"), t0_sentence(html, "zh")
     clauses = {word: "" for word in ("faster", "slower", "unclear")}
     for part in en.split("; "):
-        word = "faster" if "T = 0 is faster for" in part else "slower" if "T = 0 is slower for" in part else \
+        word = "faster" if "faster at T = 0:" in part else "slower" if "slower at T = 0:" in part else \
             "unclear" if "the two ranges overlap" in part else None
         if word:
             clauses[word] = part
@@ -214,7 +214,7 @@ def test_choosing_sentence_follows_the_rows():
     data, s = with_summary(edit_rows=ngram_gains)
     en = t0_sentence(build.render(data), "en")
     assert "ngram" in s["temperature_change"]["faster_at_T0"]
-    faster = next(part for part in en.split("; ") if "T = 0 is faster for" in part)
+    faster = next(part for part in en.split("; ") if "faster at T = 0:" in part)
     assert "n-gram table (" in faster and "→ 4.56×)" in faster
 
     def all_slower(fam):
@@ -222,15 +222,15 @@ def test_choosing_sentence_follows_the_rows():
             if r["temperature"] == 0.0 and r["family"] != "plain":
                 r["speedup"], r["speedup_runs"] = 0.01, runs(0.01)
     en = t0_sentence(build.render(with_summary(edit_rows=all_slower)[0]), "en")
-    assert "T = 0 is faster for" not in en and "ranges overlap" not in en
-    assert all(fname in en for fname in ("T = 0 is slower for",))
+    assert "faster at T = 0:" not in en and "ranges overlap" not in en
+    assert all(fname in en for fname in ("slower at T = 0:",))
 
     def straddling(fam):  # every T = 0 row's repeats spread far enough to overlap its T = 1 row's
         for r in fam["rows"]:
             if r["family"] != "plain":
                 r["speedup_runs"] = runs(r["speedup"], spread=0.9)
     en = t0_sentence(build.render(with_summary(edit_rows=straddling)[0]), "en")
-    assert "T = 0 is faster for" not in en and "T = 0 is slower for" not in en and "the two ranges overlap" in en
+    assert "faster at T = 0:" not in en and "slower at T = 0:" not in en and "the two ranges overlap" in en
 
 
 def test_busy_hardware_case_reads_the_dials_verify_price():

@@ -12,7 +12,7 @@ from torch import nn
 
 from experiments.data import CharData
 from experiments.generate import main as generate
-from experiments.heads import KINDS, FeatureDrafter
+from experiments.heads import KINDS, FeatureDrafter, HeadsConfig
 from experiments.measure.families import drafting_families
 from experiments.methods import FAMILIES, Family, heads_drafter, heads_first, load_models
 from experiments.probes import alpha_by_depth, first_draft_logits
@@ -57,16 +57,19 @@ SKIP = Family("skip", {"zh": "跳一格的头", "en": "skip head"},
               group="head", chain=True, source="heads", optional=True, build=heads_drafter, first_draft=heads_first("skip"))
 
 
-@pytest.fixture
-def skip_trained(tmp_path, monkeypatch):
-    """The committed checkpoints beside a skip head trained for 3 steps on the committed main model."""
-    monkeypatch.setitem(KINDS, "skip", SkipDrafter)
-    monkeypatch.setitem(FAMILIES, "skip", SKIP)
-    for path in CHECKPOINTS.glob("*_s0.pt"):
-        (tmp_path / path.name).symlink_to(path)
-    assert train(["--model", "skip", "--seed", "0", "--steps", "3", "--batch", "2", "--threads", "1",
-                  "--out", str(tmp_path)]) == 0
-    return tmp_path
+@pytest.fixture(scope="module")
+def skip_trained(tmp_path_factory):
+    """The committed checkpoints beside a skip head trained for 3 steps on the committed main model,
+    with the kind and its family registered while the module's tests run."""
+    folder = tmp_path_factory.mktemp("checkpoints")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(KINDS, "skip", SkipDrafter)
+        mp.setitem(FAMILIES, "skip", SKIP)
+        for path in CHECKPOINTS.glob("*_s0.pt"):
+            (folder / path.name).symlink_to(path)
+        assert train(["--model", "skip", "--seed", "0", "--steps", "3", "--batch", "2", "--threads", "1",
+                      "--out", str(folder)]) == 0
+        yield folder
 
 
 def test_a_new_trained_kind_trains_loads_and_is_scored(skip_trained):
@@ -93,3 +96,30 @@ def test_a_new_trained_kind_decodes_greedy_text_equal_to_plain(skip_trained, cap
         texts[method] = orjson.loads(capsys.readouterr().out)
     assert texts["skip"]["proposed"] > 0
     assert texts["skip"]["text"] == texts["plain"]["text"]
+
+
+@pytest.mark.parametrize("engine", ["native"])
+def test_an_engine_without_a_kernel_for_its_heads_runs_them_eagerly(skip_trained, capsys, engine):
+    """The native engine computes Medusa's and the block's heads in C++; a new kind's run eagerly
+    beside the native main model, and the text is still plain decoding's."""
+    texts = {}
+    for method in ("plain", "skip"):
+        extra = ["--gamma", "1", "--heads-checkpoint", str(skip_trained / "skip_s0.pt")] if method == "skip" else []
+        assert generate(["--method", method, "--engine", engine, "--n", "30", "--temperature", "0", *extra]) == 0
+        texts[method] = orjson.loads(capsys.readouterr().out)["text"]
+    assert texts["skip"] == texts["plain"]
+
+
+def test_a_kind_that_cannot_be_made_heavy_says_so_in_one_line(skip_trained, capsys):
+    args = ["--method", "skip", "--gamma", "1", "--n", "5", "--scale", "2", "--heads-checkpoint", str(skip_trained / "skip_s0.pt")]
+    assert generate(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and len(err.splitlines()) == 1 and "no SwiGLU block" in err, err
+
+
+def test_a_chain_kind_must_be_shaped_like_the_mtp_head(monkeypatch, models64):
+    class Chain(SkipDrafter):
+        kind, parallel = "chain", False
+    monkeypatch.setitem(KINDS, "chain", Chain)
+    with pytest.raises(TypeError, match="must be an MTPHead"):
+        FeatureDrafter(models64[0], HeadsConfig("chain", main="main_s0"))

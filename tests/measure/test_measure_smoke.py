@@ -261,7 +261,7 @@ def test_families_rows_alpha_and_seeds(measured):
     assert {len(v) for v in fam["alpha_by_depth"]["T1"].values()} == {fam["alpha_by_depth"]["depth"], 3}  # Medusa: 3 heads
     assert sorted(fam["drafting_prices"]) == sorted(fam["engines"])
     for by_family in fam["drafting_prices"].values():
-        assert sorted(by_family) == sorted(["eagle", "eagle3", "block"])
+        assert sorted(by_family) == sorted(KINDS)  # families.drafting_families: every kind drafts the sweep's γ ≤ 2
         assert all(sorted(map(int, v)) == list(SIZES.family_gammas) and min(v.values()) > 0 for v in by_family.values())
     # the rows and the sweep are the answer run's at the model as trained (regime.json's first point),
     # on its engine: one row per family and temperature, and the same rows the dial holds

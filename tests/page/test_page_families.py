@@ -62,10 +62,17 @@ def test_recent_charts_draw_the_measured_series_in_both_languages(open_page):
     for lang in ("en", "zh"):
         page = open_page(hash_=f"#lang={lang}")
         open_deep(page, "recent")
-        charts = page.locator("#recent-widget svg")
+        charts = page.locator("#recent-widget svg.recent-chart")
         assert charts.count() == 2
         assert charts.nth(0).locator("polyline").count() == len(depth)
         assert charts.nth(1).locator("polyline").count() == sum(1 for v in drafting.values() if v)
+        # each legend entry is its line's colour and dash (labels.js familyClass, familyDash)
+        for chart, legend in zip(charts.all(), page.locator("#recent-widget .legend").all()):
+            lines = [(g.get_attribute("class"), g.locator("polyline").get_attribute("stroke-dasharray"))
+                     for g in chart.locator("g.series").all()]
+            keys = [("series " + line.get_attribute("class"), line.get_attribute("stroke-dasharray"))
+                    for line in legend.locator("svg.swatch-line line").all()]
+            assert keys == lines
         first_table = page.locator("#recent-widget table").first
         eagle3 = [c.inner_text() for c in first_table.locator("tr").filter(has_text="EAGLE-3").locator("td").all()]
         assert eagle3 == [f"{a:.2f}" for a in depth["eagle3"]], lang

@@ -1,9 +1,11 @@
 """The regime summary before ① (sections/regime.html.j2): what this page measures, what a GPU
 differs in, and the dial's answer in one sentence each for the model as trained and its heaviest twin."""
-from chapter.views.dial import dial_end
+from chapter.views.dial import dial_end, milliseconds
 from chapter.views.rows import first_seed_run
 
 FORWARD_ENGINE = "eager"  # the engine whose one-position forward the summary prices (costs.json)
+FIXED_COST_FAMILY = "ngram"  # the drafter whose round the mechanism is told with: a table, so its drafting is all fixed cost
+VERIFY_K = "5"  # the verify the mechanism quotes: 5 positions (γ = 4), r_5 at every scale
 
 
 def lesson_budget(budget):
@@ -12,6 +14,37 @@ def lesson_budget(budget):
     gamma, draft_ms, target_ms = budget["gamma"], budget["draft_ms"], budget["target_ms"]
     return {**budget, "speculative_ms": gamma * draft_ms + target_ms, "most_tokens": gamma + 1,
             "plain_ms": gamma * target_ms}
+
+
+def mechanism_end(point, n_chars, family=FIXED_COST_FAMILY):
+    """One end of the dial as the mechanism quotes it: the point (its r_k go through macros.r_at),
+    `family`'s best T = 1 row with its drafting and its other costs per round (in plain forwards),
+    and plain decoding's time per character there."""
+    row = next(r for r in point["best"]["T1"] if r["family"] == family)
+    return {"point": point, "bytes": point["main_bytes"], "row": row, "r5": point["r"][VERIFY_K],
+            "drafter": row["drafter_per_round"], "other": row["other_per_round"],
+            "plain_per_char": milliseconds(point["plain"]["T1"]["wall_s"]["median"] / n_chars)}
+
+
+def mechanism(regime, family=FIXED_COST_FAMILY):
+    """What the dial shows on one CPU core, from its lightest and heaviest scale: how far the verify of
+    5 positions moves (r_5 at both ends, and its lowest and highest over every scale), and how the
+    round's fixed costs (drafting; sampling, the rule and the loop) compare with a forward that grows
+    dear. The booleans give each comparison's direction, for the sentences' wording."""
+    points = regime["points"]
+    light, heavy = mechanism_end(points[0], regime["n_chars"], family), mechanism_end(points[-1], regime["n_chars"], family)
+    by_r5 = sorted(points, key=lambda p: p["r"][VERIFY_K])
+    return {"family": family, "light": light, "heavy": heavy, "lowest_r5": by_r5[0], "highest_r5": by_r5[-1],
+            "r5_cheaper_when_heavy": heavy["r5"] < light["r5"], "r5_heavy_above_one": heavy["r5"] > 1,
+            "forward_dearer": heavy["plain_per_char"]["ms"] > light["plain_per_char"]["ms"],
+            "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}
+
+
+def pays(as_trained, heavy):
+    """The one plain sentence of the answer: whether some method is faster at each end of the dial,
+    and whether the fastest is faster with the weights read from memory than as trained."""
+    return {"as_trained": as_trained["faster"] > 0, "heavy": heavy["faster"] > 0,
+            "more_when_heavy": heavy["fastest"]["speedup"] > as_trained["fastest"]["speedup"]}
 
 
 def view(data):
@@ -24,4 +57,6 @@ def view(data):
             "engine": engine, "flat_until": flat["flat_until"], "flat_within": 1 + flat["flat_slack"],
             "widest": costs["positions"][-1], "threads_plural": costs["meta"]["threads"] != 1,
             "budget": lesson_budget(data["published"]["lesson_budget"]),
-            "as_trained": dial_end(points[0]), "heavy": dial_end(points[-1])}
+            "as_trained": dial_end(points[0]), "heavy": dial_end(points[-1]),
+            "pays": pays(dial_end(points[0]), dial_end(points[-1])),
+            "mechanism": mechanism(data["regime"]), "example": dial_end(points[-1])["fastest"]}

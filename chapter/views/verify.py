@@ -1,5 +1,6 @@
 """①, one forward verifies a chain (sections/verify.html.j2): the verify grid's example, the price of
 extra positions (costs.json), a token tree's price (families.json) and the heavy twins' (regime.json)."""
+from chapter.views.regime import mechanism
 from chapter.views.rows import first_seed_run
 
 GRID_GAMMA = 4  # the grid opens on a chain short enough to read
@@ -81,5 +82,5 @@ def view(data):
             "block_size": main["config"]["block_size"], "main_params": main["params"], "draft_params": draft["params"],
             "main_float32_mb": 4 * main["params"] / 1e6,
             **cost_curve(data["costs"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
-            "fast_engines": fast, "two_fast_engines": len(fast) == 2,
+            "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mechanism(data["regime"]),
             "prefix_bitwise_equal": data["causal"]["prefix_check"]["max_abs_diff"] == 0}

@@ -54,3 +54,52 @@ def test_the_view_leaves_the_data_as_it_was(page_data):
     before = json.dumps(page_data, sort_keys=True, default=str)
     regime.view(page_data)
     assert json.dumps(page_data, sort_keys=True, default=str) == before
+
+
+def scale_point(scale, r5, plain_s, drafter, other, n_chars=200):
+    """A hand-made dial point: its r_5, plain decoding's median time, and the n-gram table's best T = 1 row."""
+    ngram = {"family": "ngram", "drafter_per_round": drafter, "other_per_round": other, "speedup": 2.0}
+    return {"scale": scale, "main_bytes": scale * 1e6, "r": {"5": r5},
+            "plain": {"T1": {"wall_s": {"median": plain_s}}},
+            "best": {"T1": [{"family": "draft", "drafter_per_round": 9.0, "other_per_round": 9.0}, ngram]}}
+
+
+def test_the_mechanism_reads_the_tables_round_and_plain_time_per_character_at_both_ends():
+    dial = {"n_chars": 200, "points": [scale_point(1, 1.30, 0.02, 0.5, 0.4), scale_point(4, 1.10, 0.1, 0.2, 0.1),
+                                       scale_point(100, 1.20, 6.0, 0.01, 0.02)]}
+    m = regime.mechanism(dial)
+    assert (m["light"]["drafter"], m["light"]["other"], m["heavy"]["drafter"], m["heavy"]["other"]) == (0.5, 0.4, 0.01, 0.02)
+    assert m["light"]["plain_per_char"]["ms"] == pytest.approx(0.1)
+    assert m["heavy"]["plain_per_char"]["ms"] == pytest.approx(30)
+    assert m["light"]["plain_per_char"]["fine"] and not m["heavy"]["plain_per_char"]["fine"]
+    assert (m["lowest_r5"]["scale"], m["highest_r5"]["scale"]) == (4, 1)
+    assert m["r5_cheaper_when_heavy"] and m["r5_heavy_above_one"] and m["forward_dearer"]
+    assert m["drafter_shrinks"] and m["other_shrinks"]
+
+
+def test_the_mechanisms_booleans_turn_with_the_data():
+    dial = {"n_chars": 100, "points": [scale_point(1, 1.10, 0.5, 0.01, 0.02), scale_point(50, 1.25, 0.2, 0.3, 0.01)]}
+    m = regime.mechanism(dial)
+    assert not m["r5_cheaper_when_heavy"] and not m["forward_dearer"]
+    assert not m["drafter_shrinks"] and m["other_shrinks"]
+
+
+def test_pays_says_whether_each_end_has_a_faster_method_and_where_the_fastest_is():
+    light = {"faster": 2, "fastest": {"speedup": 1.5}}
+    heavy = {"faster": 0, "fastest": {"speedup": 1.2}}
+    assert regime.pays(light, heavy) == {"as_trained": True, "heavy": False, "more_when_heavy": False}
+    assert regime.pays(heavy, light)["more_when_heavy"]
+
+
+def test_the_committed_mechanism_matches_the_dials_json(page_data):
+    v = regime.view(page_data)
+    dial, m = page_data["regime"], regime.view(page_data)["mechanism"]
+    for end, point in ((m["light"], dial["points"][0]), (m["heavy"], dial["points"][-1])):
+        row = next(r for r in point["best"]["T1"] if r["family"] == "ngram")
+        assert (end["drafter"], end["other"]) == (row["drafter_per_round"], row["other_per_round"])
+        assert end["plain_per_char"]["ms"] == pytest.approx(1000 * point["plain"]["T1"]["s_per_char"])
+        assert end["r5"] == point["r"]["5"]
+    r5 = [p["r"]["5"] for p in dial["points"]]
+    assert (m["lowest_r5"]["r"]["5"], m["highest_r5"]["r"]["5"]) == (min(r5), max(r5))
+    assert m["r5_cheaper_when_heavy"] == (r5[-1] < r5[0])
+    assert v["example"] is dial["points"][-1]["best"]["T1"][0]

@@ -86,3 +86,12 @@ def test_the_view_quotes_the_committed_results_without_changing_them(page_data):
     assert v["eager_ms"] == 1000 * costs["engines"]["eager"]["seconds"]["main"]
     assert v["last_position"] == costs["positions"][-1]
     assert v["several_engines"] == (len(costs["engines"]) > 1)
+
+
+def test_the_twin_paragraph_quotes_the_same_ends_as_the_regime_summary(page_data):
+    """①'s twin paragraph and the aside before ① tell the mechanism from one computation (views/regime.mechanism):
+    the same two ends of the dial, whose r_5 are the ones ① prints for the model as trained and the heaviest twin."""
+    m = verify.view(page_data)["mechanism"]
+    t = verify.twins(page_data)
+    assert (m["light"]["point"], m["heavy"]["point"]) == (t["light"], t["heavy"])
+    assert m["r5_cheaper_when_heavy"] == (t["heavy"]["r"]["5"] < t["light"]["r"]["5"])

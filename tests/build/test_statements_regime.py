@@ -1,0 +1,65 @@
+"""Issue 49, findings 1, 3 and 4 (the rule): the mechanism the dial shows on one CPU core, as ① and the
+regime aside before it tell it, each figure against regime.json; the aside's answer in one plain sentence;
+the verdict rule defined once, in #rule-verdict."""
+import re
+
+from tests.build.test_page_text import lang_text
+from tests.helpers import results
+
+
+def aside(page):
+    start = page.index('<aside class="regime"')
+    return page[start:page.index("</aside>", start)]
+
+
+def twin_paragraphs(page):
+    """①'s paragraphs just before the deep dive on the twins' verify price."""
+    end = page.index('<details class="deep" id="deep-twin-rk"')
+    start = page.rindex('<p lang="zh">', 0, end)
+    return page[start:end]
+
+
+def ends():
+    dial = results("regime")
+    light, heavy = dial["points"][0], dial["points"][-1]
+    row = lambda point: next(r for r in point["best"]["T1"] if r["family"] == "ngram")
+    per_char = lambda point: 1000 * point["plain"]["T1"]["wall_s"]["median"] / dial["n_chars"]
+    return dial, light, heavy, row(light), row(heavy), per_char(light), per_char(heavy)
+
+
+def test_one_shows_the_fixed_costs_vanishing_not_the_verify_going_free(rendered_page):
+    dial, light, heavy, row_light, row_heavy, ms_light, ms_heavy = ends()
+    html = twin_paragraphs(rendered_page)
+    en, zh = lang_text(html, "en"), lang_text(html, "zh")
+    for text in (en, zh):
+        assert "%.2f" % light["r"]["5"] in text and "%.2f" % heavy["r"]["5"] in text
+        for value in (row_light["drafter_per_round"], row_heavy["drafter_per_round"],
+                      row_light["other_per_round"], row_heavy["other_per_round"]):
+            assert "%.3f" % value in text
+        assert "%.3f" % ms_light in text and "%.1f" % ms_heavy in text  # ledger_macros.ms: 3 decimals below 1 ms
+    assert ms_heavy > ms_light and row_heavy["drafter_per_round"] < row_light["drafter_per_round"]
+    assert ("It gets cheaper" in en) == (heavy["r"]["5"] < light["r"]["5"])
+    assert "GPU's regime" not in en and "One CPU core shows only the second" in en
+    assert "单个 CPU 核只显示后一种" in zh
+
+
+def test_the_aside_gives_the_verify_range_and_a_plain_answer(rendered_page):
+    dial = results("regime")
+    html = aside(rendered_page)
+    en, zh = lang_text(html, "en"), lang_text(html, "zh")
+    r5 = [p["r"]["5"] for p in dial["points"]]
+    for text in (en, zh):
+        assert "%.2f" % min(r5) in text and "%.2f" % max(r5) in text
+    answer = re.search(r"The chapter's measured answer: ([^;]*);", en).group(1)
+    assert len(answer.split()) <= 22 and not re.search(r"paired|famil|twin|dial|n-gram", answer)
+    assert "在这台 CPU 上投机划算" in zh
+
+
+def test_the_rule_is_defined_once_with_a_verdict_beside_it(rendered_page):
+    assert rendered_page.count('id="rule-verdict"') == 1
+    start = rendered_page.index('id="rule-verdict"')
+    rule = rendered_page[start:rendered_page.index("</div>", start)]
+    en, zh = lang_text(rule, "en"), lang_text(rule, "zh")
+    assert "every paired repeat lies above 1×" in en and "cannot tell" in en and "range" in en
+    assert "配对测量" in zh and "都高于 1×" in zh and "分不出" in zh
+    assert 'class="verdict' in rule

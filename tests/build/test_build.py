@@ -449,3 +449,21 @@ def test_the_rerun_reaches_the_dial_view_but_never_the_page_data(rendered_page):
     scripts = "".join(re.findall(r"<script\b.*?</script>", rendered_page, flags=re.S))
     assert rerun["meta"]["git_commit"][:7] in re.sub(r"<script\b.*?</script>", "", rendered_page, flags=re.S)
     assert rerun["meta"]["date"] not in scripts and rerun["meta"]["git_commit"] not in scripts
+
+
+def test_the_rerun_sentence_prints_both_runs_figures_under_the_dial(rendered_page):
+    """Under the dial: the dip's speedups in the committed run, its verify in both runs and the rerun's
+    speedup, each as the view computed it, and both commits."""
+    from chapter.views.dial import rerun_note
+    from chapter.views.rows import tag_regime
+    data = site_build.load_results()
+    rerun = site_build.load_rerun(data)
+    tag_regime(data)
+    tag_regime({"regime": rerun}, run="rerun")
+    note = rerun_note(data["regime"], rerun, data["regime"]["points"][-1]["best"]["T1"][0]["family"])
+    english = re.search(r'<p class="caption rerun-note" lang="en">(.*?)</p>', rendered_page, flags=re.S)
+    text = re.sub(r"<[^>]+>", "", english.group(1))
+    figures = [note[k]["speedup"] for k in ("before", "row", "after")] + [note["row"]["verify_over_main"],
+               note["rerun_row"]["verify_over_main"], note["rerun_row"]["speedup"]]
+    assert all(f"{x:.2f}" in text for x in figures), text
+    assert note["commit"] in text and note["rerun_commit"] in text

@@ -150,10 +150,11 @@ def read_results(path):
         raise ResultsError(f"results file {path} is not valid JSON: {err}") from err
 
 
-def check_fields(obj, filename, names=None):
+def check_fields(obj, filename, names=None, shown=None):
+    """obj against SCHEMA[filename]; an error names the file as `shown` (a rerun's own path) or filename."""
     for field in SCHEMA[filename]:
         path_part, _, kind = field.partition(":")
-        check_field(obj, path_part.split("."), kind, filename, names=names)
+        check_field(obj, path_part.split("."), kind, shown or filename, names=names)
 
 
 def registry_names(registry):
@@ -187,6 +188,26 @@ def load_results(results_dir=RESULTS):
             for filename, obj in files.items()}
     check_facts(data)
     return data
+
+
+RERUNS = "reruns"  # experiments/results/reruns/regime_*.json: full reruns of the dial (load_rerun)
+
+
+def load_rerun(data, results_dir=RESULTS):
+    """The newest full rerun of the dial, or None when there is none: of the files
+    experiments/results/reruns/regime_*.json, the one whose meta.date is latest, checked against
+    regime.json's schema (a ResultsError names the file) and cut down to its fields. It is not part of
+    the chapter data: render() passes it to ⑥'s dial view alone, which says what of the committed
+    dial it does not reproduce, and never to the page's scripts."""
+    names = registry_names(data["registry"])
+    reruns = []
+    for path in sorted((Path(results_dir) / RERUNS).glob("regime_*.json")):
+        obj = read_results(path)
+        if not isinstance(obj, dict):
+            raise ResultsError(f"{RERUNS}/{path.name}: a rerun of the dial should be an object, as regime.json is")
+        check_fields(obj, "regime.json", names, shown=f"{RERUNS}/{path.name}")
+        reruns.append(keep_declared(obj, declared_tree(SCHEMA["regime.json"])))
+    return max(reruns, key=lambda r: r["meta"]["date"], default=None)
 
 
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "+")
@@ -315,7 +336,8 @@ def refill(mapping, new):
     mapping.update(new)
 
 
-def render(data):
+def render(data, rerun=None):
+    """The page from the loaded results; rerun: load_rerun's file or None, for ⑥'s dial view only."""
     env = environment(TEMPLATES)
     refill(env.globals["listings"], listings())  # chapter/listings.py: ①'s code, read from the source it shows
     refill(env.globals["registry"], {  # registry.json: every family's and engine's name (macros fname, engine_name)
@@ -331,8 +353,10 @@ def render(data):
     page_data["lab_compare"] = lab_compare(page_data)  # chapter/views/lab.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart
+    if rerun is not None:  # its rows' figures get a condition of their own: another measurement of the same rows
+        tag_regime({"regime": rerun}, run=f"rerun-{rerun['meta']['git_commit'][:7]}")
     return join_chinese_lines(env.get_template("page.html.j2").render(
-        data=page_data, view=section_views(page_data), css=css, js=bundle_js(),
+        data=page_data, view=section_views(page_data, {"dial": {"rerun": rerun}}), css=css, js=bundle_js(),
         data_parts=[(key, json_for_html(part)) for key, part in sorted(script_data(page_data).items())],
         lab_json=json_for_html(data[LAB]), lab_kernel=lab_kernel()))
 
@@ -456,7 +480,7 @@ def build(results_dir=RESULTS, out=OUT):
     if out.is_dir():  # before the build: the rename onto it would fail only at the end
         raise UsageError(f"--out {out} is a folder: give the page's file name, e.g. {out / OUT.name}")
     data = load_results(results_dir)
-    html = render(data)
+    html = render(data, load_rerun(data, results_dir))
     check_figures(html)
     check_verdicts(html)
     write_page(html, out)

@@ -13,6 +13,8 @@ SECTIONS = {"header": header, "regime": regime, "glossary": glossary, "verify": 
             "choosing": choosing, "lab": lab, "closing": closing}  # the page's order (page.html.j2)
 
 
-def section_views(data):
-    """Each section's view of the tagged page data, by the section's name."""
-    return {name: module.view(data) for name, module in SECTIONS.items()}
+def section_views(data, extra=None):
+    """Each section's view of the tagged page data, by the section's name. extra: {section: keyword
+    arguments} for a view that reads an input kept out of the page data (the dial's rerun)."""
+    extra = extra or {}
+    return {name: module.view(data, **extra.get(name, {})) for name, module in SECTIONS.items()}

@@ -134,9 +134,37 @@ def scale_times(light, heavy):
                                "heavy": milliseconds(heavy["plain"]["T1"]["s_per_char"])},
             "forward": {"light": milliseconds(light["main_s"]), "heavy": milliseconds(heavy["main_s"])}}
 
-def view(data):
+def dips(points, family):
+    """The scales, lightest first, where the family's fastest T = 1 row is slower than at both
+    neighbouring scales: a dip in its line on the dial."""
+    speed = [next((r["speedup"] for r in p["best"]["T1"] if r["family"] == family), None) for p in points]
+    return [points[i]["scale"] for i in range(1, len(points) - 1)
+            if None not in speed[i - 1:i + 2] and speed[i] < min(speed[i - 1], speed[i + 1])]
+
+def rerun_note(regime, rerun, family):
+    """What a full rerun of the dial (build.load_rerun) says of the committed dial's first dip in the
+    family's line: at that scale, the row's in-loop verify and speedup in both runs, with their
+    neighbours in the committed run and each run's commit. None without a rerun, without a dip, or
+    when the rerun lacks that scale or that family there."""
+    scales = dips(regime["points"], family) if rerun else []
+    if not scales:
+        return None
+    at = {p["scale"]: i for i, p in enumerate(regime["points"])}[scales[0]]
+    point = regime["points"][at]
+    again = next((p for p in rerun["points"] if p["scale"] == point["scale"]), None)
+    row = find_row(point["best"]["T1"], family=family)
+    rerun_row = again and find_row(again["best"]["T1"], family=family)
+    if not rerun_row:
+        return None
+    return {"family": family, "scale": point["scale"], "bytes": point["main_bytes"], "row": row, "rerun_row": rerun_row,
+            "before": find_row(regime["points"][at - 1]["best"]["T1"], family=family),
+            "after": find_row(regime["points"][at + 1]["best"]["T1"], family=family),
+            "commit": regime["meta"]["git_commit"][:7], "rerun_commit": rerun["meta"]["git_commit"][:7]}
+
+def view(data, rerun=None):
     """What ⑥'s dial (sections/dial.html.j2) prints, computed here so that the template only formats it.
-    dial_view (data.dial) has already said it in words; this adds what the sentences count and compare."""
+    dial_view (data.dial) has already said it in words; this adds what the sentences count and compare.
+    rerun: the newest full rerun of the dial (build.load_rerun), tagged, or None; read for rerun_note only."""
     regime, dial = data["regime"], data["dial"]
     light, heavy = regime["points"][0], regime["points"][-1]
     fastest = heavy["best"]["T1"][0]
@@ -153,4 +181,4 @@ def view(data):
             "best": dial["best"], "best_elsewhere": dial["best"]["scale"] != heavy["scale"],
             "fresh_check": regime.get("fresh_check"),
             "pays": pays_groups(dial), "never": dial["never"], "never_after_pays": bool(dial["never"] and dial["pays"]),
-            "theory": theory_lines(dial["theory"])}
+            "theory": theory_lines(dial["theory"]), "rerun": rerun_note(regime, rerun, fastest["family"])}

@@ -1,7 +1,7 @@
 """⑥, the ledger (sections/ledger.html.j2 and its deep dives, templates/deep/): the model as trained on
 the eager engine, row by row; the kv-cache row that saves the most main forwards, taken apart; the
 recompute bill; the greedy check; and what the families' ledger says around its table."""
-from chapter.views.dial import shown_prompt
+from chapter.views.dial import THEORY_CLOSE, expected_chars, shown_prompt
 from chapter.views.rows import find_row, first_seed_run
 
 ENGINES = {"rows": "eager", "compiled": "compiled"}  # the engine of the ledger's rows (rows.py: a row without one), and its third button's
@@ -61,6 +61,49 @@ def family_ledger(families):
             "sweep_once": families["sweep_repeats"] == 1, "greedy_check": check if check["configurations"] else None}
 
 
+def box_column(point, row):
+    """One end of the dial in ⑥'s answer box: the row's forwards saved (characters per main forward,
+    over all repeats) and time saved (its speedup); its round in the median run, in plain forwards
+    (① the verify, with r_{γ+1} timed alone at that scale; ② drafting; ③ the rest), with that run's
+    characters per round and plain decoding's cost per character, whose product over the round is the
+    speedup; ④ the characters per forward Theorem 3.8 counts at the row's α (None for a tree)."""
+    rest = row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])
+    chain = row["shape"] == "chain" and row.get("theory") is not None
+    return {"point": point, "row": row, "bytes": point["main_bytes"], "k": row["size"] + 1 if chain else None,
+            "saved_pct": 100 * (1 - 1 / row["tokens_per_main"]), "rest": rest,
+            "fixed": row["drafter_per_round"] + rest,
+            "chars_per_round": row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"],
+            "formula_chars": expected_chars(row) if chain else None}
+
+def count_miss(rows):
+    """The chain whose characters per forward fall furthest below Theorem 3.8's count at its α
+    (each draft accepted independently), when that is more than THEORY_CLOSE below; else None."""
+    chains = [(r, expected_chars(r)) for r in rows if r["shape"] == "chain" and r.get("theory")]
+    row, formula = max(chains, key=lambda rc: rc[1] / rc[0]["tokens_per_main"], default=(None, None))
+    if row is None or formula / row["tokens_per_main"] - 1 <= THEORY_CLOSE:
+        return None
+    return {"row": row, "formula_chars": formula}
+
+def answer_box(data):
+    """⑥'s opening box: the heaviest scale's fastest family at T = 1 on the dial's native rows, as
+    trained and at the heaviest twin (box_column), and where Theorem 3.8's count misses most at the
+    heaviest scale (count_miss). The family's row as trained is its fastest there; a family not
+    measured as trained leaves that column out. verify_steady: ① within THEORY_CLOSE at both ends;
+    count_close: the row's characters per forward within THEORY_CLOSE of Theorem 3.8's count."""
+    points = data["regime"]["points"]
+    light, heavy = points[0], points[-1]
+    fastest = heavy["best"]["T1"][0]
+    trained = find_row(light["best"]["T1"], family=fastest["family"])
+    columns = ([box_column(light, trained)] if trained else []) + [box_column(heavy, fastest)]
+    ends = (columns[0]["row"]["verify_over_main"], columns[-1]["row"]["verify_over_main"])
+    formula = columns[-1]["formula_chars"]
+    return {"family": fastest["family"], "columns": columns, "trained": trained is not None,
+            "miss": count_miss(heavy["best"]["T1"]),
+            # ① about the same at both ends, and the row's own count close to Theorem 3.8's (the box's words)
+            "verify_steady": abs(ends[1] / ends[0] - 1) <= THEORY_CLOSE,
+            "count_close": formula is not None and abs(formula / fastest["tokens_per_main"] - 1) <= THEORY_CLOSE}
+
+
 def view(data):
     """What ⑥, the ledger (sections/ledger.html.j2) prints, computed here so that the template only formats it."""
     ledger, run = data["ledger"], first_seed_run(data["models"], "main")
@@ -71,4 +114,4 @@ def view(data):
             "has_compiled": bool(ledger.get("compiled")), "families": family_ledger(data["families"]),
             "greedy_groups": greedy_groups(ledger["greedy_check"]), "greedy_all_equal": ledger["summary"]["greedy_all_equal"],
             "cut": cut, "kv_plain": kv_plain, "bill": saving_bill(data, cut, kv_plain), "recompute": recompute_bill(ledger),
-            "engine": ENGINES}
+            "engine": ENGINES, "answer": answer_box(data)}

@@ -113,12 +113,14 @@ def answer_condition(row, engine, temperature, run):
     config = "-" if row["family"] == "plain" else f"{row['shape']}{row['size']}"
     return figure_condition(row["family"], config, engine, "kvcache", temperature, run)
 
-def tag_regime(data):
+def tag_regime(data, run="regime"):
     """The dial's rows and the peers': each gets its figure condition (`fig`, the scale as the run)
-    and its verdict; each point, the condition its r_k are printed under (`fig_r`, "|k<k>" appended)."""
+    and its verdict; each point, the condition its r_k are printed under (`fig_r`, "|k<k>" appended).
+    run: the measurement's name in those conditions (a rerun of the dial has its own, build.render)."""
+    name = run
     for point in data["regime"]["points"]:
-        run = f"regime-x{point['scale']:g}"
-        point["fig_r"] = f"regime|x{point['scale']:g}"
+        run = f"{name}-x{point['scale']:g}"
+        point["fig_r"] = f"{name}|x{point['scale']:g}"
         peers = point.get("peers", {}).get("rows", [])
         for row in [r for rows in point["best"].values() for r in rows] + list(point.get("plain", {}).values()) + peers:
             row["fig"] = answer_condition(row, row["engine"], row["temperature"], run)

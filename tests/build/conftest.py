@@ -7,4 +7,5 @@ from chapter import build
 @pytest.fixture(scope="session")
 def rendered_page():
     """The page as `make site` would build it now, from templates/, static/ and the results JSON."""
-    return build.render(build.load_results())
+    data = build.load_results()
+    return build.render(data, build.load_rerun(data))

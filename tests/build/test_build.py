@@ -1,4 +1,5 @@
 """The build: deterministic, self-contained, and loud about missing results."""
+import json
 import re
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ from markupsafe import escape
 
 from chapter import build as site_build
 from chapter.listings import ListingError, listings, region
+from chapter.schema import ResultsError
 from chapter.views.rows import paired_verdict
 from tests.helpers import ROOT
 
@@ -191,6 +193,7 @@ def test_quiz_shuffle_is_a_fixed_permutation():
 def copy_results(folder):
     for name in site_build.SCHEMA:
         shutil.copy(ROOT / "experiments/results" / name, folder / name)
+    shutil.copytree(ROOT / "experiments/results" / site_build.RERUNS, folder / site_build.RERUNS)  # the dial's reruns
 
 
 @pytest.mark.parametrize("damage, what", [
@@ -391,3 +394,76 @@ def test_the_build_assembles_the_kernel_with_the_makefiles_wabt_and_names_any_ot
     monkeypatch.setenv("WABT", str(tmp_path / "nowhere"))
     with pytest.raises(site_build.UsageError, match="not installed.*make wabt"):
         site_build.lab_kernel()
+
+
+def rerun_folder(tmp_path, **files):
+    """A results folder with the committed files and reruns/ holding the given {name: object}."""
+    copy_results(tmp_path)
+    shutil.rmtree(tmp_path / site_build.RERUNS)
+    (tmp_path / site_build.RERUNS).mkdir()
+    for name, obj in files.items():
+        (tmp_path / site_build.RERUNS / name).write_text(json.dumps(obj))
+    return tmp_path
+
+
+def committed_regime():
+    return json.loads((ROOT / "experiments/results/regime.json").read_text())
+
+
+def test_without_a_rerun_of_the_dial_the_build_reads_none(tmp_path):
+    copy_results(tmp_path)
+    shutil.rmtree(tmp_path / site_build.RERUNS)
+    assert site_build.load_rerun(site_build.load_results(tmp_path), tmp_path) is None
+    rerun_folder(tmp_path)  # an empty reruns/ folder
+    assert site_build.load_rerun(site_build.load_results(tmp_path), tmp_path) is None
+
+
+def test_the_newest_rerun_of_the_dial_is_read_by_its_date(tmp_path):
+    old, new = committed_regime(), committed_regime()
+    old["meta"] |= {"date": "2026-01-01T00:00:00Z", "git_commit": "aaaaaaa0"}
+    new["meta"] |= {"date": "2026-02-01T00:00:00Z", "git_commit": "bbbbbbb0"}
+    folder = rerun_folder(tmp_path, **{"regime_zzz.json": old, "regime_aaa.json": new})
+    assert site_build.load_rerun(site_build.load_results(folder), folder)["meta"]["git_commit"] == "bbbbbbb0"
+
+
+@pytest.mark.parametrize("damage, what", [
+    (lambda obj: obj["meta"].pop("git_commit"), "missing field 'meta.git_commit'"),
+    (lambda obj: obj["points"][0].pop("r"), "missing field 'points.0.r'"),
+])
+def test_a_malformed_rerun_of_the_dial_is_named_in_one_line(tmp_path, capsys, damage, what):
+    """A rerun file that breaks regime.json's schema stops the build with one line naming the file."""
+    obj = committed_regime()
+    damage(obj)
+    folder = rerun_folder(tmp_path, **{"regime_bad.json": obj})
+    with pytest.raises(ResultsError, match=f"reruns/regime_bad.json: {re.escape(what)}"):
+        site_build.load_rerun(site_build.load_results(folder), folder)
+    assert site_build.main(folder, tmp_path / "page.html") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: reruns/regime_bad.json") and err.count("\n") == 1
+    assert not (tmp_path / "page.html").exists()
+
+
+def test_the_rerun_reaches_the_dial_view_but_never_the_page_data(rendered_page):
+    """The rerun's sentence is on the page (its commit, short), while no script data holds the rerun (its date)."""
+    rerun = site_build.load_rerun(site_build.load_results())
+    scripts = "".join(re.findall(r"<script\b.*?</script>", rendered_page, flags=re.S))
+    assert rerun["meta"]["git_commit"][:7] in re.sub(r"<script\b.*?</script>", "", rendered_page, flags=re.S)
+    assert rerun["meta"]["date"] not in scripts and rerun["meta"]["git_commit"] not in scripts
+
+
+def test_the_rerun_sentence_prints_both_runs_figures_under_the_dial(rendered_page):
+    """Under the dial: the dip's speedups in the committed run, its verify in both runs and the rerun's
+    speedup, each as the view computed it, and both commits."""
+    from chapter.views.dial import rerun_note
+    from chapter.views.rows import tag_regime
+    data = site_build.load_results()
+    rerun = site_build.load_rerun(data)
+    tag_regime(data)
+    tag_regime({"regime": rerun}, run="rerun")
+    note = rerun_note(data["regime"], rerun, data["regime"]["points"][-1]["best"]["T1"][0]["family"])
+    english = re.search(r'<p class="caption rerun-note" lang="en">(.*?)</p>', rendered_page, flags=re.S)
+    text = re.sub(r"<[^>]+>", "", english.group(1))
+    figures = [note[k]["speedup"] for k in ("before", "row", "after")] + [note["row"]["verify_over_main"],
+               note["rerun_row"]["verify_over_main"], note["rerun_row"]["speedup"]]
+    assert all(f"{x:.2f}" in text for x in figures), text
+    assert note["commit"] in text and note["rerun_commit"] in text

@@ -79,3 +79,47 @@ def test_the_committed_dial_and_the_view_leaves_it_as_it_was():
     assert v["heaviest"]["faster"] == len([r for r in heavy["best"]["T1"] if r["verdict"] == "faster"])
     assert v["fastest_as_trained"]["family"] == v["fastest"]["family"]
     assert all(line["within"] + len(line["misses"]) == line["rows"] for line in v["theory"])
+
+
+def dip_point(scale, speedup, verify=1.2):
+    return {"scale": scale, "main_bytes": scale * 1e6,
+            "best": {"T1": [dict(row("ngram", "faster", size=5, speedup=speedup), verify_over_main=verify, fig=f"x{scale}")]}}
+
+
+def test_a_dip_is_a_scale_slower_than_both_neighbours():
+    points = [dip_point(1, 1.5), dip_point(4, 2.5), dip_point(16, 1.8), dip_point(40, 2.7), dip_point(140, 2.6)]
+    assert dial.dips(points, "ngram") == [16]
+    assert dial.dips(points[:3], "ngram") == []  # the heaviest scale has no neighbour after it
+    assert dial.dips(points, "mtp") == []  # a family the dial lacks has no line
+
+
+def test_a_rerun_speaks_of_the_first_dip_with_both_commits_and_nothing_without_one():
+    committed = {"points": [dip_point(1, 1.5), dip_point(4, 2.5), dip_point(16, 1.8, verify=2.4), dip_point(40, 2.7)],
+                 "meta": {"git_commit": "f150b63a4750"}}
+    rerun = {"points": [dip_point(1, 1.4), dip_point(4, 2.6), dip_point(16, 2.7, verify=1.2), dip_point(40, 2.5)],
+             "meta": {"git_commit": "76a59f203f63"}}
+    note = dial.rerun_note(committed, rerun, "ngram")
+    assert (note["scale"], note["commit"], note["rerun_commit"]) == (16, "f150b63", "76a59f2")
+    assert (note["row"]["verify_over_main"], note["rerun_row"]["verify_over_main"], note["rerun_row"]["speedup"]) == (2.4, 1.2, 2.7)
+    assert (note["before"]["speedup"], note["after"]["speedup"]) == (2.5, 2.7)
+    assert dial.rerun_note(committed, None, "ngram") is None  # no rerun file: nothing printed
+    assert dial.rerun_note(rerun, committed, "ngram") is None  # the rerun's own line has no dip
+    rerun["points"] = [p for p in rerun["points"] if p["scale"] != 16]
+    assert dial.rerun_note(committed, rerun, "ngram") is None  # the rerun lacks the dip's scale
+
+
+def test_the_committed_rerun_puts_the_dip_at_47_mb_down_to_the_verify():
+    """The committed dial against experiments/results/reruns/: at the dip the committed verify is the
+    dearer, and the rerun's row is faster there than the committed one."""
+    from chapter.build import load_rerun
+    results = load_results()
+    rerun = load_rerun(results)
+    tag_regime(results)
+    tag_regime({"regime": rerun}, run="rerun")
+    v = dial.view({**results, "dial": dial.dial_view(results)}, rerun=rerun)
+    note = v["rerun"]
+    assert note is not None and note["family"] == v["fastest"]["family"]
+    assert note["row"]["verify_over_main"] > note["rerun_row"]["verify_over_main"]
+    assert note["rerun_row"]["speedup"] > note["row"]["speedup"]
+    assert note["rerun_row"]["fig"] != note["row"]["fig"]  # the two measurements print under their own conditions
+    assert note["commit"] != note["rerun_commit"]

@@ -28,7 +28,9 @@ def data(rows, fewest, recompute_fastest, prices=None, greedy=None):
                 "summary": {"greedy_check": {"configurations": 0, "identical": 0, "all_identical": True}}}
     models = {"meta": {"seeds": [7, 8]}, "runs": {"main_s7": {"params": 1000, "config": {"block_size": 64}}},
               "summary": {"draft_params_fraction": 0.125}}
-    return {"ledger": book, "families": families, "models": models}
+    heavy, _ = box_row("ngram", 2.7, 3.6, verify=1.26, drafting=0.01, rest=0.02, size=5)  # ⑥'s answer box reads the dial
+    regime = {"points": [{"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy]}}]}
+    return {"ledger": book, "families": families, "models": models, "regime": regime}
 
 
 FEWEST = {"method": "draft", "gamma": 3, "main_forwards_saved": 0.5, "draft_over_plain_forwards": 0.25,
@@ -84,3 +86,58 @@ def test_the_committed_ledger_and_the_view_leaves_it_as_it_was():
     assert (v["kv_plain"]["mode"], v["kv_plain"]["method"]) == ("kvcache", "plain")
     assert v["recompute"]["fastest"]["mode"] == "recompute"
     assert sum(len(g["checks"]) for g in v["greedy_groups"]) == len(results["ledger"]["greedy_check"])
+
+
+def box_row(family, speedup, tokens, verify, drafting, rest, plain_per_char=1.0, shape="chain", size=3, alpha=0.7):
+    theory = {"verify_price": verify, "with_verify_price": 0.0, "gap": 0.0} if shape == "chain" else None
+    chars = speedup * (verify + drafting + rest) / plain_per_char
+    r = {"family": family, "shape": shape, "size": size, "speedup": speedup, "speedup_from_parts": speedup,
+         "tokens_per_main": tokens, "verify_over_main": verify, "drafter_per_round": drafting, "other_per_round": rest,
+         "round_total": verify + drafting + rest, "plain_per_char": plain_per_char, "c": 0.01, "alpha": alpha, "theory": theory}
+    if theory:  # expected_chars: Theorem 3.8's speedup × (γc + r): the count given here is `tokens * 1.01`
+        theory["with_verify_price"] = tokens * 1.01 / (size * 0.01 + verify)
+    return r, chars
+
+
+def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
+    light_row, light_chars = box_row("ngram", 1.5, 2.8, verify=1.2, drafting=0.5, rest=0.35, plain_per_char=1.1)
+    heavy_row, heavy_chars = box_row("ngram", 2.7, 3.6, verify=1.26, drafting=0.01, rest=0.02, size=5)
+    miss, _ = box_row("lookup", 1.0, 1.0, verify=1.5, drafting=0.01, rest=0.05, size=8)
+    miss["theory"]["with_verify_price"] = 1.6 / (8 * 0.01 + 1.5)  # the formula counts 1.6 characters where the loop got 1.0
+    other, _ = box_row("draft", 2.0, 2.6, verify=1.1, drafting=0.2, rest=0.02)
+    regime = {"points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other, light_row]}},
+                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other, miss]}}]}
+    box = ledger.answer_box({"regime": regime})
+    trained, heavy = box["columns"]
+    assert box["family"] == "ngram" and box["trained"] and trained["row"] is light_row and heavy["row"] is heavy_row
+    assert (trained["k"], heavy["k"]) == (4, 6)  # r_{γ+1}
+    assert trained["saved_pct"] == pytest.approx(100 * (1 - 1 / 2.8))
+    assert (trained["chars_per_round"], heavy["chars_per_round"]) == (pytest.approx(light_chars), pytest.approx(heavy_chars))
+    assert trained["fixed"] == pytest.approx(0.85) and heavy["fixed"] == pytest.approx(0.03)
+    assert heavy["formula_chars"] == pytest.approx(3.6 * 1.01)
+    assert box["verify_steady"] and box["count_close"]
+    assert box["miss"]["row"] is miss and box["miss"]["formula_chars"] == pytest.approx(1.6)
+
+
+def test_the_answer_box_names_no_miss_when_every_count_is_close_and_drops_a_family_not_run_as_trained():
+    heavy_row, _ = box_row("ngram", 2.7, 3.6, verify=2.0, drafting=0.01, rest=0.02, size=5)
+    other, _ = box_row("draft", 1.2, 2.6, verify=1.0, drafting=0.2, rest=0.02)
+    regime = {"points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other]}},
+                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}}]}
+    box = ledger.answer_box({"regime": regime})
+    assert not box["trained"] and [c["row"] for c in box["columns"]] == [heavy_row]
+    assert box["miss"] is None and box["verify_steady"]  # one column: nothing to compare ① against
+
+
+def test_the_committed_answer_box_reproduces_each_speedup_from_its_parts():
+    results = load_results()
+    tag_regime(results)
+    box = ledger.answer_box(results)
+    assert box["trained"] and len(box["columns"]) == 2
+    for c in box["columns"]:
+        r = c["row"]
+        parts = r["verify_over_main"] + r["drafter_per_round"] + c["rest"]
+        assert c["chars_per_round"] * r["plain_per_char"] / parts == pytest.approx(r["speedup"], rel=1e-6)
+        assert c["chars_per_round"] > 1 and r["tokens_per_main"] > 1
+    # the fixed costs of a round shrink beside a dear forward: the dial's mechanism
+    assert box["columns"][-1]["fixed"] < box["columns"][0]["fixed"] / 5

@@ -65,8 +65,8 @@ const pointTitle = (family, p) => t({
 // The chart's frame: wide, with each family's label at the right end of its line; narrow (a phone),
 // the lines alone across the width, the labels in a list below (dialLegend).
 export const DIAL_FRAME = {
-  wide: { W: 640, H: 330, L: 46, R: 210, T: 30, B: 46 },
-  narrow: { W: 360, H: 300, L: 38, R: 14, T: 30, B: 46 },
+  wide: { W: 640, H: 310, L: 46, R: 210, T: 28, B: 40 },
+  narrow: { W: 360, H: 290, L: 38, R: 14, T: 28, B: 40 },
 };
 export const NARROW = "(max-width: 37.5rem)";  // about 600 px: the width below which the chart is drawn narrow
 const LABEL_GAP = 13;  // px between two labels' baselines (11 px text)

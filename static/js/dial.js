@@ -62,8 +62,26 @@ const pointTitle = (family, p) => t({
   en: `${FAMILY_LABEL[family].en}, main model ${megabytes(p.bytes)} (${p.scale}×): ${fixed(p.row.speedup, 2)}× (${fixed(p.row.speedup_runs.min, 2)}–${fixed(p.row.speedup_runs.max, 2)})`,
 });
 
-function dialSvg(series, regime, chosen, shownScale) {
-  const W = 620, H = 300, L = 46, R = 196, T = 14, B = 46;
+// The chart's frame: wide, with each family's label at the right end of its line; narrow (a phone),
+// the lines alone across the width, the labels in a list below (dialLegend).
+export const DIAL_FRAME = {
+  wide: { W: 640, H: 310, L: 46, R: 210, T: 28, B: 40 },
+  narrow: { W: 360, H: 290, L: 38, R: 14, T: 28, B: 40 },
+};
+export const NARROW = "(max-width: 37.5rem)";  // about 600 px: the width below which the chart is drawn narrow
+const LABEL_GAP = 13;  // px between two labels' baselines (11 px text)
+
+// Where each family's label sits: at its line's end point, pushed apart only where two would overlap.
+export function labelHeights(series, y, frame) {
+  return spreadLabels(series.map((f) => y(f.points[f.points.length - 1].row.speedup)), LABEL_GAP, frame.T + 4, frame.H - frame.B);
+}
+
+const lastSpeed = (f) => f.points[f.points.length - 1].row.speedup;
+const sample = (family, x1, x2, y) => s("line", { class: "dial-sample", x1, x2, y1: y, y2: y, "stroke-dasharray": familyDash(family) });
+
+function dialSvg(series, regime, chosen, shownScale, narrow) {
+  const frame = narrow ? DIAL_FRAME.narrow : DIAL_FRAME.wide;
+  const { W, H, L, R, T, B } = frame;
   const bytes = regime.points.map((p) => p.main_bytes);
   const edge = regime.summary.cache_edge_bytes;
   const lo = Math.min(...bytes) / 1.4, hi = Math.max(...bytes) * 1.4;
@@ -74,14 +92,16 @@ function dialSvg(series, regime, chosen, shownScale) {
   const step = top - bottom > 2.5 ? 0.5 : 0.25;
   const ticks = [];
   for (let v = Math.ceil(bottom / step) * step; v <= top; v += step) ticks.push(Number(v.toFixed(2)));
-  const ends = spreadLabels(series.map((f) => y(f.points[f.points.length - 1].row.speedup)), 13, T + 4, H - B);
-  return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "dial-chart",
-    "aria-label": t({ zh: `每个家族最快一行的加速比（相对同一倍数的${FAMILY_LABEL.plain.zh}）与主模型的字节数（对数刻度）；数字见下表`, en: `each family's fastest row's speedup (over ${FAMILY_LABEL.plain.en} at the same scale) against the main model's bytes (log scale); the numbers are in the table below` }) },
+  const ends = narrow ? [] : labelHeights(series, y, frame);
+  const keyX = W - R + 14;
+  return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: `dial-chart${narrow ? " narrow" : ""}`,
+    "aria-label": t({ zh: `每种草稿方法最快一行的加速比（相对同一档的${FAMILY_LABEL.plain.zh}）与主模型的字节数（对数刻度）；数字见下表`, en: `each family's fastest row's speedup (over ${FAMILY_LABEL.plain.en} at the same scale) against the main model's bytes (log scale); the numbers are in the table below` }) },
   edge > lo && edge < hi ? [
     s("rect", { class: "dial-cache", x: L, y: T, width: x(edge) - L, height: H - T - B }),
     s("text", { class: "dial-note", x: L + 4, y: T + 12 }, t({ zh: "装得进缓存", en: "fits in cache" })),
-    s("line", { class: "axis dashed", x1: x(edge), x2: x(edge), y1: T, y2: H - B }),
-    s("text", { class: "dial-note", x: x(edge) - 4, y: H - B - 6, "text-anchor": "end" }, t({ zh: `缓存边缘 ≈ ${megabytes(edge)}`, en: `cache edge ≈ ${megabytes(edge)}` })),
+    s("line", { class: "axis dashed", x1: x(edge), x2: x(edge), y1: T - 4, y2: H - B }),
+    // above the plot, at the top of the dashed line: nothing else is drawn there
+    s("text", { class: "dial-note", x: x(edge), y: T - 8, "text-anchor": "middle" }, t({ zh: `缓存容量 ≈ ${megabytes(edge)}`, en: `cache edge ≈ ${megabytes(edge)}` })),
   ] : null,
   regime.points.filter((p) => p.scale === shownScale).map((p) =>
     s("line", { class: "dial-shown", x1: x(p.main_bytes), x2: x(p.main_bytes), y1: T, y2: H - B })),
@@ -91,12 +111,28 @@ function dialSvg(series, regime, chosen, shownScale) {
   ticks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
   regime.points.map((p) => s("text", { x: x(p.main_bytes), y: H - B + 16, "text-anchor": "middle" }, megabytes(p.main_bytes).replace(" MB", ""))),
   s("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, t({ zh: "主模型的权重（MB，对数刻度）", en: "the main model's weights (MB, log scale)" })),
-  series.map((f, i) => s("g", { class: `dial-line ${familyClass(f.family)}${f.family === chosen ? " on" : ""}` },
-    s("polyline", { points: f.points.map((p) => `${x(p.bytes)},${y(p.row.speedup)}`).join(" "), "stroke-dasharray": familyDash(f.family) }),
-    f.points.map((p) => s("g", {},
-      s("line", { class: "whisker", x1: x(p.bytes), x2: x(p.bytes), y1: y(p.row.speedup_runs.min), y2: y(p.row.speedup_runs.max) }),
-      s("circle", { cx: x(p.bytes), cy: y(p.row.speedup), r: f.family === chosen ? 4 : 3 }, s("title", {}, pointTitle(f.family, p))))),
-    s("text", { class: "dial-label", x: W - R + 8, y: ends[i] + 4 }, `${t(FAMILY_LABEL[f.family])} ${fixed(f.points[f.points.length - 1].row.speedup, 2)}×`))));
+  series.map((f, i) => {
+    const end = f.points[f.points.length - 1];
+    return s("g", { class: `dial-line ${familyClass(f.family)}${f.family === chosen ? " on" : ""}` },
+      s("polyline", { points: f.points.map((p) => `${x(p.bytes)},${y(p.row.speedup)}`).join(" "), "stroke-dasharray": familyDash(f.family) }),
+      f.points.map((p) => s("g", {},
+        s("line", { class: "whisker", x1: x(p.bytes), x2: x(p.bytes), y1: y(p.row.speedup_runs.min), y2: y(p.row.speedup_runs.max) }),
+        s("circle", { cx: x(p.bytes), cy: y(p.row.speedup), r: f.family === chosen ? 4 : 3 }, s("title", {}, pointTitle(f.family, p))))),
+      narrow ? null : s("g", { class: "dial-key" },
+        // from the line's end point to its label: a thin lead where the label had to move
+        s("line", { class: "dial-lead", x1: x(end.bytes) + 5, y1: y(end.row.speedup), x2: keyX - 3, y2: ends[i] }),
+        sample(f.family, keyX, keyX + 20, ends[i]),
+        s("text", { class: "dial-label", x: keyX + 25, y: ends[i] + 4 }, `${t(FAMILY_LABEL[f.family])} ${fixed(lastSpeed(f), 2)}×`)));
+  }));
+}
+
+// On a phone the labels leave the chart: a list of swatches (the line's colour and dash) and names.
+function dialLegend(series, chosen) {
+  return h("ul", { class: "dial-legend", "aria-label": t({ zh: "图例：每条线的方法和最重一档的加速比", en: "legend: each line's family and its speedup at the heaviest scale" }) },
+    series.map((f) => h("li", { class: f.family === chosen ? "on" : null },
+      s("svg", { class: `dial-swatch ${familyClass(f.family)}`, viewBox: "0 0 24 10", width: 24, height: 10, "aria-hidden": "true" },
+        sample(f.family, 1, 23, 5)),
+      h("span", {}, `${t(FAMILY_LABEL[f.family])} ${fixed(lastSpeed(f), 2)}×`))));
 }
 
 // r_k against k, one curve per scale; the roofline's prediction for the heaviest scale dotted.
@@ -150,7 +186,7 @@ const VERDICT = {
 };
 
 const COLUMNS = [
-  { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
+  { label: { zh: "方法", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
   { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
   { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
     cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
@@ -177,6 +213,7 @@ export function initDial(regime) {
   const root = document.getElementById("dial-widget");
   const chart = root.querySelector(".dial-figs"), table = root.querySelector(".dial-table");
   const temps = [...root.querySelectorAll("[data-dial-t]")], scales = root.querySelector(".dial-scales");
+  const phone = window.matchMedia?.(NARROW);
 
   function draw() {
     for (const b of temps) b.setAttribute("aria-pressed", String(b.dataset.dialT === state.key));
@@ -184,9 +221,10 @@ export function initDial(regime) {
     const point = regime.points.find((p) => p.scale === state.scale);
     scales.replaceChildren(...regime.points.map((p) => h("button", { type: "button", "aria-pressed": String(p.scale === state.scale),
       onclick: () => { state.scale = p.scale; hashSet("dialx", p.scale); draw(); } }, megabytes(p.main_bytes))));
-    // the dial scrolls sideways on a phone rather than shrink its labels past reading
-    chart.replaceChildren(h("figure", { class: "dial-fig", tabindex: "0", "aria-label": t({ zh: "表盘图（可左右滚动）", en: "the dial's chart (scrolls sideways)" }) },
-      dialSvg(series, regime, series[0]?.family, state.scale)));
+    // on a phone the chart fits the width and its labels go below it, as a legend
+    const narrow = Boolean(phone?.matches), chosen = series[0]?.family;
+    chart.replaceChildren(h("figure", { class: "dial-fig", "aria-label": t({ zh: "表盘图", en: "the dial's chart" }) },
+      dialSvg(series, regime, chosen, state.scale, narrow), narrow ? dialLegend(series, chosen) : null));
     const rows = point.best[state.key] ?? [];
     const repeats = rows[0]?.repeats ?? regime.repeats;  // more at the model as trained (regime.trained_repeats)
     const engine = ENGINE_LABEL[regime.engine] ?? { zh: regime.engine, en: regime.engine };
@@ -194,7 +232,7 @@ export function initDial(regime) {
     // yardstick a row's round is set against (speedup = chars / forward × this ÷ the round)
     const plainPerChar = fixed(point.plain[state.key].plain_per_char, 3);
     table.replaceChildren(h("table", { class: "ledger dial-rows" },
-      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· ${engine.zh} · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${repeats} 次配对重复 · ${FAMILY_LABEL.plain.zh}每字 ${plainPerChar} 次 forward`,
+      h("caption", {}, t({ zh: `主模型 ${megabytes(point.main_bytes)}（${point.scale}×）· ${engine.zh} · ${state.key === "T1" ? "T = 1" : "T = 0"} · 各 ${repeats} 次成对测量 · ${FAMILY_LABEL.plain.zh}每字 ${plainPerChar} 次 forward`,
         en: `main model ${megabytes(point.main_bytes)} (${point.scale}×) · ${engine.en} · ${state.key === "T1" ? "T = 1" : "T = 0"} · ${repeats} paired repeats each · ${FAMILY_LABEL.plain.en} ${plainPerChar} forwards per character` })),
       h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(c.label))))),
       h("tbody", {}, rows.map((r) => h("tr", { class: `v-${r.verdict}` },
@@ -209,6 +247,7 @@ export function initDial(regime) {
     draw();
   });
   onLangChange(draw);
+  phone?.addEventListener?.("change", draw);
   draw();
 }
 

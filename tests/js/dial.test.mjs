@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { dialFromHash, dialSeries, megabytes, rkSeries, spreadLabels } from "../../static/js/dial.js";
+import { DIAL_FRAME, dialFromHash, dialSeries, labelHeights, megabytes, rkSeries, spreadLabels } from "../../static/js/dial.js";
 
 const regime = JSON.parse(readFileSync(new URL("../../experiments/results/regime.json", import.meta.url)));
 
@@ -53,4 +53,23 @@ test("the dial's address: a temperature and a scale it measured, or the current 
 test("megabytes: one decimal below 100 MB, none above", () => {
   assert.equal(megabytes(2954240), "3.0 MB");
   assert.equal(megabytes(413594624), "414 MB");
+});
+
+test("the dial's labels: at their lines' end points where there is room, moved only as much as a gap asks, in order", () => {
+  const frame = DIAL_FRAME.wide;
+  const y = (v) => frame.T + (frame.H - frame.T - frame.B) * (4 - v) / 3.5;  // 0.5× to 4× down the plot
+  const line = (family, speedup) => ({ family, points: [{ row: { speedup: 1 } }, { row: { speedup } }] });
+  // far apart: each label exactly at its end point's height
+  const apart = [line("a", 3), line("b", 2), line("c", 1)];
+  assert.deepEqual(labelHeights(apart, y, frame), apart.map((f) => y(f.points[1].row.speedup)));
+  // crowded (as the real dial at its heaviest scale): a gap apart, in the lines' order, near their ends
+  for (const key of ["T1", "T0"]) {
+    const series = dialSeries(regime, key);
+    const ys = series.map((f) => y(f.points.at(-1).row.speedup));
+    const out = labelHeights(series, y, frame);
+    for (let j = 1; j < out.length; j++) assert.ok(out[j] - out[j - 1] >= 13 - 1e-9, `${key}: labels ${j - 1} and ${j} overlap`);
+    // no label further from its end point than the crowd it sits in needs: n labels span (n - 1) gaps
+    assert.ok(out.every((v, i) => Math.abs(v - ys[i]) <= 13 * (out.length - 1)));
+    assert.ok(out.every((v) => v >= frame.T && v <= frame.H - frame.B));
+  }
 });

@@ -44,3 +44,52 @@ def test_an_address_opens_the_dial_on_its_scale_and_temperature(open_page):
     page = open_page(hash_=f"#lang=en&dialT=0&dialx={POINTS[1]['scale']:g}")
     caption = page.locator("#dial-widget .dial-rows caption").text_content()  # drawn, in its closed box
     assert "T = 0" in caption and mb(POINTS[1]["main_bytes"]) in caption
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_dial_labels_its_lines_in_their_colours_and_keeps_its_note_clear(open_page, lang):
+    """At 1280 px each family's label sits right of the chart in its line's colour with a sample of its
+    dash, at its end point's height where there is room; the cache note overlaps nothing drawn."""
+    page = open_page(hash_=f"#lang={lang}")
+    chart = page.locator("#dial-widget svg.dial-chart")
+    chart.scroll_into_view_if_needed()
+    keys = page.evaluate("""() => [...document.querySelectorAll('#dial-widget g.dial-line')].map((g) => {
+      const line = g.querySelector(':scope > polyline'), label = g.querySelector('.dial-key text'), sample = g.querySelector('.dial-key .dial-sample');
+      return { stroke: getComputedStyle(line).stroke, fill: getComputedStyle(label).fill, sampleStroke: getComputedStyle(sample).stroke,
+        dash: line.getAttribute('stroke-dasharray'), sampleDash: sample.getAttribute('stroke-dasharray'), y: label.getBBox().y };
+    })""")
+    families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
+    assert len(keys) == len(families)
+    for k in keys:
+        assert k["fill"] == k["stroke"] == k["sampleStroke"] and k["dash"] == k["sampleDash"]
+    ys = [k["y"] for k in keys]  # the lines' order (fastest at the heaviest scale first), top to bottom
+    assert ys == sorted(ys)
+    assert page.locator("#dial-widget ul.dial-legend").count() == 0
+    clash = page.evaluate("""() => {
+      const note = [...document.querySelectorAll('#dial-widget .dial-note')].at(-1).getBoundingClientRect();
+      const hit = (r) => r.right > note.left && r.left < note.right && r.bottom > note.top && r.top < note.bottom;
+      return [...document.querySelectorAll('#dial-widget circle, #dial-widget polyline, #dial-widget .whisker')]
+        .filter((el) => hit(el.getBoundingClientRect())).length;
+    }""")
+    assert clash == 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_phone_the_dial_fits_the_width_with_its_legend_below(open_page, lang):
+    page = open_page(width=390, hash_=f"#lang={lang}")
+    fig = page.locator("#dial-widget .dial-fig")
+    fig.scroll_into_view_if_needed()
+    assert fig.evaluate("(el) => el.scrollWidth <= el.clientWidth")  # no sideways scrolling
+    box = page.locator("#dial-widget .dial-shown").bounding_box()  # the selected (heaviest) scale's band is on screen
+    assert box and box["x"] + box["width"] <= 390
+    families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
+    legend = page.locator("#dial-widget ul.dial-legend li")
+    assert legend.count() == len(families)
+    assert page.locator("#dial-widget .dial-key").count() == 0
+    # two columns: the legend's entries sit at two distinct left edges, each inside the screen
+    lefts = {round(b["x"]) for b in (legend.nth(i).bounding_box() for i in range(legend.count()))}
+    assert len(lefts) == 2
+    # the scale buttons: no row holds a single button
+    rows = page.evaluate("""() => { const tops = {}; for (const b of document.querySelectorAll('#dial-widget .dial-scales button'))
+      tops[Math.round(b.getBoundingClientRect().top)] = (tops[Math.round(b.getBoundingClientRect().top)] ?? 0) + 1; return Object.values(tops); }""")
+    assert len(POINTS) < 2 or min(rows) >= 2

@@ -1,6 +1,6 @@
 """③, how many to guess (sections/gamma.html.j2): the γ sweep of the eager draft model (gamma_sweep.json),
-how closely it follows the formula (deep/gamma-fit.html.j2), and the best γ of the draft model on ⑥'s
-dial (regime.json) beside it."""
+how closely it follows the formula (deep/gamma-fit.html.j2), and the table of the draft model's best γ on
+⑥'s dial (regime.json), the chapter's answer engine."""
 from chapter.views.rows import answer_condition, find_row, first_seed_run
 
 
@@ -30,12 +30,11 @@ def tried_text(sizes, sep):
         return f"{sizes[0]}–{sizes[-1]}"
     return sep.join(str(s) for s in sizes)
 
-def choice_row(best, tried, runner, runner_fig, engine, main_bytes, single):
-    """One row of ③'s table of the best γ: the γ tried, the best row (its speedup and verdict), the
-    runner-up and the condition its speedup is printed under; `single`: each γ was tried in one run
-    (the dial) rather than in the paired repeats of the best (③'s sweep)."""
+def choice_row(best, tried, runner, runner_fig, engine, main_bytes):
+    """One row of ③'s table of the best γ: the γ tried (one run each), the best row (timed again: its speedup
+    and verdict), the runner-up of the one-run tries and the condition its speedup is printed under."""
     runs = best["speedup_runs"]
-    return {"engine": engine, "main_bytes": main_bytes, "tried": sorted(tried), "best": best, "single": single,
+    return {"engine": engine, "main_bytes": main_bytes, "tried": sorted(tried), "best": best,
             "tried_zh": tried_text(tried, "、"), "tried_en": tried_text(tried, ", "),
             "runner": runner, "runner_fig": runner_fig,
             "interior": min(tried) < best["size"] < max(tried),  # neither the shortest nor the longest chain tried
@@ -51,28 +50,19 @@ def dial_choice(point, engine):
         return None
     runner = runner_up(tried, best)
     fig = runner and answer_condition(runner, engine, 1.0, f"regime-x{point['scale']:g}-choose")
-    return choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"], single=True)
-
-def sweep_choice(sweep, main_bytes):
-    """③'s own sweep (eager, kv-cache mode) as a row of the table: each γ timed in the same paired repeats."""
-    rows = [r for r in sweep["rows"] if r["mode"] == "kvcache"]
-    best = max(rows, key=lambda r: r["speedup"])
-    runner = runner_up([{**r, "size": r["gamma"]} for r in rows], {"size": best["gamma"]})
-    return choice_row({**best, "size": best["gamma"]}, [r["gamma"] for r in rows], runner, runner and runner["fig"],
-                      "eager", main_bytes, single=False)
+    return choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"])
 
 def gamma_choice(data):
-    """③'s small table of the best γ by speedup, for the draft model at T = 1: the answer engine at the model
-    as trained and at the heaviest twin (⑥'s dial), then ③'s own eager sweep; and the facts its rule of thumb
-    follows from, over every row: the best γ was never an end of the γ tried (`interior`), and each runner-up
-    fell inside its best row's paired range (`flat`). None where the dial lacks the draft model."""
+    """③'s small table of the best γ by speedup, for the draft model at T = 1 on the answer engine (⑥'s dial,
+    SPEC §10: one answer engine), at the model as trained and at the heaviest twin; and the facts its rule
+    of thumb follows from, over both rows: the best γ was never an end of the γ tried (`interior`), and each
+    runner-up fell inside its best row's paired range (`flat`). None where the dial lacks the draft model."""
     regime = data["regime"]
     points = regime["points"]
     dial = [dial_choice(points[0], regime["engine"]), dial_choice(points[-1], regime["engine"])]
     if None in dial:
         return None
-    rows = [{**row, "where": where} for row, where in
-            zip(dial + [sweep_choice(data["gamma_sweep"], points[0]["main_bytes"])], ("light", "heavy", "sweep"))]
+    rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
     sizes = [r["best"]["size"] for r in rows]
     return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
             "best_lo": min(sizes), "best_hi": max(sizes)}

@@ -138,7 +138,7 @@ def test_the_temperature_item_counts_the_answer_runs_verdicts_and_keeps_the_pape
     item = temperature_item(temperature_data(["faster", "slower", "unclear", "unclear"],
                                              papers=[("2406.1", [4.0, 4.0], [3.6, 3.6]), ("2211.1", [3.1, 3.4], [2.3, 2.6])]))
     assert item["t_counts"] == {"faster": 1, "slower": 1, "unclear": 2} and item["t_families"] == 4
-    assert item["greedy_seldom_faster"] and item["alpha_lowest_greedy"]
+    assert item["greedy_seldom_faster"] and item["alpha_lowest_greedy"] and item["temperature_no_reason"]
     assert [(p["paper"], p["T0"], p["T1"]) for p in item["papers"]] == [("P1", "3.1–3.4", "2.3–2.6"), ("P0", "4", "3.6")]
     assert item["papers_greedy_above"] and item["papers_lowest_T1"] == 2.3  # papers without by_temperature are left out
 
@@ -146,10 +146,16 @@ def test_the_temperature_item_counts_the_answer_runs_verdicts_and_keeps_the_pape
 def test_the_temperature_items_facts_turn_with_the_data():
     item = temperature_item(temperature_data(["faster", "faster", "unclear"], lowest_T=1.3,
                                              papers=[("1", [2.0, 2.5], [2.4, 2.6])]))
-    assert not item["greedy_seldom_faster"] and not item["alpha_lowest_greedy"]
+    assert not item["greedy_seldom_faster"] and not item["alpha_lowest_greedy"] and not item["temperature_no_reason"]
     assert not item["papers_greedy_above"]  # the ranges overlap
     assert temperature_item(temperature_data(["unclear"]))["papers"] == []
 
 
 def test_a_published_span_prints_one_figure_where_its_ends_agree():
     assert span([3.1, 3.4]) == "3.1–3.4" and span([4.04, 4.04]) == "4.04"
+
+
+def test_temperature_is_no_reason_only_where_every_paper_still_pays_at_T1():
+    data = temperature_data(["unclear", "slower"], papers=[("1", [1.2, 1.3], [0.9, 1.0])])
+    assert not temperature_item(data)["temperature_no_reason"]  # a paper's T = 1 figure at or below 1×
+    assert temperature_item(temperature_data(["unclear", "slower"]))["temperature_no_reason"]  # no paper to contradict

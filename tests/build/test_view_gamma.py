@@ -40,31 +40,28 @@ def point(scale, best, tried):
     return {"scale": scale, "main_bytes": 1000 * scale, "best": {"T1": best}, "choose": {"T1": tried}}
 
 
-def choice_data(light, heavy, sweep_rows):
-    rows = [{"mode": "kvcache", "gamma": g, "speedup": s, "speedup_runs": {"min": lo, "max": hi, "n": 5}, "fig": f"eager|{g}"}
-            for g, s, lo, hi in sweep_rows] + [{"mode": "recompute", "gamma": 1, "speedup": 9.0, "fig": "rc"}]
-    return {"regime": {"engine": "native", "points": [light, point(4, [], []), heavy]}, "gamma_sweep": {"rows": rows}}
+def choice_data(light, heavy):
+    return {"regime": {"engine": "native", "points": [light, point(4, [], []), heavy]}}
 
 
-def test_the_best_gamma_table_takes_the_dials_ends_and_the_eager_sweep():
+def test_the_best_gamma_table_takes_the_dials_two_ends():
     light = point(1, [timed(5, 1.5, 1.3, 1.8, n=7), timed(3, 1.2, family="ngram")],
                   [timed(g, s, n=1) for g, s in ((1, 1.1), (4, 1.55), (5, 1.6), (8, 1.2))] + [timed(2, 3.0, n=1, family="ngram")])
     heavy = point(140, [timed(3, 2.0, 1.8, 2.05)], [timed(g, s, n=1) for g, s in ((2, 2.02), (3, 2.03), (6, 1.7))])
-    c = gamma.gamma_choice(choice_data(light, heavy, [(1, 1.1, 1.0, 1.2), (3, 1.22, 1.1, 1.4), (2, 1.21, 1.1, 1.3), (8, 1.0, 0.9, 1.1)]))
-    assert [r["where"] for r in c["rows"]] == ["light", "heavy", "sweep"]
-    assert [r["best"]["size"] for r in c["rows"]] == [5, 3, 3]
-    assert [r["runner"]["size"] for r in c["rows"]] == [4, 2, 2]  # the ngram's choosing run is not the draft model's
+    c = gamma.gamma_choice(choice_data(light, heavy))
+    assert [r["where"] for r in c["rows"]] == ["light", "heavy"]
+    assert [r["best"]["size"] for r in c["rows"]] == [5, 3] and [r["main_bytes"] for r in c["rows"]] == [1000, 140000]
+    assert [r["runner"]["size"] for r in c["rows"]] == [4, 2]  # the ngram's choosing run is not the draft model's
     assert c["rows"][0]["runner_fig"] == "draft|chain4|native|kvcache|T1|regime-x1-choose"
-    assert c["rows"][2]["runner_fig"] == "eager|2" and not c["rows"][2]["single"] and c["rows"][0]["single"]
+    assert c["rows"][1]["runner_fig"] == "draft|chain2|native|kvcache|T1|regime-x140-choose"
     assert (c["rows"][0]["tried_en"], c["rows"][0]["tried_zh"]) == ("1, 4, 5, 8", "1、4、5、8")
-    assert c["rows"][2]["tried_en"] == "1, 2, 3, 8"
     assert c["interior"] and c["flat"] and (c["best_lo"], c["best_hi"]) == (3, 5)
 
 
 def test_the_rule_of_thumbs_facts_fail_on_one_row():
     light = point(1, [timed(8, 1.5, 1.4, 1.6)], [timed(g, s, n=1) for g, s in ((2, 1.2), (8, 1.55))])  # best at the end
     heavy = point(140, [timed(3, 2.0, 1.95, 2.05)], [timed(g, s, n=1) for g, s in ((2, 1.5), (3, 2.03), (6, 1.7))])
-    c = gamma.gamma_choice(choice_data(light, heavy, [(1, 1.1, 1.0, 1.2), (3, 1.22, 1.1, 1.4), (8, 1.0, 0.9, 1.1)]))
+    c = gamma.gamma_choice(choice_data(light, heavy))
     assert not c["rows"][0]["interior"] and not c["interior"]
     assert not c["rows"][1]["runner_within"] and not c["flat"]  # 1.5 lies below the best's 1.95–2.05
 
@@ -72,7 +69,8 @@ def test_the_rule_of_thumbs_facts_fail_on_one_row():
 def test_the_best_gamma_table_needs_the_draft_model_at_both_ends():
     light = point(1, [timed(3, 1.2, family="ngram")], [timed(3, 1.2, n=1, family="ngram")])
     heavy = point(140, [timed(3, 2.0)], [timed(3, 2.0, n=1)])
-    assert gamma.gamma_choice(choice_data(light, heavy, [(1, 1.1, 1.0, 1.2)])) is None
+    assert gamma.gamma_choice(choice_data(light, heavy)) is None
+    assert gamma.gamma_choice(choice_data(point(1, [timed(3, 1.2)], []), heavy)) is None  # no choosing runs
 
 
 def test_tried_text_names_a_run_of_gammas_by_its_ends():
@@ -91,9 +89,8 @@ def test_the_view_of_the_committed_results(data):
     runs = data["models"]["runs"]
     assert (v["main_layers"], v["draft_layers"]) == (runs["main_s0"]["config"]["n_layer"], runs["draft_s0"]["config"]["n_layer"])
     assert v["main_layers"] > v["draft_layers"]
-    light, heavy, eager = v["choice"]["rows"]
+    light, heavy = v["choice"]["rows"]
     assert light["best"] in data["regime"]["points"][0]["best"]["T1"] and light["best"]["family"] == "draft"
     assert heavy["best"] in data["regime"]["points"][-1]["best"]["T1"] and heavy["best"]["family"] == "draft"
-    assert eager["best"]["size"] == sweep["summary"]["fastest"]["kvcache"]["gamma"]  # the sweep's own fastest row
-    for row in (light, heavy, eager):  # the runner-up is another γ
+    for row in (light, heavy):  # the runner-up is another γ, tried on the same engine
         assert row["runner"]["size"] != row["best"]["size"]

@@ -154,16 +154,48 @@ def slowest_view(data):
 
 
 def dont_view(data):
-    """The rest of the "when not to speculate" list: the hottest temperature against T = 1, the
-    dial's two ends, and the n-gram table's size against the main model's."""
-    co, fa = data["conditions"], data["families"]
+    """The rest of the "when not to speculate" list: the dial's two ends, and the n-gram table's size
+    against the main model's."""
+    fa = data["families"]
     points = data["regime"]["points"]
-    hottest = co["summary"]["temperature"]["highest"]["temperature"]
-    return {"families_engine": fa["summary"]["primary_engine"], "at_T1": at_temperature(co, 1.0),
-            "at_hottest": at_temperature(co, hottest), "draft_size": co["configs"]["draft"]["size"],
+    return {"families_engine": fa["summary"]["primary_engine"],
             "dial_light": points[0], "dial_heavy": points[-1],  # the model as trained, the heaviest twin
             "ngram_order": fa["costs"]["ngram"]["order"], "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6,
             "main_mb": fa["summary"]["memory"]["main_bytes"] / 1e6, "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
+
+
+def span(lo_hi):
+    """A published range as the page prints it: "3.1–3.4", or one figure where both ends agree."""
+    lo, hi = lo_hi
+    return f"{lo:g}" if lo == hi else f"{lo:g}–{hi:g}"
+
+def temperature_item(data):
+    """The temperature item of "when not to speculate", in two parts kept apart. Measured here: how many
+    families' best rows were faster, slower or could not be told apart at T = 0 against T = 1
+    (families.json temperature_change, the answer engine), and the draft model's teacher-forced α at
+    T = 0 against the hottest temperature (conditions.json). Published: each paper that reports one model
+    at both temperatures (published.json by_temperature), and whether every paper's T = 0 range lies
+    above its T = 1 range."""
+    tc = data["families"]["summary"]["temperature_change"]
+    counts = {word: len(tc[f"{word}_at_T0"]) for word in VERDICTS}
+    n = len(tc["families"])
+    summary = data["conditions"]["summary"]["temperature"]
+    papers = [{"paper": fig["paper"], "arxiv": fig["arxiv"], "model": fig["by_temperature"]["model"],
+               "T0": span(fig["by_temperature"]["T0"]), "T1": span(fig["by_temperature"]["T1"]),
+               "lowest_T1": fig["by_temperature"]["T1"][0],
+               "greedy_above": fig["by_temperature"]["T0"][0] > fig["by_temperature"]["T1"][1]}
+              for fig in sorted((f for f in data["published"]["gpu"].values() if f and "by_temperature" in f),
+                                key=lambda f: f["arxiv"])]  # the oldest paper first
+    lowest_T1 = min((p["lowest_T1"] for p in papers), default=None)
+    greedy_seldom_faster = 2 * counts["faster"] < n  # fewer than half the families gained from greedy decoding
+    alpha_lowest_greedy = summary["lowest_alpha"]["temperature"] == 0
+    return {"t_engine": tc["engine"], "t_families": n, "t_counts": counts, "greedy_seldom_faster": greedy_seldom_faster,
+            "alpha_lowest_greedy": alpha_lowest_greedy,
+            "alpha_greedy": summary["lowest_alpha"]["alpha"], "alpha_hottest": summary["highest"],
+            "papers": papers, "papers_greedy_above": all(p["greedy_above"] for p in papers), "papers_lowest_T1": lowest_T1,
+            # the item's title and last sentence: here greedy decoding seldom helped and α is lowest at T = 0, and
+            # every paper still reports a speedup above 1× at T = 1
+            "temperature_no_reason": greedy_seldom_faster and alpha_lowest_greedy and (lowest_T1 is None or lowest_T1 > 1)}
 
 
 def exercises_view(data):
@@ -189,4 +221,4 @@ def view(data):
             "configs": co["configs"], "temperatures": co["temperatures"], "text_kinds": co["text_kinds"],
             "lengths": co["lengths"], "dial_engine": data["regime"]["engine"], "peer": data["ledger"].get("peer"),
             **temperature_view(data), **texts_view(data), **length_view(data), **slowest_view(data),
-            **dont_view(data), **exercises_view(data)}
+            **dont_view(data), **exercises_view(data), **temperature_item(data)}

@@ -1,7 +1,7 @@
 """③, how many to guess (sections/gamma.html.j2): the γ sweep of the eager draft model (gamma_sweep.json),
-how closely it follows the formula (deep/gamma-fit.html.j2), and the best γ of the draft model on ⑥'s
-dial (regime.json) beside it."""
-from chapter.views.rows import find_row, first_seed_run
+how closely it follows the formula (deep/gamma-fit.html.j2), and the table of the draft model's best γ on
+⑥'s dial (regime.json), the chapter's answer engine."""
+from chapter.views.rows import answer_condition, find_row, first_seed_run
 
 
 def layers(models, role):
@@ -18,15 +18,54 @@ def formula_fit(summary):
             "kv_below": kv["rows_below"], "kv_rows": kv["rows"], "rc_below": rc["rows_below"], "rc_rows": rc["rows"],
             "all_below_theory": kv["rows_below"] == kv["rows"] and rc["rows_below"] == rc["rows"]}
 
-def dial_draft(regime):
-    """The draft model's fastest row on ⑥'s dial at T = 1, as trained (`light`) and at the heaviest
-    scale (`heavy`), with the γ each was chosen among; None where either scale lacks the draft model."""
-    light = find_row(regime["points"][0]["best"]["T1"], family="draft")
-    heavy = find_row(regime["points"][-1]["best"]["T1"], family="draft")
-    if not (light and heavy):
+def runner_up(rows, best):
+    """The fastest of `rows` (each a timed row of one family) whose γ is not `best`'s (None if none)."""
+    others = [r for r in rows if r["size"] != best["size"]]
+    return max(others, key=lambda r: r["speedup"]) if others else None
+
+def tried_text(sizes, sep):
+    """The γ tried as the table prints them: "1–8" where they run without a gap, else listed with `sep`."""
+    sizes = sorted(sizes)
+    if len(sizes) > 2 and sizes == list(range(sizes[0], sizes[-1] + 1)):
+        return f"{sizes[0]}–{sizes[-1]}"
+    return sep.join(str(s) for s in sizes)
+
+def choice_row(best, tried, runner, runner_fig, engine, main_bytes):
+    """One row of ③'s table of the best γ: the γ tried (one run each), the best row (timed again: its speedup
+    and verdict), the runner-up of the one-run tries and the condition its speedup is printed under."""
+    runs = best["speedup_runs"]
+    return {"engine": engine, "main_bytes": main_bytes, "tried": sorted(tried), "best": best,
+            "tried_zh": tried_text(tried, "、"), "tried_en": tried_text(tried, ", "),
+            "runner": runner, "runner_fig": runner_fig,
+            "interior": min(tried) < best["size"] < max(tried),  # neither the shortest nor the longest chain tried
+            "runner_within": runner is not None and runs["min"] <= runner["speedup"] <= runs["max"]}
+
+def dial_choice(point, engine):
+    """The draft model's row of ③'s table at one scale of ⑥'s dial (T = 1): the γ its choosing runs tried
+    (one run each), the best, timed again in paired repeats, and the runner-up of the choosing runs;
+    None where the scale lacks the draft model."""
+    best = find_row(point["best"]["T1"], family="draft")
+    tried = [r for r in point.get("choose", {}).get("T1", []) if r["family"] == "draft" and r["shape"] == "chain"]
+    if best is None or not tried:
         return None
-    return {"light": light, "heavy": heavy, "light_among": regime["sweep"]["gammas"],
-            "heavy_among": [size for _shape, size in regime["candidates"]["draft"]]}
+    runner = runner_up(tried, best)
+    fig = runner and answer_condition(runner, engine, 1.0, f"regime-x{point['scale']:g}-choose")
+    return choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"])
+
+def gamma_choice(data):
+    """③'s small table of the best γ by speedup, for the draft model at T = 1 on the answer engine (⑥'s dial,
+    SPEC §10: one answer engine), at the model as trained and at the heaviest twin; and the facts its rule
+    of thumb follows from, over both rows: the best γ was never an end of the γ tried (`interior`), and each
+    runner-up fell inside its best row's paired range (`flat`). None where the dial lacks the draft model."""
+    regime = data["regime"]
+    points = regime["points"]
+    dial = [dial_choice(points[0], regime["engine"]), dial_choice(points[-1], regime["engine"])]
+    if None in dial:
+        return None
+    rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
+    sizes = [r["best"]["size"] for r in rows]
+    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
+            "best_lo": min(sizes), "best_hi": max(sizes)}
 
 
 def view(data):
@@ -39,4 +78,5 @@ def view(data):
             # the median repeat's two forwards behind c, in seconds (build.ms_pair prints them)
             "kv_pair": costs["kvcache"]["c_pair"], "rc_pair": costs["recompute"]["c_pair"],
             "cache_gain": summary["kvcache_forward_gain"], "c_with_cache": summary["c_with_cache"],
-            "tokens_drop": summary["tokens_drops"] > 0, "fit": formula_fit(summary), "dial": dial_draft(data["regime"])}
+            "tokens_drop": summary["tokens_drops"] > 0, "fit": formula_fit(summary),
+            "choice": gamma_choice(data)}

@@ -6,7 +6,7 @@ import { h, s } from "./dom.js";
 import { figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { configLabel } from "./family_ledger.js";
-import { ENGINE_LABEL, FAMILY_LABEL, familyClass, familyDash } from "./labels.js";
+import { ALPHA_LABEL, ENGINE_LABEL, FAMILY_LABEL, familyClass, familyDash } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 
 const TEMPS = ["T1", "T0"];
@@ -193,7 +193,7 @@ const COLUMNS = [
   { label: { zh: "判断", en: "Verdict" }, cell: (r) => t(VERDICT[r.verdict]) },
   { label: { zh: "定理 3.8", en: "Theorem 3.8" },
     cell: (r) => (r.theory ? `${fixed(r.theory.with_verify_price, 2)}×` : "—") },
-  { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
+  { label: ALPHA_LABEL.dec, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
   { label: { zh: "字 / forward", en: "Chars / forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
   { label: { zh: "验收", en: "Verify" }, cell: (r) => figHTML(fixed(r.verify_over_main, 2), "verify-loop", r.fig) },
   { label: { zh: "起草", en: "Drafting" }, cell: (r) => fixed(r.drafter_per_round, 3) },

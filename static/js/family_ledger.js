@@ -3,7 +3,7 @@
 import { h } from "./dom.js";
 import { figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { ENGINE_LABEL, FAMILY_LABEL } from "./labels.js";
+import { ALPHA_LABEL, ENGINE_LABEL, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
 import { pairedVerdict } from "./theory.js";
 
@@ -26,7 +26,7 @@ const COLUMNS = [
     cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
   { label: { zh: "定理 3.8", en: "Theorem 3.8" }, cell: (r) => (r.speedup_theory ? `${fixed(r.speedup_theory, 2)}×` : "—") },
   { label: { zh: "字 / forward", en: "Chars / forward" }, cell: (r) => fixed(r.tokens_per_main, 2) },
-  { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
+  { label: ALPHA_LABEL.dec, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },
   { label: { zh: "验收", en: "Verify" }, cell: (r) => figHTML(fixed(r.verify_over_main, 2), "verify-loop", r.fig) },
   { label: { zh: "起草", en: "Drafting" }, cell: (r) => fixed(r.drafter_per_round, 3) },
   { label: { zh: "其余", en: "Rest" },

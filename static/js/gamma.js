@@ -2,7 +2,7 @@
 // the measured γ sweep with its spread, and the best γ per α. γmax is the longest measured chain.
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { MODE_LABEL, modePhrase, FAMILY_LABEL } from "./labels.js";
+import { ALPHA_LABEL, MODE_LABEL, modePhrase, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 import { expectedTokens, optimalGamma, speedupTheory } from "./theory.js";
 
@@ -111,7 +111,7 @@ export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
   };
 }
 
-const MEASURED_HEAD = ["γ", { zh: "实测 α", en: "measured α" }, { zh: "每次主模型 forward 的字数", en: "chars / main forward" },
+const MEASURED_HEAD = ["γ", ALPHA_LABEL.dec, { zh: "每次主模型 forward 的字数", en: "chars / main forward" },
   { zh: "公式（该行 α）", en: "formula at the row's α" }, { zh: "实测加速（最小–最大）", en: "measured speedup (min–max)" },
   { zh: "定理 3.8（该行 α、c）", en: "Theorem 3.8 at the row's α, c" }];
 

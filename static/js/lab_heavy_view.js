@@ -5,7 +5,7 @@
 import { h } from "./dom.js";
 import { fixed } from "./format.js";
 import { t } from "./i18n.js";
-import { ENGINE_LABEL, FAMILY_LABEL, joinZh } from "./labels.js";
+import { ALPHA_LABEL, ENGINE_LABEL, FAMILY_LABEL, joinZh } from "./labels.js";
 import { buildHeavyLab, pairedRace, RACE_DRAFTERS, RK_POSITIONS, verifyPrices } from "./lab_heavy.js";
 import { verdictPhrase } from "./theory.js";
 
@@ -117,7 +117,7 @@ const rangeCell = (row) => {
 function raceTable(result, regime) {
   const dial = dialRows(regime, result.scale), engine = ENGINE_LABEL[regime.engine];
   const head = [{ zh: "草稿员", en: "Drafter" }, { zh: "这里：加速比", en: "Here: speedup" }, { zh: "配对重复的范围", en: "Paired repeats" },
-    { zh: "α（沿解码）", en: "α (along decoding)" }, { zh: "每次 forward 的字数", en: "Chars per forward" },
+    ALPHA_LABEL.dec, { zh: "每次 forward 的字数", en: "Chars per forward" },
     { zh: `拨盘：${engine.zh}`, en: `The dial: ${engine.en}` }];
   return h("table", { class: "data cond-table lab-heavy-race" },
     h("caption", {}, t({ zh: `加速比，T = 1，每次 ${result.race.n} 个字`, en: `Speedup, T = 1, ${result.race.n} characters a run` })),

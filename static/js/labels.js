@@ -1,4 +1,12 @@
 // Names that several widgets print: one name per idea in each language.
+// The page's two acceptance rates, never printed under a bare α (glossary #g-alpha-tf, #g-alpha-dec):
+// teacher-forced (real text before every position: ⑤'s map, ⑦'s tables) and counted while decoding
+// (drafts accepted ÷ drafts checked in a timed run: ③'s points, ⑥'s tables, ⑧'s lab).
+export const ALPHA_LABEL = {
+  tf: { zh: "α（teacher forcing）", en: "α (teacher-forced)" },
+  dec: { zh: "α（解码实测）", en: "α (while decoding)" },
+};
+
 export const MODE_LABEL = {
   kvcache: { zh: "KV cache", en: "kv-cache" },
   recompute: { zh: "整窗重算", en: "recompute" },

@@ -3,7 +3,7 @@
 // measured cost at a time. Its arithmetic is ledger_math.js, its sentences ledger_text.js.
 import { foldBox, h, readoutBox } from "./dom.js";
 import { figHTML, fixed } from "./format.js";
-import { FAMILY_LABEL, labelled } from "./labels.js";
+import { ALPHA_LABEL, FAMILY_LABEL, labelled } from "./labels.js";
 import { lang, onLangChange, t } from "./i18n.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 import { laneOf, ledgerSteps, sortFromHash, sortLedger, verdictClass, verdictOf } from "./ledger_math.js";
@@ -17,7 +17,7 @@ export const LEDGER_COLUMNS = [
   { key: "speedup", label: { zh: "实测加速", en: "speedup" } },
   { key: "speedup_theory", label: { zh: "定理 3.8", en: "Theorem 3.8" } },
   { key: "tokens_per_main", label: { zh: "每次主模型 forward 的字数", en: "chars / main forward" } },
-  { key: "alpha", label: { zh: "α", en: "α" } },
+  { key: "alpha", label: ALPHA_LABEL.dec },
   { key: "main_forwards", label: { zh: "主模型 forward", en: "main forwards" } },
   { key: "draft_forwards", label: { zh: "草稿 forward", en: "draft forwards" } },
   { key: "wall", label: { zh: "墙钟（秒）", en: "wall (s)" } },

@@ -3,7 +3,7 @@
 import { h } from "./dom.js";
 import { figHTML, fixed, grouped } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { FAMILY_LABEL } from "./labels.js";
+import { ALPHA_LABEL, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 
 const MODES = ["kvcache", "recompute"];
@@ -55,7 +55,7 @@ export function compareRows(pair, ledger, mtpParams, draftParams) {
   }) });
   return [
     line({ zh: "草稿员的参数", en: "drafter parameters" }, [() => grouped(mtpParams.mtp_head_total), () => grouped(draftParams), null]),
-    line({ zh: "草稿接受率 α", en: "draft acceptance α" }, [(r) => ({ main: fixed(r.alpha, 3), fig: ["alpha-dec", r.fig] }), (r) => ({ main: fixed(r.alpha, 3), fig: ["alpha-dec", r.fig] }), null]),
+    line({ zh: `草稿接受率 ${ALPHA_LABEL.dec.zh}`, en: `draft acceptance ${ALPHA_LABEL.dec.en}` }, [(r) => ({ main: fixed(r.alpha, 3), fig: ["alpha-dec", r.fig] }), (r) => ({ main: fixed(r.alpha, 3), fig: ["alpha-dec", r.fig] }), null]),
     line({ zh: "每次主模型 forward 吐出的字数（理论 1 + α）", en: "characters per main forward (theory: 1 + α)" },
       [(r) => ({ main: fixed(r.tokens_per_main, 3), note: r.tokens_per_main_expected ? theory(fixed(r.tokens_per_main_expected, 3)) : null })]),
     line({ zh: `生成 ${ledger.n_chars} 字的主模型 forward 次数`, en: `main forwards for ${ledger.n_chars} characters` }, [(r) => fixed(r.main_forwards, 1)]),

@@ -4,8 +4,8 @@ import copy
 import pytest
 
 from chapter.build import load_results
-from chapter.views.choosing import (length_table, ngram_payback, slowest_view, t0_clauses, temperature_table,
-                                    texts_table, view)
+from chapter.views.choosing import (length_table, ngram_payback, published, slowest_view, span, t0_clauses,
+                                    temperature_item, temperature_table, texts_table, view)
 from chapter.views.rows import tag_regime, tag_rows
 
 
@@ -15,6 +15,7 @@ def data():
     data = load_results()
     tag_rows(data)
     tag_regime(data)
+    data["published"] = published()
     return data
 
 
@@ -111,8 +112,50 @@ def test_the_committed_results(data):
     assert v["gamma_row"]["mode"] == "kvcache" and v["gamma_row"]["gamma"] == v["gamma"]["measured_gamma"]
     assert v["theory_picks_fastest"] == (v["gamma"]["measured_gamma"] == v["gamma"]["theory_gamma"])
     assert v["wrong_p_unprintable"] == (data["exercises"]["chi2"]["accept_every_draft"]["p_value"] < 1e-300)
-    assert v["start_up"]["family"] == "plain" and v["at_T1"]["temperature"] == 1.0
-    assert v["at_hottest"]["temperature"] == max(data["conditions"]["temperatures"])
+    assert v["start_up"]["family"] == "plain"
+    assert v["alpha_hottest"]["temperature"] == max(data["conditions"]["temperatures"])
+    counts = v["t_counts"]
+    assert sum(counts.values()) == v["t_families"] == len(data["families"]["summary"]["temperature_change"]["families"])
+    assert [p["arxiv"] for p in v["papers"]] == sorted(p["arxiv"] for p in v["papers"]) and v["papers"]
     assert v["n_configs"] == len(v["length_table"]["rows"]) == len(data["conditions"]["configs"])
     assert set(v["latin_zh_labels"]) >= {"ngram", "mtp", "medusa", "eagle"} and "lookup" not in v["latin_zh_labels"]
     assert sum(len(group) for _, group in v["t0_clauses"]) == len(data["families"]["summary"]["temperature_change"]["families"])
+
+
+def temperature_data(verdicts, lowest_T=0.0, papers=()):
+    rows = [{"family": f"f{i}", "at_T0": w} for i, w in enumerate(verdicts)]
+    change = {"engine": "native", "families": rows} | {f"{w}_at_T0": [r["family"] for r in rows if r["at_T0"] == w]
+                                                       for w in ("faster", "slower", "unclear")}
+    gpu = {f"p{i}": {"paper": f"P{i}", "arxiv": arxiv, "by_temperature": {"model": "M", "T0": t0, "T1": t1}}
+           for i, (arxiv, t0, t1) in enumerate(papers)} | {"none": None, "bare": {"paper": "Q", "arxiv": "1"}}
+    return {"families": {"summary": {"temperature_change": change}},
+            "conditions": {"summary": {"temperature": {"lowest_alpha": {"temperature": lowest_T, "alpha": 0.6},
+                                                       "highest": {"temperature": 1.3, "alpha": 0.7}}}},
+            "published": {"gpu": gpu}}
+
+
+def test_the_temperature_item_counts_the_answer_runs_verdicts_and_keeps_the_papers_apart():
+    item = temperature_item(temperature_data(["faster", "slower", "unclear", "unclear"],
+                                             papers=[("2406.1", [4.0, 4.0], [3.6, 3.6]), ("2211.1", [3.1, 3.4], [2.3, 2.6])]))
+    assert item["t_counts"] == {"faster": 1, "slower": 1, "unclear": 2} and item["t_families"] == 4
+    assert item["greedy_seldom_faster"] and item["alpha_lowest_greedy"] and item["temperature_no_reason"]
+    assert [(p["paper"], p["T0"], p["T1"]) for p in item["papers"]] == [("P1", "3.1–3.4", "2.3–2.6"), ("P0", "4", "3.6")]
+    assert item["papers_greedy_above"] and item["papers_lowest_T1"] == 2.3  # papers without by_temperature are left out
+
+
+def test_the_temperature_items_facts_turn_with_the_data():
+    item = temperature_item(temperature_data(["faster", "faster", "unclear"], lowest_T=1.3,
+                                             papers=[("1", [2.0, 2.5], [2.4, 2.6])]))
+    assert not item["greedy_seldom_faster"] and not item["alpha_lowest_greedy"] and not item["temperature_no_reason"]
+    assert not item["papers_greedy_above"]  # the ranges overlap
+    assert temperature_item(temperature_data(["unclear"]))["papers"] == []
+
+
+def test_a_published_span_prints_one_figure_where_its_ends_agree():
+    assert span([3.1, 3.4]) == "3.1–3.4" and span([4.04, 4.04]) == "4.04"
+
+
+def test_temperature_is_no_reason_only_where_every_paper_still_pays_at_T1():
+    data = temperature_data(["unclear", "slower"], papers=[("1", [1.2, 1.3], [0.9, 1.0])])
+    assert not temperature_item(data)["temperature_no_reason"]  # a paper's T = 1 figure at or below 1×
+    assert temperature_item(temperature_data(["unclear", "slower"]))["temperature_no_reason"]  # no paper to contradict

@@ -30,25 +30,52 @@ def test_the_formula_fit_says_every_row_only_when_both_modes_fall_below_theory_i
     assert fit["max_deviation_pct"] == pytest.approx(1.25)
 
 
-def best(*rows):
-    return [{"family": family, "size": size} for family, size in rows]
+def timed(size, speedup, lo=None, hi=None, n=3, family="draft"):
+    lo, hi = speedup if lo is None else lo, speedup if hi is None else hi
+    return {"family": family, "shape": "chain", "size": size, "speedup": speedup,
+            "speedup_runs": {"min": lo, "max": hi, "n": n}, "verdict": "unclear"}
 
 
-def regime(light, heavy):
-    return {"points": [{"best": {"T1": light}}, {"best": {"T1": []}}, {"best": {"T1": heavy}}],
-            "sweep": {"gammas": [1, 2, 3]}, "candidates": {"draft": [["chain", 2], ["chain", 6]]}}
+def point(scale, best, tried):
+    return {"scale": scale, "main_bytes": 1000 * scale, "best": {"T1": best}, "choose": {"T1": tried}}
 
 
-def test_the_dial_picks_the_draft_model_row_of_the_lightest_and_the_heaviest_scale():
-    dial = gamma.dial_draft(regime(best(("ngram", 3), ("draft", 5)), best(("draft", 2), ("mtp", 1))))
-    assert (dial["light"]["size"], dial["heavy"]["size"]) == (5, 2)
-    assert dial["light_among"] == [1, 2, 3]
-    assert dial["heavy_among"] == [2, 6]  # the candidates' sizes, without their shape
+def choice_data(light, heavy):
+    return {"regime": {"engine": "native", "points": [light, point(4, [], []), heavy]}}
 
 
-def test_the_dial_says_nothing_when_a_scale_lacks_the_draft_model():
-    assert gamma.dial_draft(regime(best(("draft", 5)), best(("ngram", 3)))) is None
-    assert gamma.dial_draft(regime([], best(("draft", 2)))) is None
+def test_the_best_gamma_table_takes_the_dials_two_ends():
+    light = point(1, [timed(5, 1.5, 1.3, 1.8, n=7), timed(3, 1.2, family="ngram")],
+                  [timed(g, s, n=1) for g, s in ((1, 1.1), (4, 1.55), (5, 1.6), (8, 1.2))] + [timed(2, 3.0, n=1, family="ngram")])
+    heavy = point(140, [timed(3, 2.0, 1.8, 2.05)], [timed(g, s, n=1) for g, s in ((2, 2.02), (3, 2.03), (6, 1.7))])
+    c = gamma.gamma_choice(choice_data(light, heavy))
+    assert [r["where"] for r in c["rows"]] == ["light", "heavy"]
+    assert [r["best"]["size"] for r in c["rows"]] == [5, 3] and [r["main_bytes"] for r in c["rows"]] == [1000, 140000]
+    assert [r["runner"]["size"] for r in c["rows"]] == [4, 2]  # the ngram's choosing run is not the draft model's
+    assert c["rows"][0]["runner_fig"] == "draft|chain4|native|kvcache|T1|regime-x1-choose"
+    assert c["rows"][1]["runner_fig"] == "draft|chain2|native|kvcache|T1|regime-x140-choose"
+    assert (c["rows"][0]["tried_en"], c["rows"][0]["tried_zh"]) == ("1, 4, 5, 8", "1、4、5、8")
+    assert c["interior"] and c["flat"] and (c["best_lo"], c["best_hi"]) == (3, 5)
+
+
+def test_the_rule_of_thumbs_facts_fail_on_one_row():
+    light = point(1, [timed(8, 1.5, 1.4, 1.6)], [timed(g, s, n=1) for g, s in ((2, 1.2), (8, 1.55))])  # best at the end
+    heavy = point(140, [timed(3, 2.0, 1.95, 2.05)], [timed(g, s, n=1) for g, s in ((2, 1.5), (3, 2.03), (6, 1.7))])
+    c = gamma.gamma_choice(choice_data(light, heavy))
+    assert not c["rows"][0]["interior"] and not c["interior"]
+    assert not c["rows"][1]["runner_within"] and not c["flat"]  # 1.5 lies below the best's 1.95–2.05
+
+
+def test_the_best_gamma_table_needs_the_draft_model_at_both_ends():
+    light = point(1, [timed(3, 1.2, family="ngram")], [timed(3, 1.2, n=1, family="ngram")])
+    heavy = point(140, [timed(3, 2.0)], [timed(3, 2.0, n=1)])
+    assert gamma.gamma_choice(choice_data(light, heavy)) is None
+    assert gamma.gamma_choice(choice_data(point(1, [timed(3, 1.2)], []), heavy)) is None  # no choosing runs
+
+
+def test_tried_text_names_a_run_of_gammas_by_its_ends():
+    assert gamma.tried_text([3, 1, 2, 4], ", ") == "1–4"
+    assert gamma.tried_text([1, 2], ", ") == "1, 2" and gamma.tried_text([2, 3, 4, 6], "、") == "2、3、4、6"
 
 
 def test_the_view_of_the_committed_results(data):
@@ -62,5 +89,8 @@ def test_the_view_of_the_committed_results(data):
     runs = data["models"]["runs"]
     assert (v["main_layers"], v["draft_layers"]) == (runs["main_s0"]["config"]["n_layer"], runs["draft_s0"]["config"]["n_layer"])
     assert v["main_layers"] > v["draft_layers"]
-    assert v["dial"]["light"]["family"] == v["dial"]["heavy"]["family"] == "draft"
-    assert v["dial"]["heavy"] in data["regime"]["points"][-1]["best"]["T1"]
+    light, heavy = v["choice"]["rows"]
+    assert light["best"] in data["regime"]["points"][0]["best"]["T1"] and light["best"]["family"] == "draft"
+    assert heavy["best"] in data["regime"]["points"][-1]["best"]["T1"] and heavy["best"]["family"] == "draft"
+    for row in (light, heavy):  # the runner-up is another γ, tried on the same engine
+        assert row["runner"]["size"] != row["best"]["size"]

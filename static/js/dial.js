@@ -146,8 +146,8 @@ export function rkTable(regime, ks = [2, 5, 9]) {
 const COLUMNS = [
   { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
   { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
-  { label: { zh: "加速比", en: "Speedup" }, cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}×` },
-  { label: { zh: "判断（成对测量的范围）", en: "Verdict (paired repeats)" }, cell: (r) => verdictBadgeHTML(r.speedup_runs, lang(), FAMILY_LABEL.plain) },
+  { label: { zh: "加速比，判断（成对测量）", en: "Speedup, verdict (paired repeats)" },
+    cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× ${verdictBadgeHTML(r.speedup_runs, lang(), FAMILY_LABEL.plain)}` },
   { label: { zh: "定理 3.8", en: "Theorem 3.8" },
     cell: (r) => (r.theory ? `${fixed(r.theory.with_verify_price, 2)}×` : "—") },
   { label: { zh: "α", en: "α" }, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },

@@ -60,15 +60,16 @@ export function verdictBadgeText(runs) {
   return { zh: `${word.zh} · ${span} · ${runs.n} 对`, en: `${word.en} · ${span} · ${runs.n} pairs` };
 }
 
+// The accessible name starts with the words shown (axe: label-content-name-mismatch), then says them in full.
 export function verdictAria(runs, plain) {
-  const span = `${runs.min.toFixed(2)}–${runs.max.toFixed(2)}×`;
-  if (runs.n < 2) return { zh: `只测了一次，分不出和${plain.zh}谁快`, en: `a single run: it cannot tell this row from ${plain.en}` };
-  return {
-    faster: { zh: `${runs.n} 次成对测量都比${plain.zh}快（${span}）`, en: `faster than ${plain.en} in all ${runs.n} paired repeats (${span})` },
-    slower: { zh: `${runs.n} 次成对测量都比${plain.zh}慢（${span}）`, en: `slower than ${plain.en} in all ${runs.n} paired repeats (${span})` },
-    unclear: { zh: `和${plain.zh}分不出快慢：${runs.n} 次成对测量在 ${span} 之间，有高于 1× 的也有低于 1× 的`,
-      en: `can't tell from ${plain.en}: ${runs.n} paired repeats span ${span}, on both sides of 1×` },
+  const shown = verdictBadgeText(runs);
+  const full = runs.n < 2 ? { zh: `一次测量分不出它和${plain.zh}谁快`, en: `a single run cannot tell this row from ${plain.en}` } : {
+    faster: { zh: `${runs.n} 次成对测量都比${plain.zh}快`, en: `faster than ${plain.en} in all ${runs.n} paired repeats` },
+    slower: { zh: `${runs.n} 次成对测量都比${plain.zh}慢`, en: `slower than ${plain.en} in all ${runs.n} paired repeats` },
+    unclear: { zh: `成对测量有高于 1× 的也有低于 1× 的，分不出它和${plain.zh}谁快`,
+      en: `the paired repeats fall on both sides of 1×, so this measurement cannot tell it from ${plain.en}` },
   }[pairedVerdict(runs)];
+  return { zh: `${shown.zh}：${full.zh}`, en: `${shown.en}: ${full.en}` };
 }
 
 // The badge's attributes in order and its words: what verdictBadgeHTML writes and dom.js verdictBadge builds.

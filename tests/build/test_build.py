@@ -359,9 +359,9 @@ def test_every_verdict_follows_the_rule_and_only_the_verdict_macro_words_one():
     assert '<span lang="zh">分不出 · 0.87–1.77× · 7 对</span><span lang="en">can&#39;t tell · 0.87–1.77× · 7 pairs</span></a>' in page
     assert '<span lang="zh">更快 · 1.05–1.40× · 7 对</span><span lang="en">faster · 1.05–1.40× · 7 pairs</span></a>' in page
     assert page.count('href="#rule-verdict"') == 2
-    # ...and screen readers hear the full sentence, in both languages
-    assert 'data-aria-en="faster than plain decoding in all 7 paired repeats (1.05–1.40×)"' in page
-    assert 'data-aria-zh="7 次成对测量都比普通解码快（1.05–1.40×）"' in page
+    # ...and screen readers hear the words shown, then the full sentence, in both languages
+    assert 'data-aria-en="faster · 1.05–1.40× · 7 pairs: faster than plain decoding in all 7 paired repeats"' in page
+    assert 'data-aria-zh="更快 · 1.05–1.40× · 7 对：7 次成对测量都比普通解码快"' in page
     # a verdict badge that says faster for repeats that cross 1x is caught
     lying = verdict_html(faster).replace('data-min="1.05"', 'data-min="0.95"')
     assert "rule gives 'unclear'" in site_build.verdict_clashes(lying)[0]

@@ -183,6 +183,7 @@ test("verdict badge: the rule's word, the range and the count; a link to the rul
     const aria = verdictAria(runs, plain);
     assert.ok(html.includes(`aria-label="${escapeHTML(aria.en)}"`) && html.includes(`data-aria-zh="${escapeHTML(aria.zh)}"`));
   }
-  assert.equal(verdictAria({ min: 2.16, max: 3.02, n: 3 }, plain).en, "faster than plain decoding in all 3 paired repeats (2.16–3.02×)");
-  assert.equal(verdictAria({ min: 0.95, max: 1.1, n: 3 }, plain).zh, "和普通解码分不出快慢：3 次成对测量在 0.95–1.10× 之间，有高于 1× 的也有低于 1× 的");
+  // the accessible name starts with the words shown, then says them in full
+  assert.equal(verdictAria({ min: 2.16, max: 3.02, n: 3 }, plain).en, "faster · 2.16–3.02× · 3 pairs: faster than plain decoding in all 3 paired repeats");
+  assert.equal(verdictAria({ min: 0.95, max: 1.1, n: 3 }, plain).zh, "分不出 · 0.95–1.10× · 3 对：成对测量有高于 1× 的也有低于 1× 的，分不出它和普通解码谁快");
 });

@@ -137,7 +137,7 @@ export function initLedger(ledger, models) {
   function render() {
     for (const m of modes) el(`ledger-mode-${m}`).setAttribute("aria-pressed", String(m === state.mode));
     renderBody();
-    el("ledger-readouts").replaceChildren(...ledgerSummary(rows, state.mode).map((r) => readoutBox(r.value, r.runs ? [t(r.key), " ", verdictBadge(r.runs)] : t(r.key), r.cls)));
+    el("ledger-readouts").replaceChildren(...ledgerSummary(rows, state.mode).map((r) => readoutBox(r.value, r.runs ? [t(r.key), verdictBadge(r.runs)] : t(r.key), r.cls)));
     const row = rows[state.row];
     el("ledger-card").replaceChildren(...cardNodes(row, plainOf(laneOf(row)), costsOf(laneOf(row)), paramShare, stepsFold));
   }

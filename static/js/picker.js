@@ -254,7 +254,7 @@ export function initPicker(families, conditions, published, regime) {
     const items = ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },
       h("strong", {}, t(item.dont ? item.label : FAMILY_LABEL[item.method])),
       item.dont ? null : speedupLabel(item),
-      item.runs ? [" ", verdictBadge(item.runs)] : null,
+      item.runs ? verdictBadge(item.runs) : null,
       item.reasons.length ? h("span", { class: "pick-reason" }, item.reasons.map(t).join(t({ zh: "；", en: "; " }))) : null));
     // the first SHOWN answer the question; the rest of the ranking folds away under them
     const shown = more ? SHOWN : items.length;

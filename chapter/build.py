@@ -17,6 +17,7 @@ let through, named with the template line it arose at).
 """
 import argparse
 import functools
+import html as html_lib
 import json
 import os
 import random
@@ -43,7 +44,7 @@ from chapter.views.choosing import published
 from chapter.views.dial import dial_view, peer_view
 from chapter.views.lab import lab_compare
 from chapter.views.mtp import deepseek_scale
-from chapter.views.rows import paired_verdict, tag_regime, tag_rows
+from chapter.views.rows import paired_verdict, tag_regime, tag_rows, verdict_badge
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -300,6 +301,7 @@ def environment(templates):
     env.filters["sci"] = sci
     env.globals["ms_pair"] = ms_pair
     env.filters["shuffled"] = shuffled
+    env.globals["verdict_badge"] = verdict_badge  # chapter/views/rows.py: a verdict's badge words (macros.verdict)
     env.globals["trails"] = CODE_TRAIL  # chapter/code_trail.py: the end of every section
     # Filled anew by every render, in place: jinja2 keeps an imported template (macros.html.j2) with
     # the globals it first saw, so a new object here would not reach it.
@@ -418,23 +420,29 @@ def check_figures(html):
     return figure_clashes(FIGURE.findall(text), set(re.findall(r'id="g-([\w-]+)"', text)))
 
 
-# a verdict printed by macros.verdict, with the paired speedups it was judged on
-VERDICT = re.compile(r'<span class="verdict v-\w+" data-v="(\w+)" data-min="([^"]+)" data-max="([^"]+)" data-n="(\d+)">'
-                     r'(<span lang="zh">[^<]*</span><span lang="en">[^<]*</span>)</span>')
+# a verdict badge printed by macros.verdict (or format.js verdictBadgeHTML), with the paired speedups
+# it was judged on: its class, its verdict, min, max, n, and the words it shows in each language
+VERDICT = re.compile(r'<a class="verdict v-(\w+)" href="#rule-verdict" data-v="(\w+)" data-min="([^"]+)" data-max="([^"]+)" '
+                     r'data-n="(\d+)"[^>]*><span lang="zh">([^<]*)</span><span lang="en">([^<]*)</span></a>')
 # wording that calls a row faster or slower than plain decoding: only macros.verdict may print it,
-# or a sentence that states the rule itself ("in every paired repeat", 每次配对重复都/里都)
+# or a sentence that states the rule itself ("in every paired repeat", 每次配对重复都/里都, 每次成对测量都/里都)
 VERDICT_WORDS = re.compile(r"\b(?:(?:faster|slower) than|beats?) plain decoding(?! in (?:every|all \d+) paired repeats?)|"
-                           r"(?<!配对重复都)(?<!配对重复里都)(?:比普通解码还?[快慢]|[快慢](?:过|于)普通解码)")
+                           r"(?<!配对重复都)(?<!配对重复里都)(?<!成对测量都)(?<!成对测量里都)(?:比普通解码还?[快慢]|[快慢](?:过|于)普通解码)")
 
 
 def verdict_clashes(html):
-    """Every verdict on the page follows the one rule (views.paired_verdict) for the paired speedups
-    it was printed with, and no sentence calls a row faster or slower than plain decoding except
-    through macros.verdict. Returns the problems, each in a line."""
+    """Every verdict badge on the page follows the one rule (views.paired_verdict) for the paired
+    speedups it was printed with, and shows the words rows.verdict_badge gives them; no sentence calls
+    a row faster or slower than plain decoding except through macros.verdict. Returns the problems,
+    each in a line."""
     text = re.sub(r"<script\b.*?</script>|<style\b.*?</style>", "", html, flags=re.S)
-    problems = [f"a verdict says {v!r} where the rule gives {rule!r} (paired repeats {lo}–{hi}, n = {n})"
-                for v, lo, hi, n, _ in VERDICT.findall(text)
-                if v != (rule := paired_verdict({"min": float(lo), "max": float(hi), "n": int(n)}))]
+    problems = []
+    for cls, v, lo, hi, n, zh, en in VERDICT.findall(text):
+        runs = {"min": float(lo), "max": float(hi), "n": int(n)}
+        if v != (rule := paired_verdict(runs)) or cls != v:
+            problems.append(f"a verdict says {v!r} (class v-{cls}) where the rule gives {rule!r} (paired repeats {lo}–{hi}, n = {n})")
+        elif [html_lib.unescape(zh), html_lib.unescape(en)] != [(want := verdict_badge(runs))["zh"], want["en"]]:
+            problems.append(f"a verdict badge reads {html_lib.unescape(en)!r} / {html_lib.unescape(zh)!r} where its runs give {want['en']!r} / {want['zh']!r}")
     rest = re.sub(r"<[^>]+>", "", VERDICT.sub("", text))
     problems += [f"a sentence calls a row faster or slower outside the verdict rule: …{rest[max(0, m.start() - 80):m.end() + 20]}…"
                  for m in VERDICT_WORDS.finditer(rest)]

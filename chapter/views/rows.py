@@ -92,6 +92,22 @@ def paired_verdict(runs):
         return "unclear"
     return "faster" if runs["min"] > 1 else "slower" if runs["max"] < 1 else "unclear"
 
+# The words of a verdict badge (macros.verdict; static/js/format.js verdictBadgeHTML is its twin):
+# the verdict, the paired speedups' range and their count, each language on its own.
+BADGE_WORD = {"faster": {"zh": "更快", "en": "faster"}, "slower": {"zh": "更慢", "en": "slower"},
+              "unclear": {"zh": "分不出", "en": "can't tell"}}
+BADGE_ONE_RUN = {"zh": "只测一次", "en": "one run"}
+
+
+def verdict_badge(runs):
+    """{zh, en}: a timed row's verdict as its badge prints it, "faster · 2.16–3.02× · 3 pairs" /
+    "更快 · 2.16–3.02× · 3 对"; a single run, which the rule cannot judge, is "one run" / "只测一次"."""
+    if runs["n"] < 2:
+        return dict(BADGE_ONE_RUN)
+    word, span = BADGE_WORD[paired_verdict(runs)], f"{runs['min']:.2f}–{runs['max']:.2f}×"
+    return {"zh": f"{word['zh']} · {span} · {runs['n']} 对", "en": f"{word['en']} · {span} · {runs['n']} pairs"}
+
+
 def judge(row):
     """A timed row gets its verdict (macros.verdict prints it; check_verdicts holds the page to it)."""
     row["verdict"] = paired_verdict(row["speedup_runs"])

@@ -3,8 +3,8 @@
 // decoding against the main model's bytes, the price of a verify (r_k) at every scale, and one
 // scale's rows; ① draws the r_k curves alone.
 import { h, s } from "./dom.js";
-import { figHTML, fixed } from "./format.js";
-import { onLangChange, t } from "./i18n.js";
+import { figHTML, fixed, verdictBadgeHTML } from "./format.js";
+import { lang, onLangChange, t } from "./i18n.js";
 import { configLabel } from "./family_ledger.js";
 import { ALPHA_LABEL, ENGINE_LABEL, FAMILY_LABEL, familyClass, familyDash } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
@@ -179,18 +179,11 @@ export function rkTable(regime, ks = [2, 5, 9]) {
         innerHTML: `${figHTML(fixed(p.r[String(k)], 2), "r", `${p.fig_r}|k${k}`)} / ${fixed(p.roofline.r[String(k)], 2)}` }))))));
 }
 
-const VERDICT = {
-  faster: { zh: "更快", en: "faster" },
-  slower: { zh: "更慢", en: "slower" },
-  unclear: { zh: "分不出", en: "cannot tell" },
-};
-
 const COLUMNS = [
   { label: { zh: "方法", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
   { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
-  { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
-    cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },
-  { label: { zh: "判断", en: "Verdict" }, cell: (r) => t(VERDICT[r.verdict]) },
+  { label: { zh: "加速比，判断（成对测量）", en: "Speedup, verdict (paired repeats)" },
+    cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× ${verdictBadgeHTML(r.speedup_runs, lang(), FAMILY_LABEL.plain)}` },
   { label: { zh: "定理 3.8", en: "Theorem 3.8" },
     cell: (r) => (r.theory ? `${fixed(r.theory.with_verify_price, 2)}×` : "—") },
   { label: ALPHA_LABEL.dec, cell: (r) => (r.alpha === undefined || r.alpha === null || r.shape === "tree" ? "—" : figHTML(fixed(r.alpha, 3), "alpha-dec", r.fig)) },

@@ -1,5 +1,9 @@
 // Tiny DOM helpers: build HTML and SVG elements, and a column chart made of plain elements
 // (text stays readable at any width; the chart scrolls sideways when it has many columns).
+import { verdictBadgeParts } from "./format.js";
+import { lang } from "./i18n.js";
+import { FAMILY_LABEL } from "./labels.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 export function h(tag, attrs = {}, ...children) {
@@ -23,6 +27,13 @@ function setAttrs(el, attrs) {
     else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
     else el.setAttribute(key, value === true ? "" : value);
   }
+}
+
+// A timed row's verdict badge as an element (format.js verdictBadgeParts, the twin of macros.verdict),
+// its aria-label in the page's language now. runs: the row's paired speedups {min, max, n}.
+export function verdictBadge(runs) {
+  const { attrs, text } = verdictBadgeParts(runs, lang(), FAMILY_LABEL.plain);
+  return h("a", attrs, h("span", { lang: "zh" }, text.zh), h("span", { lang: "en" }, text.en));
 }
 
 // Present for screen readers, invisible on screen (the usual clip pattern).

@@ -2,12 +2,11 @@
 // rₖ measured here beside the dial's (regime.json, the native engine on this chapter's CPU), and a
 // paired race of plain decoding against three drafters at the configurations the dial chose at the
 // same scale. The work is lab_heavy.js's; this file holds the controls, the tables and the words.
-import { h } from "./dom.js";
+import { h, verdictBadge } from "./dom.js";
 import { fixed } from "./format.js";
 import { t } from "./i18n.js";
 import { ALPHA_LABEL, ENGINE_LABEL, FAMILY_LABEL, joinZh } from "./labels.js";
 import { buildHeavyLab, pairedRace, RACE_DRAFTERS, RK_POSITIONS, verifyPrices } from "./lab_heavy.js";
-import { verdictPhrase } from "./theory.js";
 
 // Characters per decode of the race (the dial decodes 200; a tab has less patience). The models as
 // trained write one in about 0.3 ms here, so they get more: with runs of 100 (30 ms) the n-gram
@@ -83,9 +82,9 @@ export function heavySays(result, regime) {
   const { race, prices, scale } = result, point = regime.points.find((p) => p.scale === scale);
   const dial = dialRows(regime, scale);
   const parts = race.rows.map((row) => {
-    const phrase = verdictPhrase(row.speedups), name = FAMILY_LABEL[row.method];
-    return { zh: `${name.zh}（γ = ${row.gamma}）${fixed(row.speedup, 2)}×，${phrase.zh}（${joinZh("本章 CPU 上的", ENGINE_LABEL[regime.engine].zh)}：${fixed(dial[row.method].speedup, 2)}×）`,
-      en: `${name.en} (γ = ${row.gamma}) ${fixed(row.speedup, 2)}×, ${phrase.en} (the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU: ${fixed(dial[row.method].speedup, 2)}×)` };
+    const name = FAMILY_LABEL[row.method];
+    return { zh: `${name.zh}（γ = ${row.gamma}）${fixed(row.speedup, 2)}×（${joinZh("本章 CPU 上的", ENGINE_LABEL[regime.engine].zh)}：${fixed(dial[row.method].speedup, 2)}×）`,
+      en: `${name.en} (γ = ${row.gamma}) ${fixed(row.speedup, 2)}× (the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU: ${fixed(dial[row.method].speedup, 2)}×)` };
   });
   const r5 = prices.r[5].median, dial5 = point.r["5"];
   const drift = driftNote(race.rows);
@@ -108,15 +107,9 @@ export function driftNote(rows) {
   };
 }
 
-const VERDICT_WORD = { faster: { zh: "更快", en: "faster" }, slower: { zh: "更慢", en: "slower" }, unclear: { zh: "分不出", en: "cannot tell" } };
-const rangeCell = (row) => {
-  const span = `${fixed(row.speedups.min, 2)}–${fixed(row.speedups.max, 2)}×`, word = VERDICT_WORD[row.verdict];
-  return { zh: `${span}（${word.zh}）`, en: `${span} (${word.en})` };
-};
-
 function raceTable(result, regime) {
   const dial = dialRows(regime, result.scale), engine = ENGINE_LABEL[regime.engine];
-  const head = [{ zh: "草稿员", en: "Drafter" }, { zh: "这里：加速比", en: "Here: speedup" }, { zh: "配对重复的范围", en: "Paired repeats" },
+  const head = [{ zh: "草稿员", en: "Drafter" }, { zh: "这里：加速比", en: "Here: speedup" }, { zh: "判断（成对测量的范围）", en: "Verdict (paired repeats)" },
     ALPHA_LABEL.dec, { zh: "每次 forward 的字数", en: "Chars per forward" },
     { zh: `拨盘：${engine.zh}`, en: `The dial: ${engine.en}` }];
   return h("table", { class: "data cond-table lab-heavy-race" },
@@ -125,7 +118,7 @@ function raceTable(result, regime) {
     h("tbody", {}, result.race.rows.map((row) => h("tr", { "data-family": row.method, "data-verdict": row.verdict },
       h("th", { scope: "row" }, `${t(FAMILY_LABEL[row.method])} γ = ${row.gamma}`),
       h("td", { class: "num" }, `${fixed(row.speedup, 2)}×`),
-      h("td", { class: "num" }, t(rangeCell(row))),
+      h("td", { class: "num" }, verdictBadge(row.speedups)),
       h("td", { class: "num" }, row.alpha === null ? "—" : fixed(row.alpha, 3)),
       h("td", { class: "num" }, fixed(row.tokensPerMain, 2)),
       h("td", { class: "num" }, `${fixed(dial[row.method].speedup, 2)}×`)))));

@@ -1,7 +1,7 @@
 // Section ⑥: the ledger. Every method in one table (sortable, by mouse or keyboard), a mode switch,
 // and a card that walks from the row's Theorem-3.8 prediction to its measured speedup, one
 // measured cost at a time. Its arithmetic is ledger_math.js, its sentences ledger_text.js.
-import { foldBox, h, readoutBox } from "./dom.js";
+import { foldBox, h, readoutBox, verdictBadge } from "./dom.js";
 import { figHTML, fixed } from "./format.js";
 import { ALPHA_LABEL, FAMILY_LABEL, labelled } from "./labels.js";
 import { lang, onLangChange, t } from "./i18n.js";
@@ -137,7 +137,7 @@ export function initLedger(ledger, models) {
   function render() {
     for (const m of modes) el(`ledger-mode-${m}`).setAttribute("aria-pressed", String(m === state.mode));
     renderBody();
-    el("ledger-readouts").replaceChildren(...ledgerSummary(rows, state.mode).map((r) => readoutBox(r.value, t(r.key), r.cls)));
+    el("ledger-readouts").replaceChildren(...ledgerSummary(rows, state.mode).map((r) => readoutBox(r.value, r.runs ? [t(r.key), verdictBadge(r.runs)] : t(r.key), r.cls)));
     const row = rows[state.row];
     el("ledger-card").replaceChildren(...cardNodes(row, plainOf(laneOf(row)), costsOf(laneOf(row)), paramShare, stepsFold));
   }

@@ -3,7 +3,7 @@
 // ledger_math.js computes.
 import { fixed, grouped, percent } from "./format.js";
 import { FAMILY_LABEL, joinZh, MODE_LABEL, modePhrase, ENGINE_LABEL } from "./labels.js";
-import { isFlat, verdictPhrase } from "./theory.js";
+import { isFlat } from "./theory.js";
 import { laneOf, slowerThanPlain, verdictClass } from "./ledger_math.js";
 
 const ms = (s) => fixed(1000 * s, 3);
@@ -140,7 +140,8 @@ export function ledgerVerdict(row, plain, st) {
   };
 }
 
-// The three readouts over the table for one lane: [{value, key: {zh, en}}].
+// The three readouts over the table for one lane: [{value, key: {zh, en}, runs?}] (runs: the
+// paired speedups whose verdict badge follows the key).
 export function ledgerSummary(rows, lane) {
   const inMode = rows.filter((r) => laneOf(r) === lane && r.method !== "plain");
   const plain = rows.find((r) => laneOf(r) === lane && r.method === "plain");
@@ -152,9 +153,8 @@ export function ledgerSummary(rows, lane) {
       zh: `主模型 forward 最多省掉的比例（${name(fewest).zh}：${fixed(fewest.main_forwards, 0)} 次，${FAMILY_LABEL.plain.zh} ${grouped(plain.main_forwards)} 次）`,
       en: `the largest cut in main forwards (${name(fewest).en}: ${fixed(fewest.main_forwards, 0)} against ${FAMILY_LABEL.plain.en}'s ${grouped(plain.main_forwards)})` } },
     { value: `${fixed(fastest.speedup, 2)}×`, cls: verdictClass(fastest),
-      key: { zh: `中位数最快的一行：${name(fastest).zh}；${verdictPhrase(fastest.speedup_runs).zh}`,
-        en: `the fastest row by its median: ${name(fastest).en}; ${verdictPhrase(fastest.speedup_runs).en}` } },
-    { value: `${inMode.filter(slowerThanPlain).length} / ${inMode.length}`, key: { zh: `每次配对重复都慢于${FAMILY_LABEL.plain.zh}的投机解码行`, en: `speculative rows slower than ${FAMILY_LABEL.plain.en} in every paired repeat` } },
+      key: { zh: `中位数最快的一行：${name(fastest).zh}`, en: `the fastest row by its median: ${name(fastest).en}` }, runs: fastest.speedup_runs },
+    { value: `${inMode.filter(slowerThanPlain).length} / ${inMode.length}`, key: { zh: `每次成对测量都比${FAMILY_LABEL.plain.zh}慢的投机解码行`, en: `speculative rows slower than ${FAMILY_LABEL.plain.en} in every paired repeat` } },
   ];
 }
 

@@ -4,12 +4,12 @@
 // (families.json: the dial's first point; regime.json: its last), and conditions.json; on a GPU they are published
 // figures (static/data/published.json, in the chapter data as `published`), each labelled with
 // its paper and setting and never mixed with ours.
-import { h } from "./dom.js";
+import { h, verdictBadge } from "./dom.js";
 import { escapeHTML, figHTML, fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
 import { ENGINE_LABEL, FAMILY, FAMILY_LABEL } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
-import { pairedVerdict, verdictPhrase } from "./theory.js";
+import { pairedVerdict } from "./theory.js";
 
 export const INPUTS = {
   regime: ["cpu", "twin", "gpu", "batch"],
@@ -118,16 +118,16 @@ export function scopeNote(situation, families, regime) {
 function cpuRanking(situation, families, conditions, regime) {
   const { rows } = measuredRows(families, situation, regime);
   const ranked = rows.filter((r) => allowed(r.family, situation)).sort((a, b) => b.speedup - a.speedup).map((r) => ({
-    method: r.family, source: "measured", speedup: r.speedup, verdict: pairedVerdict(r.speedup_runs),
+    method: r.family, source: "measured", speedup: r.speedup, verdict: pairedVerdict(r.speedup_runs), runs: r.speedup_runs,
     label: { zh: `${fixed(r.speedup, 2)}×（${configText(r).zh}）`, en: `${fixed(r.speedup, 2)}× (${configText(r).en})` },
     figure: { text: fixed(r.speedup, 2), quantity: "speedup", condition: r.fig }, // the label's number, tagged when drawn
     reasons: [{ zh: `每次 forward ${fixed(r.tokens_per_main, 2)} 个字，起草每轮 ${fixed(r.drafter_per_round, 2)} 次 forward 的价钱`,
       en: `${fixed(r.tokens_per_main, 2)} characters per forward, drafting at ${fixed(r.drafter_per_round, 2)} forwards' worth per round` },
-    verdictPhrase(r.speedup_runs), ...alphaNote(r.family, situation, conditions)],
+    ...alphaNote(r.family, situation, conditions)],
   }));
   // the chapter's verdict rule: a method is called faster only when every paired repeat is above 1×
   if (!ranked.some((r) => r.verdict === "faster")) {
-    return [dont({ zh: `剩下的方法在本章没有一种每次配对重复都快过${FAMILY_LABEL.plain.zh}`, en: `no remaining method measured here is faster than ${FAMILY_LABEL.plain.en} in every paired repeat` }), ...ranked];
+    return [dont({ zh: `剩下的方法在本章没有一种在每次成对测量里都比${FAMILY_LABEL.plain.zh}快`, en: `no remaining method measured here is faster than ${FAMILY_LABEL.plain.en} in every paired repeat` }), ...ranked];
   }
   const plain = { method: "plain", source: "measured", speedup: 1, label: { zh: "1×（基准）", en: "1× (the baseline)" }, reasons: [] };
   return [...ranked.filter((r) => r.verdict === "faster"), plain, ...ranked.filter((r) => r.verdict !== "faster")];
@@ -254,6 +254,7 @@ export function initPicker(families, conditions, published, regime) {
     const items = ranked.map((item, i) => h("li", { "data-method": item.method, "data-source": item.source, class: i === 0 ? "top" : null },
       h("strong", {}, t(item.dont ? item.label : FAMILY_LABEL[item.method])),
       item.dont ? null : speedupLabel(item),
+      item.runs ? verdictBadge(item.runs) : null,
       item.reasons.length ? h("span", { class: "pick-reason" }, item.reasons.map(t).join(t({ zh: "；", en: "; " }))) : null));
     // the first SHOWN answer the question; the rest of the ranking folds away under them
     const shown = more ? SHOWN : items.length;

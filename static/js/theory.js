@@ -31,19 +31,6 @@ export function pairedVerdict(runs) {
   return runs.min > 1 ? "faster" : runs.max < 1 ? "slower" : "unclear";
 }
 
-// The verdict in words, as templates/macros.html.j2 verdict prints it: {zh, en}.
-export function verdictPhrase(runs) {
-  const span = `${runs.min.toFixed(2)}–${runs.max.toFixed(2)}×`;
-  return {
-    faster: { zh: `${runs.n} 次配对重复都快过${FAMILY_LABEL.plain.zh}，${span}`, en: `faster than ${FAMILY_LABEL.plain.en} in all ${runs.n} paired repeats, ${span}` },
-    slower: { zh: `${runs.n} 次配对重复都慢于${FAMILY_LABEL.plain.zh}，${span}`, en: `slower than ${FAMILY_LABEL.plain.en} in all ${runs.n} paired repeats, ${span}` },
-    unclear: runs.n < 2
-      ? { zh: `只跑了一次，分不出和${FAMILY_LABEL.plain.zh}谁快`, en: `a single run, which cannot tell it from ${FAMILY_LABEL.plain.en}` }
-      : { zh: `这次测量分不出它和${FAMILY_LABEL.plain.zh}谁快：${runs.n} 次配对重复在 ${span} 之间，跨过 1×`,
-        en: `no difference from ${FAMILY_LABEL.plain.en} this measurement can see: ${runs.n} paired repeats span ${span}, across 1×` },
-  }[pairedVerdict(runs)];
-}
-
 // The best γ in 1..maxGamma; atEdge: a longer chain would do better still; pays: beats plain.
 export function optimalGamma(alpha, c, maxGamma) {
   let best = 1;

@@ -13,7 +13,7 @@ from markupsafe import escape
 from chapter import build as site_build
 from chapter.listings import ListingError, listings, region
 from chapter.schema import ResultsError
-from chapter.views.rows import paired_verdict
+from chapter.views.rows import paired_verdict, verdict_badge
 from tests.helpers import ROOT
 
 
@@ -344,22 +344,33 @@ def test_a_declared_family_families_json_has_not_swept_yet_is_named():
 
 
 def verdict_html(runs):
-    """What macros.verdict prints for a row with these paired speedups (its verdict from views)."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(site_build.TEMPLATES), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
+    """What macros.verdict prints for a row with these paired speedups (its verdict from views), in the
+    build's own template environment, with the committed registry's names."""
+    env = site_build.environment(site_build.TEMPLATES)
+    registry = site_build.load_results()["registry"]
+    env.globals["registry"].update({"families": {f["name"]: f for f in registry["families"]},
+                                    "engines": {e["name"]: e["label"] for e in registry["engines"]}})
     row = {"speedup_runs": runs, "verdict": paired_verdict(runs)}
     return env.from_string('{% from "macros.html.j2" import verdict %}{{ verdict(row) }}').render(row=row)
 
 
 def test_every_verdict_follows_the_rule_and_only_the_verdict_macro_words_one():
     faster, straddling = {"min": 1.05, "max": 1.4, "n": 7}, {"min": 0.87, "max": 1.77, "n": 7}
-    page = f"<p>The draft model ran 1.13×: {verdict_html(straddling)}; the n-gram table, {verdict_html(faster)}.</p>"
+    page = f"<p>The draft model ran 1.13× {verdict_html(straddling)}; the n-gram table, {verdict_html(faster)}.</p>"
     assert site_build.verdict_clashes(page) == []
-    assert "no difference from plain decoding this measurement can see: 7 paired repeats span 0.87–1.77×, across 1×" in page
-    assert "faster than plain decoding in all 7 paired repeats, 1.05–1.40×" in page
-    # a verdict span that says faster for repeats that cross 1x is caught
+    # a badge: the verdict, the range, the pairs, in each language; a link to the rule stated once in ⑥
+    assert '<span lang="zh">分不出 · 0.87–1.77× · 7 对</span><span lang="en">can&#39;t tell · 0.87–1.77× · 7 pairs</span></a>' in page
+    assert '<span lang="zh">更快 · 1.05–1.40× · 7 对</span><span lang="en">faster · 1.05–1.40× · 7 pairs</span></a>' in page
+    assert page.count('href="#rule-verdict"') == 2
+    # ...and screen readers hear the words shown, then the full sentence, in both languages
+    assert 'data-aria-en="faster · 1.05–1.40× · 7 pairs: faster than plain decoding in all 7 paired repeats"' in page
+    assert 'data-aria-zh="更快 · 1.05–1.40× · 7 对：7 次成对测量都比普通解码快"' in page
+    # a verdict badge that says faster for repeats that cross 1x is caught
     lying = verdict_html(faster).replace('data-min="1.05"', 'data-min="0.95"')
     assert "rule gives 'unclear'" in site_build.verdict_clashes(lying)[0]
+    # so is one whose words are not its runs' (the range, or the word)
+    for wrong in (verdict_html(faster).replace("· 1.05–1.40× · 7 对", "· 1.25–1.40× · 7 对"), verdict_html(faster).replace(">faster ·", ">slower ·")):
+        assert "a verdict badge reads" in site_build.verdict_clashes(wrong)[0]
     # so is a sentence that calls a row faster without the macro, in either language
     for sentence in ("<p>It is 1.13× faster than plain decoding.</p>", "<p>草稿模型比普通解码快。</p>",
                      "<p>the draft model beats plain decoding</p>"):
@@ -368,7 +379,19 @@ def test_every_verdict_follows_the_rule_and_only_the_verdict_macro_words_one():
             site_build.check_verdicts(sentence)
     # ...unless the sentence states the rule itself
     assert site_build.verdict_clashes("<p>9 families beat plain decoding in every paired repeat.</p>") == []
-    assert site_build.verdict_clashes("<p>每次配对重复都比普通解码快。</p>") == []
+    assert site_build.verdict_clashes("<p>每次成对测量都比普通解码快。</p>") == []
+
+
+def test_a_verdict_badge_words_its_runs_as_the_widgets_twin_does():
+    """rows.verdict_badge, as tests/js/helpers.test.mjs holds format.js verdictBadgeText to the same words."""
+    assert verdict_badge({"min": 2.16, "max": 3.02, "n": 3}) == {"zh": "更快 · 2.16–3.02× · 3 对", "en": "faster · 2.16–3.02× · 3 pairs"}
+    assert verdict_badge({"min": 0.61, "max": 0.7, "n": 5}) == {"zh": "更慢 · 0.61–0.70× · 5 对", "en": "slower · 0.61–0.70× · 5 pairs"}
+    assert verdict_badge({"min": 0.95, "max": 1.1, "n": 3}) == {"zh": "分不出 · 0.95–1.10× · 3 对", "en": "can't tell · 0.95–1.10× · 3 pairs"}
+    assert verdict_badge({"min": 1.0, "max": 1.2, "n": 3})["en"] == "can't tell · 1.00–1.20× · 3 pairs"  # 1× itself is not above 1×
+    assert verdict_badge({"min": 1.4, "max": 1.4, "n": 1}) == {"zh": "只测一次", "en": "one run"}
+    js = (site_build.ROOT / "static/js/format.js").read_text(encoding="utf-8")
+    for word in ("更快", "更慢", "分不出", "只测一次", "faster", "slower", "can't tell", "one run"):
+        assert f'"{word}"' in js, word
 
 
 def test_a_second_render_in_one_process_reads_its_own_registry():

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { readFileSync } from "node:fs";
 import { calcRows, defaultChar, histColumns, routes, shownChars } from "../../static/js/acceptance.js";
-import { charLabel, escapeHTML, fixed, grouped, percent, sci, textLabel } from "../../static/js/format.js";
+import { charLabel, escapeHTML, fixed, grouped, percent, sci, textLabel, verdictAria, verdictBadgeHTML, verdictBadgeText } from "../../static/js/format.js";
 import { chooseLang, LANG_TOGGLE } from "../../static/js/i18n.js";
 import { formatHash, hashGet, intInRange, onHashChange, ownEntry, parseHash } from "../../static/js/state.js";
 import { sweepTable } from "../../static/js/sweep.js";
@@ -164,4 +164,26 @@ test("own entries only: a key from the hash never finds what every object inheri
   } finally {
     delete globalThis.location;
   }
+});
+
+test("verdict badge: the rule's word, the range and the count; a link to the rule; the full sentence for screen readers", () => {
+  const plain = { zh: "普通解码", en: "plain decoding" };
+  const cases = [
+    [{ min: 2.16, max: 3.02, n: 3 }, "faster", { zh: "更快 · 2.16–3.02× · 3 对", en: "faster · 2.16–3.02× · 3 pairs" }],
+    [{ min: 0.61, max: 0.7, n: 5 }, "slower", { zh: "更慢 · 0.61–0.70× · 5 对", en: "slower · 0.61–0.70× · 5 pairs" }],
+    [{ min: 0.95, max: 1.1, n: 3 }, "unclear", { zh: "分不出 · 0.95–1.10× · 3 对", en: "can't tell · 0.95–1.10× · 3 pairs" }],
+    [{ min: 1.0, max: 1.2, n: 3 }, "unclear", { zh: "分不出 · 1.00–1.20× · 3 对", en: "can't tell · 1.00–1.20× · 3 pairs" }],
+    [{ min: 1.4, max: 1.4, n: 1 }, "unclear", { zh: "只测一次", en: "one run" }],
+  ];
+  for (const [runs, v, text] of cases) {
+    assert.deepEqual(verdictBadgeText(runs), text);
+    const html = verdictBadgeHTML(runs, "en", plain);
+    // the markup build.py VERDICT reads in the templates' badges
+    assert.match(html, new RegExp(`^<a class="verdict v-${v}" href="#rule-verdict" data-v="${v}" data-min="${runs.min}" data-max="${runs.max}" data-n="${runs.n}" [^>]*><span lang="zh">${text.zh}</span><span lang="en">${text.en.replace("'", "'")}</span></a>$`));
+    const aria = verdictAria(runs, plain);
+    assert.ok(html.includes(`aria-label="${escapeHTML(aria.en)}"`) && html.includes(`data-aria-zh="${escapeHTML(aria.zh)}"`));
+  }
+  // the accessible name starts with the words shown, then says them in full
+  assert.equal(verdictAria({ min: 2.16, max: 3.02, n: 3 }, plain).en, "faster · 2.16–3.02× · 3 pairs: faster than plain decoding in all 3 paired repeats");
+  assert.equal(verdictAria({ min: 0.95, max: 1.1, n: 3 }, plain).zh, "分不出 · 0.95–1.10× · 3 对：成对测量有高于 1× 的也有低于 1× 的，分不出它和普通解码谁快");
 });

@@ -8,6 +8,7 @@ import "./registry.mjs";
 import {
   citation, decodeSituation, encodeSituation, initPicker, INPUTS, PRESETS, recommend, scopeNote, situationFromHash,
 } from "../../static/js/picker.js";
+import { verdictBadgeText } from "../../static/js/format.js";
 import { editHash, fakeSelect, FakeElement, installDom } from "./fake_dom.mjs";
 
 const read = (name) => JSON.parse(readFileSync(new URL(`../../experiments/results/${name}.json`, import.meta.url)));
@@ -205,7 +206,8 @@ test("CPU: a method whose paired repeats straddle 1× is not called faster: it g
   assert.deepEqual(methods(ranked), ["ngram", "plain", "draft"]);
   const draft = ranked.find((r) => r.method === "draft");
   assert.equal(draft.verdict, "unclear");
-  assert.ok(draft.reasons.some((r) => /no difference from plain decoding this measurement can see: 5 paired repeats span 0\.97–1\.07×/.test(r.en)));
+  // its verdict badge reads the row's own paired repeats (format.js verdictBadgeText)
+  assert.deepEqual(verdictBadgeText(draft.runs), { zh: "分不出 · 0.97–1.07× · 5 对", en: "can't tell · 0.97–1.07× · 5 pairs" });
   // only straddling rows left: the answer is don't
   assert.equal(methods(ranking(CPU, fakeFamilies({ draft: 1.02, mtp: 0.99 })))[0], "dont");
 });

@@ -26,6 +26,11 @@ def test_the_dial_draws_every_family_and_its_buttons_pick_the_table(open_page, l
     page.click("#dial-table-box > summary")  # the table opens from its box
     rows = dial.locator(".dial-rows tbody tr")
     assert rows.count() == len(POINTS[-1]["best"]["T1"])
+    # each row's verdict is the page's badge (format.js verdictBadgeParts), in the page's language
+    badges = dial.locator(".dial-rows tbody a.verdict")
+    assert badges.evaluate_all("bs => bs.map((b) => b.dataset.v)") == [r["verdict"] for r in POINTS[-1]["best"]["T1"]]
+    word = {"en": {"faster": "faster", "slower": "slower", "unclear": "can't tell"}, "zh": {"faster": "更快", "slower": "更慢", "unclear": "分不出"}}[lang]
+    assert [b.split(" · ")[0] for b in badges.all_inner_texts()] == [word[r["verdict"]] for r in POINTS[-1]["best"]["T1"]]
     assert mb(POINTS[-1]["main_bytes"]) in dial.locator(".dial-rows caption").inner_text()
     page.click("#dial-widget [data-dial-t=T0]")
     assert rows.count() == len(POINTS[-1]["best"]["T0"])

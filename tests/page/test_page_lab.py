@@ -292,6 +292,8 @@ def test_the_heavy_race_runs_on_webassembly_with_the_page_verdict_rule(open_page
         assert row["verdict"] == ("faster" if runs["min"] > 1 else "slower" if runs["max"] < 1 else "unclear")
         cells = page.locator(f'#lab-heavy-race tr[data-family="{row["method"]}"] td')
         assert cells.nth(0).inner_text() == f"{row['speedup']:.2f}×"
+        badge = cells.nth(1).locator("a.verdict")  # format.js verdictBadgeParts: the rule's word, a link to the rule
+        assert (badge.get_attribute("data-v"), badge.get_attribute("href")) == (row["verdict"], "#rule-verdict")
         assert cells.nth(4).inner_text() == f"{dial[row['method']]['speedup']:.2f}×"
     assert sorted(result["race"]["rows"][i]["method"] for i in range(3)) == ["draft", "mtp", "ngram"]
     assert list(result["prices"]["r"]) == [str(k) for k in range(1, 10)]

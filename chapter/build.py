@@ -425,9 +425,9 @@ def check_figures(html):
 VERDICT = re.compile(r'<a class="verdict v-(\w+)" href="#rule-verdict" data-v="(\w+)" data-min="([^"]+)" data-max="([^"]+)" '
                      r'data-n="(\d+)"[^>]*><span lang="zh">([^<]*)</span><span lang="en">([^<]*)</span></a>')
 # wording that calls a row faster or slower than plain decoding: only macros.verdict may print it,
-# or a sentence that states the rule itself ("in every paired repeat", 每次配对重复都/里都, 每次成对测量都/里都)
+# or a sentence that states the rule itself ("in every paired repeat", 每次成对测量都/里都)
 VERDICT_WORDS = re.compile(r"\b(?:(?:faster|slower) than|beats?) plain decoding(?! in (?:every|all \d+) paired repeats?)|"
-                           r"(?<!配对重复都)(?<!配对重复里都)(?<!成对测量都)(?<!成对测量里都)(?:比普通解码还?[快慢]|[快慢](?:过|于)普通解码)")
+                           r"(?<!成对测量都)(?<!成对测量里都)(?:比普通解码还?[快慢]|[快慢](?:过|于)普通解码)")
 
 
 def verdict_clashes(html):

@@ -300,7 +300,7 @@ export function raceVerdict(r) {
   const x = (v) => `${fixed(v, 2)}×`;
   const name = FAMILY_LABEL[r.method];
   const head = {
-    zh: `在你的浏览器里，这一场${/^[A-Za-z]/.test(name.zh) ? " " : ""}${name.zh}${/[A-Za-z]$/.test(name.zh) ? " " : ""}跑出${FAMILY_LABEL.plain.zh} ${x(r.speedup)} 的速度（只有一场，不是配对重复：再跑几场，看看它变动多少）。`,
+    zh: `在你的浏览器里，这一场${/^[A-Za-z]/.test(name.zh) ? " " : ""}${name.zh}${/[A-Za-z]$/.test(name.zh) ? " " : ""}跑出${FAMILY_LABEL.plain.zh} ${x(r.speedup)} 的速度（只有一场，不是成对测量：再跑几场，看看它变动多少）。`,
     en: `In your browser, this race ran the ${name.en} at ${x(r.speedup)} the speed of ${FAMILY_LABEL.plain.en} (one race, not paired repeats: race again to see how much it moves).`,
   };
   if (r.theory === null) return head;

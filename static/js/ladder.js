@@ -96,7 +96,7 @@ export function chartTitle(ladder, temperature) {
 export function chartNote(ladder, verifyAt) {
   const r = `r${sub(verifyAt)}`;
   return {
-    zh: `${r}：同一引擎上 ${verifyAt} 个新位置的 forward ÷ 1 个位置的 forward，两者紧挨着计时。括号里是 ${ladder.repeats} 次配对重复（同一个采样种子的${FAMILY_LABEL.plain.zh} ÷ 这一行）的最小值和最大值。`,
+    zh: `${r}：同一引擎上 ${verifyAt} 个新位置的 forward ÷ 1 个位置的 forward，两者紧挨着计时。括号里是 ${ladder.repeats} 次成对测量（同一个采样种子的${FAMILY_LABEL.plain.zh} ÷ 这一行）的最小值和最大值。`,
     en: `${r}: a forward over ${verifyAt} new positions ÷ one over 1 position on that engine, timed back to back. In brackets: the smallest and largest of ${ladder.repeats} paired repeats (${FAMILY_LABEL.plain.en} ÷ the row, same sampling seed).`,
   };
 }

@@ -61,5 +61,5 @@ def test_the_rule_is_defined_once_with_a_verdict_beside_it(rendered_page):
     rule = rendered_page[start:rendered_page.index("</div>", start)]
     en, zh = lang_text(rule, "en"), lang_text(rule, "zh")
     assert "every paired repeat lies above 1×" in en and "cannot tell" in en and "range" in en
-    assert "配对测量" in zh and "都高于 1×" in zh and "分不出" in zh
+    assert "成对测量" in zh and "都高于 1×" in zh and "分不出" in zh
     assert 'class="verdict' in rule

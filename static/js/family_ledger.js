@@ -20,7 +20,7 @@ export function laneRows(rows, engine, temperature) {
 }
 
 const COLUMNS = [
-  { label: { zh: "家族", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
+  { label: { zh: "方法", en: "Family" }, cell: (r) => t(FAMILY_LABEL[r.family]) },
   { label: { zh: "配置", en: "Configuration" }, cell: (r) => t(configLabel(r)) },
   { label: { zh: "加速比（最小–最大）", en: "Speedup (min–max)" },
     cell: (r) => `${figHTML(fixed(r.speedup, 2), "speedup", r.fig)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)})` },

@@ -44,22 +44,22 @@ export function dialRows(regime, scale) {
 }
 
 export const KERNEL_NOTE = {
-  wasm: { zh: "这里的 forward 用 WebAssembly SIMD（128 位，float32，乘和加分开舍入）：一次验收的几个位置一起读每个权重。权重要从内存读进来时（重的孪生），这才省时间；权重在缓存里时（原样的模型），贵的是乘加本身。",
+  wasm: { zh: "这里的 forward 用 WebAssembly SIMD（128 位，float32，乘和加分开舍入）：一次验收的几个位置一起读每个权重。权重要从内存读进来时（加重版），这才省时间；权重在缓存里时（原样的模型），贵的是乘加本身。",
     en: "The forward here runs on WebAssembly SIMD (128-bit, float32, multiply and add rounded apart): a verify's positions read each weight together. That saves time where the weights must come from memory (a heavy twin); while they sit in cache (the models as trained), the multiply-adds themselves are the cost." },
-  js: { zh: "这里的 forward 是 JavaScript 的（float32 的权重，float64 的算术）：这个浏览器没有 WebAssembly SIMD，或者网址里写了 lab-forward=js。重的孪生在它上面要跑太久，所以这里只让原样的模型赛跑。",
+  js: { zh: "这里的 forward 是 JavaScript 的（float32 的权重，float64 的算术）：这个浏览器没有 WebAssembly SIMD，或者网址里写了 lab-forward=js。加重版在它上面要跑太久，所以这里只让原样的模型赛跑。",
     en: "The forward here is JavaScript's (float32 weights, float64 arithmetic): this browser has no WebAssembly SIMD, or the address says lab-forward=js. A heavy twin would take far too long on it, so only the models as trained race here." },
 };
 
 // the main model's bytes, and all three networks' (what the tab's memory must hold)
 const scaleLabel = ({ scale, mainBytes, allBytes }) => (scale === 1
   ? { zh: `模型原样（主模型 ${mb(mainBytes)}）`, en: `as trained (main model ${mb(mainBytes)})` }
-  : { zh: `${scale}× 孪生：主模型 ${mb(mainBytes)}，共 ${mb(allBytes)}`,
+  : { zh: `${scale}× 加重版：主模型 ${mb(mainBytes)}，共 ${mb(allBytes)}`,
     en: `${scale}× twin: main ${mb(mainBytes)}, ${mb(allBytes)} in all` });
 
 const NOTE = {
   building: ({ scale }) => (scale === 1
     ? { zh: "正在把原样的模型放进一块新的内存……", en: "Loading the models as trained into a fresh memory…" }
-    : { zh: `正在生成重 ${scale} 倍的孪生……`, en: `Building the twin ${scale}× heavier…` }),
+    : { zh: `正在生成重 ${scale} 倍的加重版……`, en: `Building the twin ${scale}× heavier…` }),
   pricing: { zh: "正在测验收的价钱 rₖ（每个 k 和 1 个位置交替计时）……", en: "Timing the verify's price rₖ (each k in turn with one position)…" },
   racing: (pair, method) => ({ zh: `赛跑：第 ${pair + 1} / ${HEAVY_PAIRS} 对，${FAMILY_LABEL[method].zh}……`,
     en: `Racing: pair ${pair + 1} of ${HEAVY_PAIRS}, ${FAMILY_LABEL[method].en}…` }),
@@ -73,7 +73,7 @@ function builtNote(built) {
   const held = memory ? { zh: `；这块 WebAssembly 内存共 ${mb(memory)}`, en: `; its WebAssembly memory holds ${mb(memory)} in all` } : { zh: "", en: "" };
   return built.scale === 1
     ? { zh: `模型原样：${sizes.zh}${held.zh}。`, en: `The models as trained: ${sizes.en}${held.en}.` }
-    : { zh: `重 ${built.scale} 倍的孪生用 ${fixed(built.ms, 0)} 毫秒生成：${sizes.zh}${held.zh}。`,
+    : { zh: `重 ${built.scale} 倍的加重版用 ${fixed(built.ms, 0)} 毫秒生成：${sizes.zh}${held.zh}。`,
       en: `The twin ${built.scale}× heavier took ${fixed(built.ms, 0)} ms to build: ${sizes.en}${held.en}.` };
 }
 
@@ -178,7 +178,7 @@ export function initHeavyRace(ui, regime, { getLab, newKernel, prompt, say }) {
     if (st.kernel === "js") say(ui.forwardNote, KERNEL_NOTE.js);
     ui.go.disabled = st.busy || !st.kernel;
     ui.go.textContent = t(ui.scale.value === "1" ? { zh: "让原样的模型赛跑", en: "Race the models as trained" }
-      : { zh: "生成孪生，开始赛跑", en: "Build the twin and race" });
+      : { zh: "生成加重版，开始赛跑", en: "Build the twin and race" });
     const r = st.result;
     ui.race.replaceChildren(...(r ? [raceTable(r, regime)] : []));
     ui.legend.textContent = r ? t(raceLegend(r, regime)) : "";

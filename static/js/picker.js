@@ -109,7 +109,7 @@ export function scopeNote(situation, families, regime) {
   }
   const { engine, temperature, bytes } = measuredRows(families, situation, regime);
   const engineName = ENGINE_LABEL[engine];
-  const model = bytes ? { zh: `⑥ 最重的孪生（主模型 ${fixed(bytes / 1e6, 0)} MB）`, en: `⑥'s heaviest twin (a ${fixed(bytes / 1e6, 0)} MB main model)` }
+  const model = bytes ? { zh: `⑥ 最加重版（主模型 ${fixed(bytes / 1e6, 0)} MB）`, en: `⑥'s heaviest twin (a ${fixed(bytes / 1e6, 0)} MB main model)` }
     : { zh: "模型原样", en: "the model as trained" };
   return { zh: `本章实测，相对同一引擎的${FAMILY_LABEL.plain.zh}：${model.zh}，${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
     en: `Measured here, over ${FAMILY_LABEL.plain.en} on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
@@ -182,7 +182,7 @@ export function recommend(situation, families, conditions, published, regime) {
 
 const CHOICE_LABEL = {
   regime: { cpu: { zh: "CPU，模型原样，待在缓存里（本章）", en: "CPU, the model as trained, in cache (this chapter)" },
-    twin: { zh: "CPU，远大于缓存的模型（⑥ 最重的孪生）", en: "CPU, a model far past the cache (⑥'s heaviest twin)" },
+    twin: { zh: "CPU，远大于缓存的模型（⑥ 最加重版）", en: "CPU, a model far past the cache (⑥'s heaviest twin)" },
     gpu: { zh: "GPU 单路生成（受内存带宽限制）", en: "GPU, one stream (memory-bound)" },
     batch: { zh: "GPU 大批量服务（算力已满）", en: "GPU serving a large batch (compute-bound)" } },
   text: { open: { zh: "开放写作", en: "open-ended writing" }, repeat: { zh: "重复的 / 像代码的", en: "repetitive or code-like" },

@@ -248,4 +248,4 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     assert f"a verify of 5 positions costs 1.37× one position as trained and 1.04× on the {size} twin" in en
     assert "9 positions 2.46× and 1.21×" in en
     zh = busy(build.render(data), "zh")
-    assert f"验收 5 个位置是 1 个位置的 1.37 倍（模型原样），最重的孪生（主模型 {size}）上是 1.04 倍" in zh
+    assert f"验收 5 个位置是 1 个位置的 1.37 倍（模型原样），最加重版（主模型 {size}）上是 1.04 倍" in zh

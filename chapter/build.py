@@ -338,14 +338,9 @@ def refill(mapping, new):
     mapping.update(new)
 
 
-def render(data, rerun=None):
-    """The page from the loaded results; rerun: load_rerun's file or None, for ⑥'s dial view only."""
-    env = environment(TEMPLATES)
-    refill(env.globals["listings"], listings())  # chapter/listings.py: ①'s code, read from the source it shows
-    refill(env.globals["registry"], {  # registry.json: every family's and engine's name (macros fname, engine_name)
-        "families": {f["name"]: f for f in data["registry"]["families"]},
-        "engines": {e["name"]: e["label"] for e in data["registry"]["engines"]}})
-    css = inline_css()
+def prepared(data):
+    """The page data the templates, the views and the scripts read: the loaded results without the
+    lab's weights, every timed row tagged, and the views the scripts read as well."""
     page_data = {k: v for k, v in data.items() if k != LAB}
     page_data["lab_meta"] = lab_meta(data[LAB])
     tag_rows(page_data)  # chapter/views/rows.py: the condition each timed row's figures are printed under
@@ -355,6 +350,18 @@ def render(data, rerun=None):
     page_data["lab_compare"] = lab_compare(page_data)  # chapter/views/lab.py: the rows ⑧ holds the lab to
     page_data["published"] = published()  # static/data/published.json: papers' figures, for ⑦'s picker
     page_data["deepseek"] = deepseek_scale(page_data, page_data["published"])  # ④'s FAQ: the scales apart
+    return page_data
+
+
+def render(data, rerun=None):
+    """The page from the loaded results; rerun: load_rerun's file or None, for ⑥'s dial view only."""
+    env = environment(TEMPLATES)
+    refill(env.globals["listings"], listings())  # chapter/listings.py: ①'s code, read from the source it shows
+    refill(env.globals["registry"], {  # registry.json: every family's and engine's name (macros fname, engine_name)
+        "families": {f["name"]: f for f in data["registry"]["families"]},
+        "engines": {e["name"]: e["label"] for e in data["registry"]["engines"]}})
+    css = inline_css()
+    page_data = prepared(data)
     if rerun is not None:  # its rows' figures get a condition of their own: another measurement of the same rows
         tag_regime({"regime": rerun}, run=f"rerun-{rerun['meta']['git_commit'][:7]}")
     return join_chinese_lines(env.get_template("page.html.j2").render(

@@ -5,7 +5,6 @@ import shutil
 import subprocess
 import sys
 
-import jinja2
 import orjson
 import pytest
 from markupsafe import escape

@@ -3,20 +3,8 @@ import copy
 
 import pytest
 
-from chapter.build import load_results
-from chapter.views.choosing import (length_table, ngram_payback, published, slowest_view, span, t0_clauses,
-                                    temperature_item, temperature_table, texts_table, view)
-from chapter.views.rows import tag_regime, tag_rows
-
-
-@pytest.fixture(scope="module")
-def data():
-    """The committed results, tagged as build.render tags them."""
-    data = load_results()
-    tag_rows(data)
-    tag_regime(data)
-    data["published"] = published()
-    return data
+from chapter.views.choosing import (length_table, ngram_payback, slowest_view, span, t0_clauses, temperature_item,
+                                    temperature_table, texts_table, view)
 
 
 def registry(*names):
@@ -105,21 +93,21 @@ def test_the_slowest_rows_estimate_is_made_of_the_printed_figures():
     assert slowest_view(with_unclear)["n_unclear"] == 1
 
 
-def test_the_committed_results(data):
-    before = copy.deepcopy(data)
-    v = view(data)
-    assert data == before  # a view never changes what it reads
+def test_the_committed_results(page_data):
+    before = copy.deepcopy(page_data)
+    v = view(page_data)
+    assert page_data == before  # a view never changes what it reads
     assert v["gamma_row"]["mode"] == "kvcache" and v["gamma_row"]["gamma"] == v["gamma"]["measured_gamma"]
     assert v["theory_picks_fastest"] == (v["gamma"]["measured_gamma"] == v["gamma"]["theory_gamma"])
-    assert v["wrong_p_unprintable"] == (data["exercises"]["chi2"]["accept_every_draft"]["p_value"] < 1e-300)
+    assert v["wrong_p_unprintable"] == (page_data["exercises"]["chi2"]["accept_every_draft"]["p_value"] < 1e-300)
     assert v["start_up"]["family"] == "plain"
-    assert v["alpha_hottest"]["temperature"] == max(data["conditions"]["temperatures"])
+    assert v["alpha_hottest"]["temperature"] == max(page_data["conditions"]["temperatures"])
     counts = v["t_counts"]
-    assert sum(counts.values()) == v["t_families"] == len(data["families"]["summary"]["temperature_change"]["families"])
+    assert sum(counts.values()) == v["t_families"] == len(page_data["families"]["summary"]["temperature_change"]["families"])
     assert [p["arxiv"] for p in v["papers"]] == sorted(p["arxiv"] for p in v["papers"]) and v["papers"]
-    assert v["n_configs"] == len(v["length_table"]["rows"]) == len(data["conditions"]["configs"])
+    assert v["n_configs"] == len(v["length_table"]["rows"]) == len(page_data["conditions"]["configs"])
     assert set(v["latin_zh_labels"]) >= {"ngram", "mtp", "medusa", "eagle"} and "lookup" not in v["latin_zh_labels"]
-    assert sum(len(group) for _, group in v["t0_clauses"]) == len(data["families"]["summary"]["temperature_change"]["families"])
+    assert sum(len(group) for _, group in v["t0_clauses"]) == len(page_data["families"]["summary"]["temperature_change"]["families"])
 
 
 def temperature_data(verdicts, lowest_T=0.0, papers=()):

@@ -5,7 +5,7 @@ import pytest
 
 from chapter.build import load_results
 from chapter.views import dial
-from chapter.views.rows import tag_regime, tag_rows
+from chapter.views.rows import tag_regime
 
 
 def row(family, verdict, shape="chain", size=3, speedup=1.2):
@@ -67,11 +67,8 @@ def test_theorem_3_8_lines_skip_empty_temperatures_and_count_the_close_chains_in
     assert dial.theory_lines({"T0": {"rows": 2, "close": 0.15, "misses": [], "largest_close_gap": None}})[0]["largest_close_pct"] is None
 
 
-def test_the_committed_dial_and_the_view_leaves_it_as_it_was():
-    results = load_results()
-    tag_rows(results)
-    tag_regime(results)
-    results["dial"] = dial.dial_view(results)
+def test_the_committed_dial_and_the_view_leaves_it_as_it_was(page_data):
+    results = page_data
     before = json.dumps(results, sort_keys=True)
     v = dial.view(results)
     assert json.dumps(results, sort_keys=True) == before

@@ -4,18 +4,8 @@ import copy
 
 import pytest
 
-from chapter.build import load_results
 from chapter.views import engines
 from chapter.views.dial import peer_view
-from chapter.views.rows import tag_regime, tag_rows
-
-
-@pytest.fixture(scope="module")
-def data():
-    data = load_results()
-    tag_rows(data)
-    tag_regime(data)
-    return data
 
 
 def compiled_summary(in_loop, alone_min, extra_clear=False):
@@ -112,18 +102,18 @@ def test_a_twin_row_is_named_by_whose_engine_and_which_method(engine, family, ou
     assert (row["ours"], row["plain"], row["assisted"], row["ms_per_char"]) == (ours, plain, assisted, 1.0)
 
 
-def test_the_view_of_the_committed_results(data):
-    before = copy.deepcopy(data)
-    v = engines.view(data)
-    assert data == before  # a view never changes the data the page's scripts get
+def test_the_view_of_the_committed_results(page_data):
+    before = copy.deepcopy(page_data)
+    v = engines.view(page_data)
+    assert page_data == before  # a view never changes the page_data the page's scripts get
     lane = v["compiled"]
     assert (lane["row"]["method"], lane["row"]["gamma"]) == (lane["fastest"]["method"], lane["fastest"]["gamma"])
-    assert lane["row"] in data["ledger"]["compiled"]["rows"]
-    ladder = data["ladder"]
+    assert lane["row"] in page_data["ledger"]["compiled"]["rows"]
+    ladder = page_data["ladder"]
     assert [s["key"] for s in v["ladder"]["says"]] == [f"T{t:g}" for t in ladder["temperatures"]]
     assert v["ladder"]["last"] == ladder["engines"][-1]
-    assert v["params"] == data["models"]["runs"]["main_s0"]["params"]
-    twin = peer_view(data)
+    assert v["params"] == page_data["models"]["runs"]["main_s0"]["params"]
+    twin = peer_view(page_data)
     assert [r["row"] for r in v["twin"]["rows"]] == [r["row"] for r in twin["rows"]]
     assert sum(not r["ours"] for r in v["twin"]["rows"]) == sum(r["row"]["engine"] == "transformers" for r in twin["rows"])
-    assert v["twin"]["native_r2_below_one"] is (data["regime"]["points"][-1]["r"]["2"] < 1)
+    assert v["twin"]["native_r2_below_one"] is (page_data["regime"]["points"][-1]["r"]["2"] < 1)

@@ -7,16 +7,7 @@ import pytest
 
 from chapter import build
 from chapter.views import families
-from chapter.views.rows import find_row, tag_regime, tag_rows
-
-
-@pytest.fixture(scope="module")
-def page_data():
-    """The results as render() hands them to the views: the lab left out, every timed row tagged."""
-    data = {k: v for k, v in build.load_results().items() if k != build.LAB}
-    tag_rows(data)
-    tag_regime(data)
-    return data
+from chapter.views.rows import find_row
 
 
 def timed(family, engine="native", temperature=1.0, size=3, verify=1.256, draft=0.124, rest=0.333, chars=2.004):

@@ -3,17 +3,7 @@ import copy
 
 import pytest
 
-from chapter.build import load_results
 from chapter.views import gamma
-from chapter.views.rows import tag_regime, tag_rows
-
-
-@pytest.fixture(scope="module")
-def data():
-    data = load_results()
-    tag_rows(data)
-    tag_regime(data)
-    return data
 
 
 def summary(kv_below, kv_rows, rc_below, rc_rows):
@@ -78,19 +68,19 @@ def test_tried_text_names_a_run_of_gammas_by_its_ends():
     assert gamma.tried_text([1, 2], ", ") == "1, 2" and gamma.tried_text([2, 3, 4, 6], "、") == "2、3、4、6"
 
 
-def test_the_view_of_the_committed_results(data):
-    before = copy.deepcopy(data)
-    v = gamma.view(data)
-    assert data == before  # a view never changes the data the page's scripts get
-    sweep = data["gamma_sweep"]
+def test_the_view_of_the_committed_results(page_data):
+    before = copy.deepcopy(page_data)
+    v = gamma.view(page_data)
+    assert page_data == before  # a view never changes the page_data the page's scripts get
+    sweep = page_data["gamma_sweep"]
     assert v["best"] is sweep["summary"]["fastest"]["kvcache"]
     assert v["n_gammas"] == len(sweep["gammas"]) and v["gamma_before_max"] == sweep["gamma_max"] - 1
     assert v["tokens_drop"] is (sweep["summary"]["tokens_drops"] > 0)
-    runs = data["models"]["runs"]
+    runs = page_data["models"]["runs"]
     assert (v["main_layers"], v["draft_layers"]) == (runs["main_s0"]["config"]["n_layer"], runs["draft_s0"]["config"]["n_layer"])
     assert v["main_layers"] > v["draft_layers"]
     light, heavy = v["choice"]["rows"]
-    assert light["best"] in data["regime"]["points"][0]["best"]["T1"] and light["best"]["family"] == "draft"
-    assert heavy["best"] in data["regime"]["points"][-1]["best"]["T1"] and heavy["best"]["family"] == "draft"
+    assert light["best"] in page_data["regime"]["points"][0]["best"]["T1"] and light["best"]["family"] == "draft"
+    assert heavy["best"] in page_data["regime"]["points"][-1]["best"]["T1"] and heavy["best"]["family"] == "draft"
     for row in (light, heavy):  # the runner-up is another γ, tried on the same engine
         assert row["runner"]["size"] != row["best"]["size"]

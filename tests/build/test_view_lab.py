@@ -5,20 +5,7 @@ import copy
 import jinja2
 import pytest
 
-from chapter.build import lab_meta, load_results
 from chapter.views import lab
-from chapter.views.rows import tag_regime, tag_rows
-
-
-@pytest.fixture(scope="module")
-def page_data():
-    """The committed results as render() hands them to the views."""
-    data = load_results()
-    data["lab_meta"] = lab_meta(data.pop("lab"))
-    tag_rows(data)
-    tag_regime(data)
-    data["lab_compare"] = lab.lab_compare(data)
-    return data
 
 
 def costs(positions, flat_until, r):

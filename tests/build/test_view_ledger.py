@@ -6,7 +6,7 @@ import pytest
 
 from chapter.build import load_results
 from chapter.views import ledger
-from chapter.views.rows import tag_regime, tag_rows
+from chapter.views.rows import tag_regime
 
 
 def ledger_row(method, mode, gamma=0, **fields):
@@ -74,10 +74,8 @@ def test_the_greedy_checks_are_grouped_by_mode_in_their_order_and_a_mismatch_cou
     assert "differs_from" not in checks[1]
 
 
-def test_the_committed_ledger_and_the_view_leaves_it_as_it_was():
-    results = load_results()
-    tag_rows(results)
-    tag_regime(results)
+def test_the_committed_ledger_and_the_view_leaves_it_as_it_was(page_data):
+    results = page_data
     before = json.dumps(results, sort_keys=True)
     v = ledger.view(results)
     assert json.dumps(results, sort_keys=True) == before

@@ -4,21 +4,7 @@ import copy
 
 import pytest
 
-from chapter.build import load_results
 from chapter.views import mtp
-from chapter.views.choosing import published
-from chapter.views.rows import tag_regime, tag_rows
-
-
-@pytest.fixture(scope="module")
-def page_data():
-    """The committed results as render() hands them to the views."""
-    data = load_results()
-    tag_rows(data)
-    tag_regime(data)
-    data["published"] = published()
-    data["deepseek"] = mtp.deepseek_scale(data, data["published"])
-    return data
 
 
 def verdict(beyond, t=-3.0, df=2, ci95=(-0.02, -0.01), mean=-0.015):

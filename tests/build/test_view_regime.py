@@ -3,22 +3,8 @@ import json
 
 import pytest
 
-from chapter.build import load_results
 from chapter.views import regime
-from chapter.views.choosing import published
-from chapter.views.dial import dial_end, dial_view
-from chapter.views.rows import tag_regime, tag_rows
-
-
-@pytest.fixture(scope="module")
-def page_data():
-    """The committed results tagged as build.render() tags them, with the views the summary reads."""
-    data = load_results()
-    tag_rows(data)
-    tag_regime(data)
-    data["dial"] = dial_view(data)
-    data["published"] = published()
-    return data
+from chapter.views.dial import dial_end
 
 
 def timed(family, verdict, engine="native"):

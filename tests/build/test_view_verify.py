@@ -4,20 +4,7 @@ import copy
 
 import pytest
 
-from chapter.build import load_results
 from chapter.views import verify
-from chapter.views.dial import dial_view
-from chapter.views.rows import tag_regime, tag_rows
-
-
-@pytest.fixture(scope="module")
-def page_data():
-    """The committed results as render() hands them to the views."""
-    data = load_results()
-    tag_rows(data)
-    tag_regime(data)
-    data["dial"] = dial_view(data)
-    return data
 
 
 @pytest.mark.parametrize("gamma,accepted,start,rejects,discarded,chain_discarded",

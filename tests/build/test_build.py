@@ -12,7 +12,8 @@ from markupsafe import escape
 from chapter import build as site_build
 from chapter.listings import ListingError, listings, region
 from chapter.schema import ResultsError
-from chapter.views.rows import paired_verdict, verdict_badge
+from chapter.views.dial import rerun_note
+from chapter.views.rows import paired_verdict, tag_regime, verdict_badge
 from tests.helpers import ROOT
 
 
@@ -476,8 +477,6 @@ def test_the_rerun_reaches_the_dial_view_but_never_the_page_data(rendered_page):
 def test_the_rerun_sentence_prints_both_runs_figures_under_the_dial(rendered_page):
     """Under the dial: the dip's speedups in the committed run, its verify in both runs and the rerun's
     speedup, each as the view computed it, and both commits."""
-    from chapter.views.dial import rerun_note
-    from chapter.views.rows import tag_regime
     data = site_build.load_results()
     rerun = site_build.load_rerun(data)
     tag_regime(data)

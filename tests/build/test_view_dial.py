@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from chapter.build import load_results
+from chapter.build import load_rerun, load_results
 from chapter.views import dial
 from chapter.views.rows import tag_regime
 
@@ -108,7 +108,6 @@ def test_a_rerun_speaks_of_the_first_dip_with_both_commits_and_nothing_without_o
 def test_the_committed_rerun_puts_the_dip_at_47_mb_down_to_the_verify():
     """The committed dial against experiments/results/reruns/: at the dip the committed verify is the
     dearer, and the rerun's row is faster there than the committed one."""
-    from chapter.build import load_rerun
     results = load_results()
     rerun = load_rerun(results)
     tag_regime(results)

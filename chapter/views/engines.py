@@ -2,7 +2,6 @@
 on the compiled engine (ledger.json compiled), on every engine of the ladder (ladder.json), and in
 the library a reader would use, on the weights as trained (ledger.json peer) and on the dial's
 heaviest twin (regime.json, through dial.peer_view)."""
-from chapter.views.dial import peer_view
 from chapter.views.rows import first_seed_run
 
 # the three parts of a round the ladder takes apart, as its sentences name them
@@ -89,10 +88,11 @@ def twin_row(item, peers):
             "assisted": library_assists(row, peers)}
 
 def library_on_twin(data):
-    """The dial's heaviest twin in the library (peer_view's table): its rows named for the table,
-    r_k of the native and the eager engine there, and ours against the library's fastest (`against`,
-    None where regime.json has no summary.peer). None where the library was not measured."""
-    twin = peer_view(data)
+    """The dial's heaviest twin in the library (data.peer_twin, dial.peer_view's table): its rows
+    named for the table, r_k of the native and the eager engine there, and ours against the library's
+    fastest (`against`, None where regime.json has no summary.peer). None where the library was not
+    measured."""
+    twin = data["peer_twin"]
     if twin is None:
         return None
     heavy, peers, against = data["regime"]["points"][-1], peer_engines(data["registry"]), twin["against"]

@@ -5,7 +5,6 @@ import copy
 import pytest
 
 from chapter.views import engines
-from chapter.views.dial import peer_view
 
 
 def compiled_summary(in_loop, alone_min, extra_clear=False):
@@ -113,7 +112,7 @@ def test_the_view_of_the_committed_results(page_data):
     assert [s["key"] for s in v["ladder"]["says"]] == [f"T{t:g}" for t in ladder["temperatures"]]
     assert v["ladder"]["last"] == ladder["engines"][-1]
     assert v["params"] == page_data["models"]["runs"]["main_s0"]["params"]
-    twin = peer_view(page_data)
+    twin = page_data["peer_twin"]
     assert [r["row"] for r in v["twin"]["rows"]] == [r["row"] for r in twin["rows"]]
     assert sum(not r["ours"] for r in v["twin"]["rows"]) == sum(r["row"]["engine"] == "transformers" for r in twin["rows"])
     assert v["twin"]["native_r2_below_one"] is (page_data["regime"]["points"][-1]["r"]["2"] < 1)

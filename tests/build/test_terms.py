@@ -3,7 +3,8 @@ it on the main path (every deep dive and FAQ closed; titles, the contents and sc
 means the first use sits inside a link to where the term is defined; "defined" means it sits inside a
 <dfn>, the sentence that defines it."""
 import re
-from html.parser import HTMLParser
+
+from tools.prose import main_path
 
 # term: (English pattern, Chinese pattern, the places that define it)
 TERMS = {
@@ -27,39 +28,9 @@ TERMS = {
 }
 
 
-class MainPath(HTMLParser):
-    """The main path's text in one language, and for each character the link or <dfn> around it."""
-
-    SKIP = {"script", "style", "title", "summary", "nav", "math", "svg", "button", "select", "label", "h1", "h2", "h3", "h4"}
-    VOID = {"br", "img", "input", "meta", "link", "hr", "wbr", "source"}
-
-    def __init__(self, lang):
-        super().__init__(convert_charrefs=True)
-        self.lang, self.stack, self.text, self.marks = lang, [], [], []
-
-    def handle_starttag(self, tag, attrs):
-        if tag not in self.VOID:
-            self.stack.append((tag, dict(attrs)))
-
-    def handle_endtag(self, tag):
-        while self.stack and self.stack.pop()[0] != tag:
-            pass
-
-    def handle_data(self, data):
-        langs = [a["lang"] for _, a in self.stack if a.get("lang") and a["lang"] != "zh-CN"]
-        if (any(t in self.SKIP or t == "details" for t, _ in self.stack) or any(lang != self.lang for lang in langs)
-                or any("hidden" in a for _, a in self.stack)):
-            return
-        mark = next((("dfn" if t == "dfn" else a.get("href")) for t, a in reversed(self.stack)
-                     if t == "dfn" or (t == "a" and a.get("href"))), None)
-        self.text.append(data)
-        self.marks.extend([mark] * len(data))
-
-
 def first_uses(html, lang):
     """{term: (the first use in context, the link or dfn around it, or None)} on the main path."""
-    parser = MainPath(lang)
-    parser.feed(html.split("<body", 1)[1])
+    parser = main_path(html, lang)
     text = "".join(parser.text)
     found = {}
     for term, (en, zh, _) in TERMS.items():

@@ -217,11 +217,11 @@ export function initMtpDiagram(mtp, models) {
   function renderTotals() {
     const tot = paramTotals(params);
     const own = tot.own.map(grouped).join(" + ");
+    const share = percent(params.mtp_head_total / params.main_total);
     const main = `${grouped(params.shared_embedding_head)} + ${params.main_blocks.length} × ${grouped(params.main_blocks[0])} + ${grouped(params.shared_final_norm)}`;
     el("mtp-param-readouts").replaceChildren(
-      readoutBox(grouped(params.mtp_head_total), t({ zh: `MTP 模块新增的参数：${own}`, en: `new parameters in the MTP module: ${own}` })),
-      readoutBox(grouped(params.main_total), t({ zh: `主模型（含共享部分，只计一次）：${main}`, en: `main model, shared parts counted once: ${main}` })),
-      readoutBox(percent(params.mtp_head_total / params.main_total), t({ zh: "MTP 模块相当于主模型的多大", en: "size of the MTP module relative to the main model" })));
+      readoutBox(`${grouped(params.mtp_head_total)} (${share})`, t({ zh: `MTP 模块新增的参数：${own}；括号里是它相当于主模型的比例`, en: `new parameters in the MTP module: ${own}; in brackets, its size relative to the main model` })),
+      readoutBox(grouped(params.main_total), t({ zh: `主模型（含共享部分，只计一次）：${main}`, en: `main model, shared parts counted once: ${main}` })));
   }
 
   function render() {

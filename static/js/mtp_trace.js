@@ -58,7 +58,7 @@ export function traceHTML(prompt, steps, cur) {
   return out.join("");
 }
 
-// The card for step i: {title, rows: [{label, value, cls}] (empty without a draft), text};
+// The card for step i: {title, rows: [{label, value, cls}] (the figures' tiles; empty without a draft), text};
 // titles, labels and text are {zh, en} pairs.
 export function stepView(sample, i) {
   const steps = sample.steps, st = steps[i];
@@ -75,9 +75,9 @@ export function stepView(sample, i) {
   }
   const rows = [
     { label: { zh: `${FAMILY_LABEL.mtp.zh}的草稿 x`, en: `the ${FAMILY_LABEL.mtp.en}'s draft x` }, value: c(st.draft) },
-    { label: { zh: `q(x)：${FAMILY_LABEL.mtp.zh}给它的概率`, en: "q(x): the head's probability for it" }, value: fixed(st.q_draft, 4) },
-    { label: { zh: "p(x)：主模型给它的概率", en: "p(x): the main model's probability for it" }, value: fixed(st.p_draft, 4) },
-    { label: { zh: "接受概率 min(1, p/q)", en: "acceptance probability min(1, p/q)" }, value: fixed(draftRatio(st), 4) },
+    { label: { zh: `q(x)：${FAMILY_LABEL.mtp.zh}给它的概率`, en: "q(x): the head's probability" }, value: fixed(st.q_draft, 4) },
+    { label: { zh: "p(x)：主模型给它的概率", en: "p(x): the main model's probability" }, value: fixed(st.p_draft, 4) },
+    { label: { zh: "接受概率 min(1, p/q)", en: "acceptance chance min(1, p/q)" }, value: fixed(draftRatio(st), 4) },
     { label: { zh: "均匀随机数 u", en: "uniform draw u" }, value: fixed(st.u, 4) },
     { label: { zh: "判决", en: "verdict" }, cls: st.accepted ? "good" : "warn",
       value: st.accepted ? { zh: "u < min(1, p/q) → 接受", en: "u < min(1, p/q) → accepted" }
@@ -120,10 +120,11 @@ export function initMtpTrace(mtp) {
     slider.value = String(i + 1);
     el("mtp-step-out").textContent = `${i + 1} / ${steps.length}`;
     el("mtp-text").innerHTML = traceHTML(sample.prompt, steps, i);
-    const table = h("table", {}, h("tbody", {}, view.rows.map((r) => h("tr", {},
-      h("td", {}, t(r.label)), h("td", { class: r.cls }, typeof r.value === "string" ? r.value : t(r.value))))));
-    // steps without a draft (the first and the last) have no table: replaceChildren would print "null"
-    el("mtp-step-card").replaceChildren(...[h("h3", {}, t(view.title)), view.rows.length ? table : null,
+    // the step's figures as label/value tiles, three to a row where there is room
+    const figures = h("dl", { class: "mtp-step-figs" }, view.rows.map((r) => h("div", {},
+      h("dt", {}, t(r.label)), h("dd", { class: r.cls }, typeof r.value === "string" ? r.value : t(r.value)))));
+    // steps without a draft (the first and the last) have no figures: replaceChildren would print "null"
+    el("mtp-step-card").replaceChildren(...[h("h3", {}, t(view.title)), view.rows.length ? figures : null,
       h("p", {}, t(view.text))].filter(Boolean));
     el("mtp-prev-rej").disabled = !rejected.some((r) => r < i);
     el("mtp-next-rej").disabled = !rejected.some((r) => r > i);

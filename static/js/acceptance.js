@@ -11,7 +11,7 @@ const KIND = {
   high: { zh: "高一致", en: "high agreement" },
   typical: { zh: "典型", en: "typical" },
   low: { zh: "低一致", en: "low agreement" },
-  overweight: { zh: "草稿偏爱某字", en: "draft over-weights a char" },
+  overweight: { zh: "草稿偏爱某字", en: "draft favours a char" },
   uncertain: { zh: "主模型拿不准", en: "main model unsure" },
 };
 const TOP_K = 12;
@@ -33,7 +33,7 @@ export function routes(p, q, x) {
   return { alpha, acceptProb, viaAccept, residualX, viaResidual, total: viaAccept + viaResidual };
 }
 
-// The char the card opens on. At the "draft over-weights" position, the char q over-weights (q > p:
+// The char the card opens on. At the "draft favours a char" position, the char q over-weights (q > p:
 // the rule's other case, all of it through route ①). Elsewhere a char that reaches the output by
 // both routes, accepted and redrawn (p > q > 0): the one whose smaller route is largest; failing
 // that, the main model's favourite.
@@ -82,7 +82,7 @@ export function acceptReadouts(pos, draws) {
     { value: `${fixed(pos.accept_rate, 4)} vs ${fixed(pos.alpha_theory, 4)}`,
       key: { zh: `${grouped(draws)} 次里的接受率 vs 理论 Σmin(p,q)（标准误 ${fixed(se, 4)}）`, en: `acceptance rate in ${grouped(draws)} draws vs theory Σmin(p,q) (standard error ${fixed(se, 4)})` } },
     { value: `${fixed(pos.tv_out_p, 4)} vs ${fixed(pos.tv_q_p, 4)}`,
-      key: { zh: "总变差距离：输出离 p vs 草稿 q 自己离 p", en: "total variation: output from p vs the draft q from p" } },
+      key: { zh: "总变差距离：输出与 p 之间 vs 草稿 q 与 p 之间", en: "total variation: output from p vs the draft q from p" } },
     { value: { zh: `p 值 ${sci(pos.chi2_p)}`, en: `p-value ${sci(pos.chi2_p)}` }, cls: fine ? "good" : "warn",
       key: { zh: `卡方检验 χ² = ${fixed(pos.chi2_stat, 1)}，自由度 ${pos.chi2_dof}：${fine ? "看不出输出和 p 有差别" : "输出与 p 有显著差别"}`,
         en: `chi-square χ² = ${fixed(pos.chi2_stat, 1)}, ${pos.chi2_dof} degrees of freedom: ${fine ? "no detectable difference between the output and p" : "the output differs from p"}` } },

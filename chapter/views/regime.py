@@ -1,9 +1,9 @@
-"""The regime summary before ① (sections/regime.html.j2): what this page measures, what a GPU
-differs in, and the dial's answer in one sentence each for the model as trained and its heaviest twin."""
+"""The regime summary before ① (sections/regime.html.j2): what this page measures, what a GPU differs
+in, and what one CPU core shows of it along the dial (the mechanism); and `pays`, the chapter's answer
+that the lede gives (views/header.py)."""
 from chapter.views.dial import dial_end, milliseconds
 from chapter.views.rows import first_seed_run
 
-FORWARD_ENGINE = "eager"  # the engine whose one-position forward the summary prices (costs.json)
 FIXED_COST_FAMILY = "ngram"  # the drafter whose round the mechanism is told with: a table, so its drafting is all fixed cost
 VERIFY_K = "5"  # the verify the mechanism quotes: 5 positions (γ = 4), r_5 at every scale
 
@@ -50,13 +50,10 @@ def pays(as_trained, heavy):
 def view(data):
     """What the regime summary (sections/regime.html.j2) prints, computed here so that the template only formats it."""
     costs, points = data["costs"], data["regime"]["points"]
-    engine = costs["summary"]["primary_engine"]
-    flat = costs["summary"][engine]
     return {"main_params": first_seed_run(data["models"], "main")["params"],
-            "forward_engine": FORWARD_ENGINE, "forward_ms": 1000 * costs["engines"][FORWARD_ENGINE]["seconds"]["main"],
-            "engine": engine, "flat_until": flat["flat_until"], "flat_within": 1 + flat["flat_slack"],
-            "widest": costs["positions"][-1], "threads_plural": costs["meta"]["threads"] != 1,
+            # the eager engine's one-position forward: the aside prices it where it defines that engine
+            "forward_ms": 1000 * costs["engines"]["eager"]["seconds"]["main"],
+            "threads_plural": costs["meta"]["threads"] != 1,
             "budget": lesson_budget(data["published"]["lesson_budget"]),
             "as_trained": dial_end(points[0]), "heavy": dial_end(points[-1]),
-            "pays": pays(dial_end(points[0]), dial_end(points[-1])),
             "mechanism": mechanism(data["regime"]), "example": dial_end(points[-1])["fastest"]}

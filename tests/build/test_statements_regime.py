@@ -1,5 +1,5 @@
 """Issue 49, findings 1, 3 and 4 (the rule): the mechanism the dial shows on one CPU core, as ① and the
-regime aside before it tell it, each figure against regime.json; the aside's answer in one plain sentence;
+regime aside before it tell it, each figure against regime.json; the lede's answer in one plain sentence;
 the verdict rule defined once, in #rule-verdict."""
 import re
 
@@ -43,16 +43,24 @@ def test_one_shows_the_fixed_costs_vanishing_not_the_verify_going_free(rendered_
     assert "单个 CPU 核只显示后一种" in zh
 
 
-def test_the_aside_gives_the_verify_range_and_a_plain_answer(rendered_page):
+def lede(page):
+    start = page.index('<p class="lede">')
+    return page[start:page.index("</p>", start)]
+
+
+def test_the_aside_gives_the_verify_range_and_the_lede_a_plain_answer(rendered_page):
     dial = results("regime")
     html = aside(rendered_page)
     en, zh = lang_text(html, "en"), lang_text(html, "zh")
     r5 = [p["r"]["5"] for p in dial["points"]]
     for text in (en, zh):
         assert "%.2f" % min(r5) in text and "%.2f" % max(r5) in text
-    answer = re.search(r"The chapter's measured answer: ([^;]*);", en).group(1)
+    # the answer: one plain sentence, in the lede (issue 49, finding 3), said once
+    en, zh = lang_text(lede(rendered_page), "en"), lang_text(lede(rendered_page), "zh")
+    answer = re.search(r"The measured answer: ([^(]*)\(", en).group(1)
     assert len(answer.split()) <= 22 and not re.search(r"paired|famil|twin|dial|n-gram", answer)
     assert "在这台 CPU 上投机划算" in zh
+    assert "measured answer" not in lang_text(html, "en") and "实测的回答" not in lang_text(html, "zh")
 
 
 def test_the_rule_is_defined_once_with_a_verdict_beside_it(rendered_page):

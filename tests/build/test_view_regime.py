@@ -32,8 +32,6 @@ def test_the_summary_quotes_both_ends_of_the_committed_dial(page_data):
         assert end["fastest"] is point["best"]["T1"][0]
     costs = page_data["costs"]
     assert v["forward_ms"] == pytest.approx(1000 * costs["engines"]["eager"]["seconds"]["main"])
-    assert v["flat_within"] == pytest.approx(1 + costs["summary"][v["engine"]]["flat_slack"])
-    assert v["widest"] == max(costs["positions"])
 
 
 def test_the_view_leaves_the_data_as_it_was(page_data):

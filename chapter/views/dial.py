@@ -23,15 +23,14 @@ def stays_faster_from(points, key, family):
 
 def dial_view(data):
     """What ⑥'s dial says in words, at T = 1: where each family starts to pay for good
-    (stays_faster_from, grouped by scale, with the main model's bytes and their multiple of the
-    cache's edge; `never`: the families not faster at the heaviest scale), the best row of the
+    (stays_faster_from, grouped by scale, with the main model's bytes; `never`: the families not
+    faster at the heaviest scale), the best row of the
     whole dial, and Theorem 3.8 at the heaviest scale (dial_theory). tag_regime runs first."""
     regime = data["regime"]
     points, edge = regime["points"], regime["summary"]["cache_edge_bytes"]
     families = list(dict.fromkeys(r["family"] for p in points for r in p["best"]["T1"]))
     start = {f: stays_faster_from(points, "T1", f) for f in families}
-    pays = [{"scale": p["scale"], "bytes": p["main_bytes"], "cache_multiple": p["main_bytes"] / edge,
-             "families": [f for f in families if start[f] == p["scale"]]}
+    pays = [{"scale": p["scale"], "bytes": p["main_bytes"], "families": [f for f in families if start[f] == p["scale"]]}
             for p in points if p["scale"] in start.values()]
     best = max(((p, p["best"]["T1"][0]) for p in points if p["best"]["T1"]), key=lambda pr: pr[1]["speedup"])
     dearest = max(points, key=lambda p: p["r"]["5"])  # where a verify of 5 costs most, over one position

@@ -196,7 +196,8 @@ def view(data):
         "model_seeds": model_seeds, "n_model_seeds": len(model_seeds), "several_model_seeds": len(model_seeds) > 1,
         "prompt_shown": fa["prompt"].replace("\n", "\\n"), "n_chars": fa["n_chars"], "repeats": fa["repeats"],
         "sweep_repeats": fa["sweep_repeats"], "sweep_single_run": fa["sweep_repeats"] == 1,
-        "fastest": fastest,  # a winner drafting from a corpus or the context drafts at next to no cost
+        "fastest": fastest, "same_fastest": fastest["T1"]["family"] == fastest["T0"]["family"],
+        # a winner drafting from a corpus or the context drafts at next to no cost
         "fastest_drafts_free": winner.get("source") in ("corpus", "context"),
         "tree_slider_max": len(fa["tree_rounds"]) - 1, "tree_slider_start": min(1, len(fa["tree_rounds"]) - 1),
         "sweep": sweep_view(summary), "tree_price": tree_price(summary), "ngram_best": best["T1"].get("ngram"),

@@ -89,6 +89,7 @@ def test_the_view_of_the_committed_results(page_data):
         row = v["fastest"][key]
         assert (row["family"], row["size"], row["temperature"]) == (
             summary["fastest"][key]["family"], summary["fastest"][key]["size"], temperature)
+    assert v["same_fastest"] == (summary["fastest"]["T1"]["family"] == summary["fastest"]["T0"]["family"])
     lookup = next(m for m in v["map"] if m["family"] == "lookup")
     assert lookup["coverage"] == fa["alpha"]["T1"]["lookup"]["coverage"] < 1  # one-hot, drafting at some positions
     assert next(m for m in v["map"] if m["family"] == "suffix")["coverage"] is None  # one-hot, but everywhere

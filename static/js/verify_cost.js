@@ -59,19 +59,19 @@ function rooflineNodes(state, sizes) {
       h("div", { class: "readout" }, h("div", { class: "v" }, `${fixed(r.overOne, 2)}×`),
         h("div", { class: "k" }, t({ zh: `${state.k} 个位置一步的时间 ÷ 1 个位置`, en: `a step over ${state.k} positions ÷ one position` }))),
       h("div", { class: "readout" }, h("div", { class: "v" }, `≈ ${Math.round(knee)}`),
-        h("div", { class: "k" }, t({ zh: `${device.name} 上算术追上读权重之前能塞进的位置数（与模型大小无关）`, en: `positions that fit on the ${device.name} before arithmetic catches up with reading the weights (whatever the model size)` })))),
+        h("div", { class: "k" }, t({ zh: `${device.name} 的拐点：算术追上读权重之前能塞进的位置数（与模型大小无关）`, en: `the ${device.name}'s ridge point: positions before arithmetic catches up (any model size)` })))),
+    ...(note ? [h("p", { class: "warn roof-fit" }, t(note))] : []),
     h("p", { class: "caption" }, t(tiny
       ? { zh: `这是按规格书算的，不是测量。${sizeLabel(params)} 参数的模型读一遍权重只要 ${us(r.memory)}，比一次 forward 发起几十个 kernel 的开销还短，所以这套算术描述不了它：和本章的 CPU 一样，它卡在调度上。`,
           en: `Arithmetic from the datasheet, not a measurement. Reading the weights of a ${sizeLabel(params)}-parameter model takes only ${us(r.memory)}, less than launching the dozens of kernels of one forward, so this arithmetic does not describe it: like this chapter's CPU, it is bound by dispatch.` }
-      : { zh: `这是按规格书算的，不是测量：batch 1、16 位权重、读写 KV cache 和启动 kernel 的时间都没算进去，峰值在实际中也达不到。`,
-          en: "Arithmetic from the datasheet, not a measurement: batch 1, 16-bit weights, no time for kv-cache traffic or kernel launches, and peaks that real kernels never reach." })),
-    ...(note ? [h("p", { class: "warn roof-fit" }, t(note))] : []),
-    h("p", { class: "caption" }, t({ zh: "来源：", en: "Source: " }), h("a", { href: device.url }, t(device.source)), t({ zh: "。", en: "." })),
+      : { zh: "这是按规格书算的，不是测量：batch 1、16 位权重，不算读写 KV cache 和启动 kernel 的时间，峰值在实际中也达不到。",
+          en: "Datasheet arithmetic, not measured: batch 1, 16-bit weights, no KV-cache traffic or kernel launches, unreachable peak rates." }),
+    " ", t({ zh: "来源：", en: "Source: " }), h("a", { href: device.url }, t(device.source)), t({ zh: "。", en: "." })),
   ];
 }
 
 function curveSvg(curves, positions) {
-  const W = 460, H = 260, L = 52, R = 14, T = 14, B = 44;
+  const W = 460, H = 224, L = 52, R = 14, T = 12, B = 42;
   const lx = (n) => Math.log2(n);
   const x = (n) => L + ((W - L - R) * lx(n)) / lx(positions[positions.length - 1]);
   const top = Math.max(...curves.flatMap((c) => c.points.map((p) => p.hi)), 1.5);
@@ -106,7 +106,7 @@ function rooflineControls(state, sizes, render) {
   return [
     seg({ zh: "设备", en: "device" }, DEVICES.map((d) => ({ text: d.name, on: () => d.id === state.device, pick: () => { state.device = d.id; } }))),
     seg({ zh: "模型大小", en: "model size" }, sizes.map((size, i) => ({
-      text: i === 0 ? t({ zh: `本章主模型 ${sizeLabel(size)}`, en: `this chapter's main model, ${sizeLabel(size)}` }) : sizeLabel(size),
+      text: i === 0 ? t({ zh: `本章主模型 ${sizeLabel(size)}`, en: `this chapter's ${sizeLabel(size)}` }) : sizeLabel(size),
       on: () => i === state.size, pick: () => { state.size = i; } }))),
     h("label", {}, t({ zh: "位置数", en: "positions" }), " ", slider, " ", h("output", { class: "mono" }, String(state.k))),
   ];
@@ -126,7 +126,7 @@ function browserNote(browser) {
     return { zh: `刚在你的浏览器里测的：实验台同一个模型的 forward（${f.zh}），验收 k 个位置 ÷ 1 个位置（每个比值里两边交替计时）。它不是 costs.json 里的数字，重测会变。`,
       en: `Measured just now in your browser: the lab's model (its ${f.en} forward), a verify of k positions ÷ one position (both sides of each ratio timed in turn). Not a figure from costs.json; it changes when you time it again.` };
   }
-  return { zh: "按下按钮，在你的浏览器里测实验台（⑧）那个模型的 forward，画在 PyTorch 的曲线旁边。", en: "Press the button to time the forward of the lab's model (⑧) in your browser, drawn beside PyTorch's curves." };
+  return { zh: "测出的曲线画在 PyTorch 的曲线旁边。", en: "Its curve is drawn beside PyTorch's." };
 }
 
 function browserError(message) {
@@ -187,7 +187,7 @@ export function initVerifyCost(costs, models) {
       curveSvg(shown, costs.positions),
       h("div", { class: "legend" }, shown.map((c) => h("span", {}, h("span", { class: `swatch line-${c.engine}` }), t(c.label ?? ENGINE_LABEL[c.engine])))),
       h("div", { class: "controls" }, h("button", { type: "button", id: "cost-browser-go", disabled: browser.busy ? "" : null, onclick: measureBrowser },
-        t({ zh: "在这个浏览器里测实验台的 forward", en: "Time the lab's forward in this browser" })),
+        t({ zh: "在这个浏览器里测实验台（⑧）的 forward", en: "Time the lab's (⑧) forward in this browser" })),
       h("span", { class: "caption", id: "cost-browser-note", "aria-live": "polite" }, note)),
       foldBox(numbersFold, t({ zh: "曲线背后的数字", en: "The numbers behind the curve" }),
         h("div", { class: "readouts" }, curves.map((c) => h("div", { class: "readout" },

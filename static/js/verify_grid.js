@@ -95,8 +95,8 @@ export function initVerifyGrid(causal) {
   function renderReadouts() {
     const cost = verifyCost(n, state.gamma, state.mode);
     el("verify-readouts").replaceChildren(
-      readoutBox(`${cost.forwards} · ${cost.positions}`, t({ zh: "forward 次数 · 计算的位置数（不用 KV cache；用了它，上下文已在 cache 里，一次验收只算 γ + 1 个）", en: "forwards · positions computed (no KV cache; with one, the context is cached and a verify computes γ + 1)" })),
-      readoutBox(`${Math.min(ex.n_accepted, state.gamma)} / ${state.gamma}`, t({ zh: "被接受的草稿（主模型真实验收）", en: "drafts accepted (the main model's real verdict)" })));
+      readoutBox(`${cost.forwards} · ${cost.positions}`, t({ zh: "forward 次数 · 算过的位置数（不用 KV cache）", en: "forwards · positions computed (no KV cache)" })),
+      readoutBox(`${Math.min(ex.n_accepted, state.gamma)} / ${state.gamma}`, t({ zh: "被接受的草稿（主模型的真实判决）", en: "drafts accepted (the main model's verdict)" })));
   }
 
   function render() {

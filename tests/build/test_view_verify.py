@@ -82,3 +82,8 @@ def test_the_twin_paragraph_quotes_the_same_ends_as_the_regime_summary(page_data
     t = verify.twins(page_data)
     assert (m["light"]["point"], m["heavy"]["point"]) == (t["light"], t["heavy"])
     assert m["r5_cheaper_when_heavy"] == (t["heavy"]["r"]["5"] < t["light"]["r"]["5"])
+
+
+@pytest.mark.parametrize("family,link", [("ngram", "#g-ngram"), ("draft", "#g-family")])
+def test_the_mechanisms_family_links_to_its_own_glossary_entry_where_it_has_one(family, link):
+    assert verify.family_link(family) == link

@@ -135,7 +135,6 @@ def length_view(data):
     shortest, prep = co["summary"]["lengths"]["shortest"], co["preparation"]
     return {"length_table": length_table(data), "n_configs": len(co["configs"]), "start_up": plain_start_up(co),
             "shortest": shortest, "shortest_plain_ms": 1000 * length_row(co, shortest, "plain")["wall_s"]["median"],
-            "shortest_speedup": {f: length_row(co, shortest, f)["speedup"] for f in ("ngram", "draft")},
             "load_draft_ms": 1000 * prep["load_draft_s"], "load_eagle_ms": 1000 * prep["load_eagle_s"],
             "ngram_table_s": prep["ngram_table_s"], "ngram_payback": ngram_payback(data)}
 
@@ -154,14 +153,16 @@ def slowest_view(data):
 
 
 def dont_view(data):
-    """The rest of the "when not to speculate" list: the dial's two ends, and the n-gram table's size
-    against the main model's."""
+    """The rest of the "when not to speculate" list: the dial's two ends, whether the heaviest twin's
+    5-position verify is still priced (past the flatness slack costs.json records for the dial's engine,
+    experiments/stats.py is_flat: then the twin's speedups come from a dear forward, not a free verify),
+    and the n-gram table's size and how many times the main model's weights it is."""
     fa = data["families"]
     points = data["regime"]["points"]
-    return {"families_engine": fa["summary"]["primary_engine"],
-            "dial_light": points[0], "dial_heavy": points[-1],  # the model as trained, the heaviest twin
-            "ngram_order": fa["costs"]["ngram"]["order"], "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6,
-            "main_mb": fa["summary"]["memory"]["main_bytes"] / 1e6, "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
+    slack = data["costs"]["summary"][data["regime"]["engine"]]["flat_slack"]
+    return {"dial_light": points[0], "dial_heavy": points[-1],  # the model as trained, the heaviest twin
+            "heavy_verify_priced": points[-1]["r"]["5"] > 1 + slack,
+            "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
 
 
 def span(lo_hi):
@@ -189,7 +190,7 @@ def temperature_item(data):
     lowest_T1 = min((p["lowest_T1"] for p in papers), default=None)
     greedy_seldom_faster = 2 * counts["faster"] < n  # fewer than half the families gained from greedy decoding
     alpha_lowest_greedy = summary["lowest_alpha"]["temperature"] == 0
-    return {"t_engine": tc["engine"], "t_families": n, "t_counts": counts, "greedy_seldom_faster": greedy_seldom_faster,
+    return {"t_families": n, "t_counts": counts, "greedy_seldom_faster": greedy_seldom_faster,
             "alpha_lowest_greedy": alpha_lowest_greedy,
             "alpha_greedy": summary["lowest_alpha"]["alpha"], "alpha_hottest": summary["highest"],
             "papers": papers, "papers_greedy_above": all(p["greedy_above"] for p in papers), "papers_lowest_T1": lowest_T1,
@@ -219,6 +220,6 @@ def view(data):
     co = data["conditions"]
     return {"prompt": co["prompt"], "n_chars": co["n_chars"], "engine": co["engine"], "repeats": co["repeats"],
             "configs": co["configs"], "temperatures": co["temperatures"], "text_kinds": co["text_kinds"],
-            "lengths": co["lengths"], "dial_engine": data["regime"]["engine"], "peer": data["ledger"].get("peer"),
+            "lengths": co["lengths"], "peer": data["ledger"].get("peer"),
             **temperature_view(data), **texts_view(data), **length_view(data), **slowest_view(data),
             **dont_view(data), **exercises_view(data), **temperature_item(data)}

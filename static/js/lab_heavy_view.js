@@ -111,7 +111,7 @@ function raceTable(result, regime) {
   const dial = dialRows(regime, result.scale), engine = ENGINE_LABEL[regime.engine];
   const head = [{ zh: "草稿员", en: "Drafter" }, { zh: "这里：加速比", en: "Here: speedup" }, { zh: "判断（成对测量的范围）", en: "Verdict (paired repeats)" },
     ALPHA_LABEL.dec, { zh: "每次 forward 的字数", en: "Chars per forward" },
-    { zh: `拨盘：${engine.zh}`, en: `The dial: ${engine.en}` }];
+    { zh: `表盘：${engine.zh}`, en: `The dial: ${engine.en}` }];
   return h("table", { class: "data cond-table lab-heavy-race" },
     h("caption", {}, t({ zh: `加速比，T = 1，每次 ${result.race.n} 个字`, en: `Speedup, T = 1, ${result.race.n} characters a run` })),
     h("thead", {}, h("tr", {}, head.map((x) => h("th", { scope: "col" }, t(x))))),
@@ -129,7 +129,7 @@ export function raceLegend(result, regime) {
   const engine = ENGINE_LABEL[regime.engine];
   return {
     zh: `加速比：${FAMILY_LABEL.plain.zh}的时间 ÷ 草稿员的时间（各 ${HEAVY_PAIRS} 次的中位数）。成对测量：每一对里两者之比；只有 ${HEAVY_PAIRS} 对都在 1× 同一侧才算更快或更慢，接近 1× 时重跑一次结论可能不同。` +
-      `α：这几次解码里被接受的草稿 ÷ 被检查的草稿。拨盘一列：${engine.zh}在本章 CPU 上、同一档规模、每次 ${regime.n_chars} 个字的加速比。`,
+      `α：这几次解码里被接受的草稿 ÷ 被检查的草稿。表盘一列：${engine.zh}在本章 CPU 上、同一档规模、每次 ${regime.n_chars} 个字的加速比。`,
     en: `Speedup: ${FAMILY_LABEL.plain.en}'s time ÷ the drafter's (medians of ${HEAVY_PAIRS} runs each). Paired repeats: the same ratio within each pair; faster or slower only when all ${HEAVY_PAIRS} pairs lie on one side of 1×, and near 1× a rerun may say otherwise. ` +
       `α: drafts accepted ÷ drafts checked in these decodes. The dial's column: the ${engine.en}'s speedup on this chapter's CPU at the same scale, ${regime.n_chars} characters a run.`,
   };

@@ -134,12 +134,12 @@ export function counterReadouts(c, settings) {
   const plain = settings.method === "plain";
   return [
     [c ? grouped(c.emitted) + " / " + grouped(settings.chars) : "—", { zh: "已生成的字", en: "characters written" }],
-    [c ? grouped(c.mainForwards) : "—", { zh: "主模型 forward 次数（每轮一次）", en: "main forwards (one per round)" }],
+    [c ? grouped(c.mainForwards) : "—", { zh: "主模型 forward（每轮一次）", en: "main forwards (one per round)" }],
     [c ? grouped(c.drafterForwards) : "—", settings.method === "ngram" ? { zh: "查表次数", en: "table look-ups" } : { zh: "草稿员 forward 次数", en: "drafter forwards" }],
-    [c && c.mainForwards ? fixed(c.emitted / c.mainForwards, 2) : "—", { zh: "每次主模型 forward 得到的字数", en: "characters per main forward" }],
+    [c && c.mainForwards ? fixed(c.emitted / c.mainForwards, 2) : "—", { zh: "每次主模型 forward 的字数", en: "characters per main forward" }],
     [plain ? "—" : alpha === null ? "—" : fixed(alpha, 3), plain ? { zh: `实测 α：${FAMILY_LABEL.plain.zh}没有草稿`, en: `measured α: ${FAMILY_LABEL.plain.en} has no drafts` }
       : { zh: `实测 α = 接受 ${c ? c.accepted : 0} ÷ 检查 ${c ? c.checked : 0}`, en: `measured α = ${c ? c.accepted : 0} accepted ÷ ${c ? c.checked : 0} checked` }],
-    [c ? `${fixed(c.mainMs, 0)} / ${fixed(c.drafterMs, 0)}` : "—", { zh: "计算时间（毫秒）：主模型 / 草稿员", en: "computing ms: main / drafter" }],
+    [c ? `${fixed(c.mainMs, 0)} / ${fixed(c.drafterMs, 0)}` : "—", { zh: "计算毫秒：主模型 / 草稿员", en: "computing ms: main / drafter" }],
   ];
 }
 

@@ -79,12 +79,12 @@ function alphaNote(family, situation, conditions) {
   const onText = conditions.by_text[kind][situation.temperature === "0" ? "T0" : "T1"].drafters[family];
   const parts = [];
   if (byT && byT.alpha[family] && byT.alpha[family].mean !== null) {
-    parts.push({ zh: `T = ${situation.temperature} 时逐位置测的 α = ${fixed(byT.alpha[family].mean, 3)}`,
+    parts.push({ zh: `α（teacher forcing，T = ${situation.temperature}）= ${fixed(byT.alpha[family].mean, 3)}`,
       en: `teacher-forced α = ${fixed(byT.alpha[family].mean, 3)} at T = ${situation.temperature}` });
   }
   if (situation.text !== "open" && onText && onText.alpha !== null) {
     const at = situation.temperature === "0" ? "0" : "1";
-    parts.push({ zh: `在重复的文本上逐位置测的 α = ${fixed(onText.alpha, 3)}（T = ${at}）`, en: `teacher-forced α = ${fixed(onText.alpha, 3)} on repetitive text (T = ${at})` });
+    parts.push({ zh: `重复的文本上 α（teacher forcing，T = ${at}）= ${fixed(onText.alpha, 3)}`, en: `teacher-forced α = ${fixed(onText.alpha, 3)} on repetitive text (T = ${at})` });
   }
   return parts;
 }
@@ -109,7 +109,7 @@ export function scopeNote(situation, families, regime) {
   }
   const { engine, temperature, bytes } = measuredRows(families, situation, regime);
   const engineName = ENGINE_LABEL[engine];
-  const model = bytes ? { zh: `⑥ 最加重版（主模型 ${fixed(bytes / 1e6, 0)} MB）`, en: `⑥'s heaviest twin (a ${fixed(bytes / 1e6, 0)} MB main model)` }
+  const model = bytes ? { zh: `⑥ 最重的加重版（主模型 ${fixed(bytes / 1e6, 0)} MB）`, en: `⑥'s heaviest twin (a ${fixed(bytes / 1e6, 0)} MB main model)` }
     : { zh: "模型原样", en: "the model as trained" };
   return { zh: `本章实测，相对同一引擎的${FAMILY_LABEL.plain.zh}：${model.zh}，${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
     en: `Measured here, over ${FAMILY_LABEL.plain.en} on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
@@ -121,8 +121,8 @@ function cpuRanking(situation, families, conditions, regime) {
     method: r.family, source: "measured", speedup: r.speedup, verdict: pairedVerdict(r.speedup_runs), runs: r.speedup_runs,
     label: { zh: `${fixed(r.speedup, 2)}×（${configText(r).zh}）`, en: `${fixed(r.speedup, 2)}× (${configText(r).en})` },
     figure: { text: fixed(r.speedup, 2), quantity: "speedup", condition: r.fig }, // the label's number, tagged when drawn
-    reasons: [{ zh: `每次 forward ${fixed(r.tokens_per_main, 2)} 个字，起草每轮 ${fixed(r.drafter_per_round, 2)} 次 forward 的价钱`,
-      en: `${fixed(r.tokens_per_main, 2)} characters per forward, drafting at ${fixed(r.drafter_per_round, 2)} forwards' worth per round` },
+    reasons: [{ zh: `每次 forward ${fixed(r.tokens_per_main, 2)} 个字，每轮起草 ${fixed(r.drafter_per_round, 2)} 个普通 forward`,
+      en: `${fixed(r.tokens_per_main, 2)} characters per forward, drafting ${fixed(r.drafter_per_round, 2)} plain forwards a round` },
     ...alphaNote(r.family, situation, conditions)],
   }));
   // the chapter's verdict rule: a method is called faster only when every paired repeat is above 1×
@@ -182,14 +182,14 @@ export function recommend(situation, families, conditions, published, regime) {
 
 const CHOICE_LABEL = {
   regime: { cpu: { zh: "CPU，模型原样，待在缓存里（本章）", en: "CPU, the model as trained, in cache (this chapter)" },
-    twin: { zh: "CPU，远大于缓存的模型（⑥ 最加重版）", en: "CPU, a model far past the cache (⑥'s heaviest twin)" },
+    twin: { zh: "CPU，远大于缓存的模型（⑥ 最重的加重版）", en: "CPU, a model far past the cache (⑥'s heaviest twin)" },
     gpu: { zh: "GPU 单路生成（受内存带宽限制）", en: "GPU, one stream (memory-bound)" },
     batch: { zh: "GPU 大批量服务（算力已满）", en: "GPU serving a large batch (compute-bound)" } },
-  text: { open: { zh: "开放写作", en: "open-ended writing" }, repeat: { zh: "重复的 / 像代码的", en: "repetitive or code-like" },
-    quote: { zh: "大段照抄输入", en: "quoting its input" } },
-  memory: { yes: { zh: "放得下额外的模型", en: "an extra model fits" }, no: { zh: "放不下", en: "no room for one" } },
-  training: { yes: { zh: "可以训练", en: "training is possible" }, no: { zh: "不能训练", en: "no training" } },
-  length: { long: { zh: "长输出", en: "long outputs" }, short: { zh: "只有几个字", en: "a few characters" } },
+  text: { open: { zh: "开放写作", en: "open-ended" }, repeat: { zh: "重复的 / 像代码的", en: "repetitive, code" },
+    quote: { zh: "大段照抄输入", en: "copies its input" } },
+  memory: { yes: { zh: "放得下额外的模型", en: "room for a drafter" }, no: { zh: "放不下", en: "no room" } },
+  training: { yes: { zh: "可以训练", en: "can train" }, no: { zh: "不能训练", en: "no training" } },
+  length: { long: { zh: "长输出", en: "long" }, short: { zh: "只有几个字", en: "a few characters" } },
 };
 
 // The situation in the URL hash: #pick=cpu-1-open-yes-yes-long (the inputs in INPUTS order).

@@ -3,8 +3,8 @@ import copy
 
 import pytest
 
-from chapter.views.choosing import (length_table, ngram_payback, slowest_view, span, t0_clauses, temperature_item,
-                                    temperature_table, texts_table, view)
+from chapter.views.choosing import (dont_view, length_table, ngram_payback, slowest_view, span, t0_clauses,
+                                    temperature_item, temperature_table, texts_table, view)
 
 
 def registry(*names):
@@ -147,3 +147,12 @@ def test_temperature_is_no_reason_only_where_every_paper_still_pays_at_T1():
     data = temperature_data(["unclear", "slower"], papers=[("1", [1.2, 1.3], [0.9, 1.0])])
     assert not temperature_item(data)["temperature_no_reason"]  # a paper's T = 1 figure at or below 1×
     assert temperature_item(temperature_data(["unclear", "slower"]))["temperature_no_reason"]  # no paper to contradict
+
+
+@pytest.mark.parametrize("r5,priced", [(1.19, True), (1.15, False), (1.02, False)])
+def test_the_twins_verify_is_priced_only_past_the_flatness_slack(r5, priced):
+    """The busy-hardware case says the twin's speedups come from a dear forward only where its verify is not flat."""
+    data = {"families": {"costs": {"ngram": {"bytes": 15.9e6}}, "summary": {"memory": {"ngram_over_main": 5.4}}},
+            "regime": {"engine": "native", "points": [{"r": {"5": 1.3}}, {"r": {"5": r5}}]},
+            "costs": {"summary": {"native": {"flat_slack": 0.15}}}}
+    assert dont_view(data)["heavy_verify_priced"] is priced

@@ -158,7 +158,8 @@ def dont_view(data):
     is_flat: then the twin's speedups come from a dear forward, not a free verify), and the n-gram table's size and how many times the main model's weights it is."""
     fa = data["families"]
     points = data["regime"]["points"]
-    slack = data["costs"]["summary"]["eager"]["flat_slack"]  # one slack for every engine (stats.FLAT_SLACK)
+    costs = data["costs"]["summary"]
+    slack = (costs.get(data["regime"]["engine"]) or costs["eager"])["flat_slack"]  # an eager-only run has eager's
     return {"dial_light": points[0], "dial_heavy": points[-1],  # the model as trained, the heaviest twin
             "heavy_verify_priced": points[-1]["r"]["5"] > 1 + slack,
             "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}

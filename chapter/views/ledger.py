@@ -64,7 +64,7 @@ def family_ledger(families):
 def box_column(point, row):
     """One end of the dial in ⑥'s answer box: the row's forwards saved (characters per main forward,
     over all repeats) and time saved (its speedup); its round in the median run, in plain forwards
-    (① the verify, with r_{γ+1} timed alone at that scale; ② drafting; ③ the rest), with that run's
+    ((a) the verify, with r_{γ+1} timed alone at that scale; (b) drafting; (c) the rest), with that run's
     characters per round and plain decoding's cost per character, whose product over the round is the
     speedup; ④ the characters per forward Theorem 3.8 counts at the row's α (None for a tree)."""
     rest = row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])

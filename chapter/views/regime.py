@@ -10,10 +10,10 @@ VERIFY_K = "5"  # the verify the mechanism quotes: 5 positions (γ = 4), r_5 at 
 
 def lesson_budget(budget):
     """The lesson's round numbers, with the sums the page prints worked out: γ drafts and one verify,
-    the tokens they can buy, and writing the γ one at a time."""
+    the tokens they can buy at most, and writing that many one at a time (the same tokens on both sides)."""
     gamma, draft_ms, target_ms = budget["gamma"], budget["draft_ms"], budget["target_ms"]
     return {**budget, "speculative_ms": gamma * draft_ms + target_ms, "most_tokens": gamma + 1,
-            "plain_ms": gamma * target_ms}
+            "plain_ms": (gamma + 1) * target_ms}
 
 
 def mechanism_end(point, n_chars, family=FIXED_COST_FAMILY):

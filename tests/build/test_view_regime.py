@@ -13,7 +13,7 @@ def timed(family, verdict, engine="native"):
 
 def test_the_lessons_round_numbers_are_summed_as_the_page_prints_them():
     budget = regime.lesson_budget({"gamma": 4, "draft_ms": 2, "target_ms": 25, "device": "A100"})
-    assert (budget["speculative_ms"], budget["most_tokens"], budget["plain_ms"]) == (33, 5, 100)
+    assert (budget["speculative_ms"], budget["most_tokens"], budget["plain_ms"]) == (33, 5, 125)  # 5 tokens at most, and those 5 one at a time
     assert budget["device"] == "A100"
 
 

@@ -66,7 +66,7 @@ function rooflineNodes(state, sizes) {
           en: `Arithmetic from the datasheet, not a measurement. Reading the weights of a ${sizeLabel(params)}-parameter model takes only ${us(r.memory)}, less than launching the dozens of kernels of one forward, so this arithmetic does not describe it: like this chapter's CPU, it is bound by dispatch.` }
       : { zh: "这是按规格书算的，不是测量：batch 1、16 位权重，不算读写 KV cache 和启动 kernel 的时间，峰值在实际中也达不到。",
           en: "Datasheet arithmetic, not measured: batch 1, 16-bit weights, no KV-cache traffic or kernel launches, unreachable peak rates." }),
-    " ", t({ zh: "来源：", en: "Source: " }), h("a", { href: device.url }, t(device.source)), t({ zh: "。", en: "." })),
+    t({ zh: "来源：", en: " Source: " }), h("a", { href: device.url }, t(device.source)), t({ zh: "。", en: "." })),
   ];
 }
 

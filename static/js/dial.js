@@ -150,7 +150,7 @@ export function rkSvg(regime) {
   const heavy = series[series.length - 1];
   const ends = spreadLabels(series.map((c) => y(c.points[c.points.length - 1].r)), 13, T + 4, H - B);
   return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "rk-chart",
-    "aria-label": t({ zh: "验收 k 个位置的价钱 rₖ（一次 forward 算 k 个新位置 ÷ 算 1 个），每个倍数一条；数字见下表", en: "the price of verifying k positions, rₖ (a forward over k new positions ÷ one over one), one curve per scale; the numbers are in the table below" }) },
+    "aria-label": t({ zh: "验收 k 个位置的开销 rₖ（一次 forward 算 k 个新位置 ÷ 算 1 个），每个倍数一条；数字见下表", en: "the price of verifying k positions, rₖ (a forward over k new positions ÷ one over one), one curve per scale; the numbers are in the table below" }) },
   s("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }),
   s("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }),
   ticks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),

@@ -60,7 +60,7 @@ const NOTE = {
   building: ({ scale }) => (scale === 1
     ? { zh: "正在把原样的模型放进一块新的内存……", en: "Loading the models as trained into a fresh memory…" }
     : { zh: `正在生成重 ${scale} 倍的加重版……`, en: `Building the twin ${scale}× heavier…` }),
-  pricing: { zh: "正在测验收的价钱 rₖ（每个 k 和 1 个位置交替计时）……", en: "Timing the verify's price rₖ (each k in turn with one position)…" },
+  pricing: { zh: "正在测验收的开销 rₖ（每个 k 和 1 个位置交替计时）……", en: "Timing the verify's price rₖ (each k in turn with one position)…" },
   racing: (pair, method) => ({ zh: `赛跑：第 ${pair + 1} / ${HEAVY_PAIRS} 对，${FAMILY_LABEL[method].zh}……`,
     en: `Racing: pair ${pair + 1} of ${HEAVY_PAIRS}, ${FAMILY_LABEL[method].en}…` }),
   failed: (message) => ({ zh: `这个浏览器跑不完：${message}`, en: `This browser could not finish: ${message}` }),
@@ -90,7 +90,7 @@ export function heavySays(result, regime) {
   const drift = driftNote(race.rows);
   return {
     zh: `在你的机器上：${parts.map((p) => p.zh).join("；")}。验收 5 个位置在这里是 1 个位置的 ${fixed(r5, 2)} 倍，${joinZh("本章 CPU 的", ENGINE_LABEL[regime.engine].zh)}上是 ${fixed(dial5, 2)} 倍。` +
-      "一轮要划算，每次 forward 得到的字数得超过验收的价钱加上起草的花费：验收越贵，加速比越低。" + drift.zh,
+      "一轮要划算，每次 forward 得到的字数得超过验收和起草的开销之和：验收越贵，加速比越低。" + drift.zh,
     en: `On your machine: ${parts.map((p) => p.en).join("; ")}. A verify of 5 positions cost ${fixed(r5, 2)}× one position here, and ${fixed(dial5, 2)}× on the ${ENGINE_LABEL[regime.engine].en} on this chapter's CPU. ` +
       "A round pays when its characters per forward outweigh the verify's price plus the drafting: the dearer the verify, the smaller the speedup." + drift.en,
   };
@@ -151,7 +151,7 @@ function rkTable(result, regime) {
 export function rkTitle(result, regime) {
   const below = regime.points.find((p) => p.scale === result.scale).r["2"] < 1;
   return {
-    zh: "验收的价钱 rₖ：k 个位置的 forward ÷ 1 个位置的（这里是三次配对计时的中位数）。" +
+    zh: "验收的开销 rₖ：k 个位置的 forward ÷ 1 个位置的（这里是三次配对计时的中位数）。" +
       (below ? `${ENGINE_LABEL[regime.engine].zh}的 r₂ 低于 1：它的一行和两行走的是两段不同的内核代码（见 ⑥）。` : ""),
     en: "The verify's price rₖ: a forward of k positions ÷ one of a single position (here the median of 3 paired timings)." +
       (below ? ` The ${ENGINE_LABEL[regime.engine].en}'s r₂ is below 1: its kernel takes one row and two rows through different code (see ⑥).` : ""),

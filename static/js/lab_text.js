@@ -215,7 +215,7 @@ export function nextLine(round, vocab, temperature) {
 // ---- the kv caches of one round ----
 
 export const MAIN_CACHE = { zh: "主模型", en: "main model" };
-export const CACHE_TITLE = { zh: "kv cache 的行（每个位置一行）", en: "kv-cache rows (one per position)" };
+export const CACHE_TITLE = { zh: "KV cache 的行（每个位置一行）", en: "kv-cache rows (one per position)" };
 export const CACHE_LEGEND = {
   old: { zh: "之前就在缓存里的行", en: "rows held before" },
   kept: { zh: "这一轮写入、留下", en: "written this round, kept" },
@@ -232,7 +232,7 @@ export function cacheNote(view) {
 // Methods without a drafter cache: why there is nothing to roll back.
 export function noCacheNote(method, ngramOrder) {
   return method === "ngram"
-    ? { zh: `${FAMILY_LABEL.ngram.zh}没有 kv cache：它每次只查最后 ${ngramOrder - 1} 个字，被拒的草稿不留下任何要回滚的东西。`, en: `The ${FAMILY_LABEL.ngram.en} has no kv cache: it looks up the last ${ngramOrder - 1} characters each time, and a rejected draft leaves nothing to roll back.` }
+    ? { zh: `${FAMILY_LABEL.ngram.zh}没有 KV cache：它每次只查最后 ${ngramOrder - 1} 个字，被拒的草稿不留下任何要回滚的东西。`, en: `The ${FAMILY_LABEL.ngram.en} has no kv cache: it looks up the last ${ngramOrder - 1} characters each time, and a rejected draft leaves nothing to roll back.` }
     : { zh: `${FAMILY_LABEL.plain.zh}没有草稿员，主模型的缓存也从不回滚。`, en: "Plain decoding has no drafter, and the main model's cache never rolls back." };
 }
 
@@ -289,7 +289,7 @@ export function raceReadouts(r, pytorchVerify) {
     { value: fixed(r.c, 3), key: { zh: `c：起草一步 ÷ 一次单个位置的主模型 forward（这个浏览器；${timing.zh}）`, en: `c: one drafting step ÷ one single-position main forward (this browser; ${timing.en})` } },
     { value: fixed(r.verify, 2), key: { zh: `r：验收 ${r.gamma + 1} 个位置 ÷ 1 个位置的 forward（这个浏览器，计时同 c；PyTorch 在本章 CPU 上约 ${fixed(pytorchVerify, 2)}）`, en: `r: verifying ${r.gamma + 1} positions ÷ a 1-position forward (this browser, timed as c is; PyTorch on this chapter's CPU: ${fixed(pytorchVerify, 2)})` } },
     { value: x(r.theory), key: { zh: "定理 3.8 的预测（验收算 1 次 forward）", en: "Theorem 3.8's prediction (a verify priced at 1 forward)" } },
-    { value: x(r.withVerify), key: { zh: "把验收的价钱换成实测的 r 之后的预测", en: "the prediction with the verify priced at the measured r" } },
+    { value: x(r.withVerify), key: { zh: "把验收的开销换成实测的 r 之后的预测", en: "the prediction with the verify priced at the measured r" } },
   ];
 }
 
@@ -373,7 +373,7 @@ export function gpuBudget(m, gamma) {
 export function gpuVerdict(m, measured, clock, gamma) {
   const x = (v) => `${fixed(v, 2)}×`, b = gpuBudget(m, gamma), ms2 = (v) => fixed(v, 2);
   return {
-    zh: `同一场赛跑（同样的草稿、同样的接受和拒绝），按 ${clock.device.name} 跑 ${clock.main.name} 的规格算下来是 ${x(m.speedup)}，在你的浏览器里实测是 ${x(measured)}。差别全在价钱上：这里一次 forward 读一遍权重，验收多几个位置几乎不多花时间（r = ${fixed(m.r, 2)}）。一轮的账：${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} 毫秒，最多得 ${b.chars} 个字；${FAMILY_LABEL.plain.zh}写 ${b.chars} 个字要 ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} 毫秒。这是按规格书算的，不是测量。`,
+    zh: `同一场赛跑（同样的草稿、同样的接受和拒绝），按 ${clock.device.name} 跑 ${clock.main.name} 的规格算下来是 ${x(m.speedup)}，在你的浏览器里实测是 ${x(measured)}。差别全在开销上：这里一次 forward 读一遍权重，验收多几个位置几乎不多花时间（r = ${fixed(m.r, 2)}）。一轮的账：${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} 毫秒，最多得 ${b.chars} 个字；${FAMILY_LABEL.plain.zh}写 ${b.chars} 个字要 ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} 毫秒。这是按规格书算的，不是测量。`,
     en: `The same race (the same drafts, the same acceptances and rejections) comes out at ${x(m.speedup)} in the arithmetic of a ${clock.main.name} on an ${clock.device.name}, against ${x(measured)} measured in your browser. The whole difference is the prices: here a forward reads the weights once, and a verify's extra positions cost next to nothing (r = ${fixed(m.r, 2)}). One round's budget: ${gamma} × ${ms2(b.draft)} + ${ms2(b.verify)} = ${ms2(b.round)} ms for up to ${b.chars} characters, against ${b.chars} × ${ms2(b.forward)} = ${ms2(b.plain)} ms for ${FAMILY_LABEL.plain.en} to write as many. Arithmetic from datasheets, not a measurement.`,
   };
 }

@@ -110,7 +110,7 @@ export function partText(part, cfg, params) {
       zh: `把 ${2 * d} 维压回 ${d} 维。“前文摘要”和“下一个字是谁”这两路信息在这里第一次混在一起。`,
       en: `Maps the ${2 * d} numbers back to ${d}. This is where "what came before" and "which character comes next" are first mixed.` },
     mtp_block: { shape: blockMath,
-      zh: `MTP 模块自己的 Transformer 块，结构和主模型的块一模一样，参数也一样多。它的因果注意力在前面各位置的 h′ 上进行，所以看得到整段前文。`,
+      zh: `MTP 模块自己的 Transformer 块，结构和主模型的块一模一样，参数也一样多。它在前面各位置的 h′ 上做因果注意力，所以看得到整段前文。`,
       en: `The MTP module's own transformer block, built exactly like a main-model block and just as large. Its causal attention runs over the h′ of earlier positions, so it sees the whole preceding text.` },
     mtp_final_norm: { shape: `d = ${d}`,
       zh: `直接用主模型的末层 RMSNorm，不另设参数。`,

@@ -89,7 +89,7 @@ function alphaNote(family, situation, conditions) {
   return parts;
 }
 
-const SHORT_ON_GPU = { zh: "回答只有几个 token 时，时间几乎都花在读入提示（prefill）上，解码只有寥寥几轮，投机省不下什么；起草员的加载和显存却要先付",
+const SHORT_ON_GPU = { zh: "回答只有几个 token 时，时间几乎都花在读入提示（prefill）上，解码只有寥寥几轮，投机省不下什么；草稿员的加载和显存却要先付",
   en: "with a reply of a few tokens nearly all the time goes into reading the prompt (prefill) and there are only a handful of decoding rounds for speculation to shorten, while the drafter's loading and memory are paid up front" };
 
 function startUpReason(conditions) {

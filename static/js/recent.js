@@ -74,7 +74,7 @@ export function initRecent(families) {
   function render() {
     // no break inside "T = 1": a caption that wraps there reads as two figures
     const depthCaption = t({ zh: "第 j 个草稿的 α（喂真实前文，T\u00a0=\u00a01）", en: "α of the j-th draft (teacher-forced, T\u00a0=\u00a01)" });
-    const costCaption = t({ zh: "起草一轮的价钱（普通 forward 的倍数，T\u00a0=\u00a01）", en: "drafting per round (plain forwards, T\u00a0=\u00a01)" });
+    const costCaption = t({ zh: "起草一轮的开销（普通 forward 的倍数，T\u00a0=\u00a01）", en: "drafting per round (plain forwards, T\u00a0=\u00a01)" });
     box.replaceChildren(
       h("div", { class: "recent-charts" },
         h("figure", {}, lineChart(depth, { xLabel: t({ zh: "链上的位置 j", en: "position j in the chain" }), yLabel: "α",

@@ -21,13 +21,18 @@ def the_one(paras, *needles):
     return found[0]
 
 
+# the paper's theorem and corollary as each language names them
+THEOREM_3_5 = {"zh": "定理 3.5", "en": "Theorem 3.5"}
+COROLLARY_3_6 = {"zh": "推论 3.6", "en": "Corollary 3.6"}
+
+
 @pytest.mark.parametrize("lang, needle", [("zh", "草稿被接受的概率"), ("en", "probability that a draft is accepted")])
 def test_one_position_acceptance_is_theorem_3_5(rendered_page, lang, needle):
     """Σ min(p, q) at one position is Theorem 3.5 of arXiv 2211.17192 (β there); Corollary 3.6 is
     its expectation over positions, and the page says so rather than citing it for the result."""
     p = the_one(paragraphs(rendered_page, "s-accept", lang), needle)
-    assert "2211.17192" in p and "Theorem 3.5" in p
-    assert p.index("Theorem 3.5") < p.index("Corollary 3.6")
+    assert "2211.17192" in p and THEOREM_3_5[lang] in p
+    assert p.index(THEOREM_3_5[lang]) < p.index(COROLLARY_3_6[lang])
     assert "β" in p  # the paper's letter for the one-position rate
 
 
@@ -35,8 +40,8 @@ def test_no_paragraph_cites_corollary_3_6_for_a_single_position(rendered_page):
     for lang in ("zh", "en"):
         for section in re.findall(r'<section id="([^"]+)"', rendered_page):
             for p in paragraphs(rendered_page, section, lang):
-                if "Corollary 3.6" in p:
-                    assert "Theorem 3.5" in p, f"{section} ({lang}) cites Corollary 3.6 alone: {p[:200]}"
+                if COROLLARY_3_6[lang] in p:
+                    assert THEOREM_3_5[lang] in p, f"{section} ({lang}) cites {COROLLARY_3_6[lang]} alone: {p[:200]}"
 
 
 @pytest.mark.parametrize("lang, own_norm", [("zh", "自己的末层 RMSNorm"), ("en", "has its own final RMSNorm")])

@@ -155,10 +155,10 @@ def test_tree_sentence_takes_the_tree_verify_apart():
     assert (remaining in en) == (round(tt["in_loop"], 2) > round(tt["back_to_back"], 2))
     assert f"The fastest chain's {tc['positions']} positions cost {f2(tc['back_to_back'])} back to back" in en
     assert "Extra positions are not free on this CPU" not in en
-    zh = one(text(html, "s-families", "zh"), "价钱也不一样")
+    zh = one(text(html, "s-families", "zh"), "开销也不一样")
     assert f"{tt['positions']} 个位置排成一条链要 {f2(tt['chain_back_to_back'])} 次" in zh
     assert f"排成这棵树要 {f2(tt['back_to_back'])} 次" in zh and f"多花 {d2(tt['back_to_back'], tt['chain_back_to_back'])} 次" in zh
-    assert "多算几个位置并不免费（见 ① 的价钱曲线），所以" not in zh
+    assert "多算几个位置并不免费（见 ① 的开销曲线），所以" not in zh
 
     def free_tree(vp):  # a tree no dearer than its chain, and a loop that adds nothing
         for p in vp.values():

@@ -99,6 +99,7 @@ def test_a_rerun_speaks_of_the_first_dip_with_both_commits_and_nothing_without_o
     assert (note["scale"], note["commit"], note["rerun_commit"]) == (16, "f150b63", "76a59f2")
     assert (note["row"]["verify_over_main"], note["rerun_row"]["verify_over_main"], note["rerun_row"]["speedup"]) == (2.4, 1.2, 2.7)
     assert (note["before"]["speedup"], note["after"]["speedup"]) == (2.5, 2.7)
+    assert (note["families"], note["dipping"], note["dipping_rerun"]) == (1, 1, 0)  # the one line dips only in the charted run
     assert dial.rerun_note(committed, None, "ngram") is None  # no rerun file: nothing printed
     assert dial.rerun_note(rerun, committed, "ngram") is None  # the rerun's own line has no dip
     rerun["points"] = [p for p in rerun["points"] if p["scale"] != 16]

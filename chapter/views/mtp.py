@@ -1,5 +1,6 @@
 """④, MTP (sections/mtp.html.j2): the head against the small draft, the MTP loss's paired verdict, and the
 chapter's model beside DeepSeek-V3."""
+from chapter.views.rows import find_row
 
 
 def deepseek_scale(data, papers):
@@ -57,4 +58,6 @@ def view(data):
             **loss_verdict(mtp),
             "draft_params_pct": 100 * data["models"]["summary"]["draft_params_fraction"],
             "paper": paper_scale(data["published"]["deepseek_v3"]),
-            "alpha_pct": 100 * data["deepseek"]["alpha"], "alpha_val_pct": 100 * mtp["alpha"]["mtp_val"]["mean"]}
+            "alpha_pct": 100 * data["deepseek"]["alpha"], "alpha_val_pct": 100 * mtp["alpha"]["mtp_val"]["mean"],
+            # the head's fastest row on the dial as trained: more characters per forward is not yet less time
+            "as_trained": find_row(data["regime"]["points"][0]["best"]["T1"], family="mtp")}

@@ -31,8 +31,17 @@ def flat_engine(summary):
     return "eager"
 
 
+def steepest_lean(costs):
+    """The engine whose curve climbs most by the last position measured, where it is also the fastest at
+    one position (the least dispatch to hide the arithmetic behind); None otherwise."""
+    engines, last = costs["engines"], str(costs["positions"][-1])
+    steepest = max(engines, key=lambda e: engines[e]["over_main"][last])
+    leanest = min(engines, key=lambda e: engines[e]["seconds"]["main"])
+    return steepest if steepest == leanest and len(engines) > 1 else None
+
+
 def cost_curve(costs):
-    """The measured curve's facts the sentences quote: engines, threads, the flat stretch."""
+    """The measured curve's facts the sentences quote: engines, threads, the flat stretch, the steepest lean engine."""
     engines, summary = costs["engines"], costs["summary"]
     compiled = engines.get("compiled")
     return {"n_engines": len(engines), "several_engines": len(engines) > 1, "threads_plural": costs["threads"] != 1,
@@ -40,7 +49,8 @@ def cost_curve(costs):
             "eager_ms": milliseconds(engines["eager"]), "has_compiled": bool(compiled),
             "compiled_ms": milliseconds(compiled) if compiled else None,
             "flat_start": summary["flat_start"], "flat_max": summary["flat_until_max"],
-            "flat_engine": flat_engine(summary), "flat_bound": 1 + summary["eager"]["flat_slack"]}
+            "flat_engine": flat_engine(summary), "flat_bound": 1 + summary["eager"]["flat_slack"],
+            "steepest": steepest_lean(costs)}
 
 
 def tree_prices(data):

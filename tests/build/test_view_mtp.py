@@ -60,3 +60,10 @@ def test_the_view_quotes_the_committed_results_without_changing_them(page_data):
     assert v["ledger_repeats"] == ledger_mtp[0]["repeats"]
     assert v["n_seeds"] == len(page_data["mtp"]["seeds"]) and v["seed"] == page_data["mtp"]["seeds"][0]
     assert v["sample_steps"] == len(page_data["mtp"]["sample"]["steps"])
+
+
+def test_the_replay_prices_the_head_on_the_dials_model_as_trained(page_data):
+    """④ says what the head's characters per forward buy in time: its own fastest row at the dial's first point."""
+    row = mtp.view(page_data)["as_trained"]
+    light = page_data["regime"]["points"][0]
+    assert row["family"] == "mtp" and row in light["best"]["T1"]

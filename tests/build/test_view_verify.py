@@ -87,3 +87,11 @@ def test_the_twin_paragraph_quotes_the_same_ends_as_the_regime_summary(page_data
 @pytest.mark.parametrize("family,link", [("ngram", "#g-ngram"), ("draft", "#g-family")])
 def test_the_mechanisms_family_links_to_its_own_glossary_entry_where_it_has_one(family, link):
     assert verify.family_link(family) == link
+
+
+def test_the_steepest_curve_is_named_only_when_it_is_also_the_leanest_engine():
+    def costs(**engines):
+        return {"positions": [1, 64], "engines": {e: {"over_main": {"64": r}, "seconds": {"main": s}} for e, (r, s) in engines.items()}}
+    assert verify.steepest_lean(costs(eager=(3.5, 6e-4), native=(10.9, 1.2e-4))) == "native"
+    assert verify.steepest_lean(costs(eager=(12.0, 6e-4), native=(10.9, 1.2e-4))) is None  # the steepest pays the most dispatch
+    assert verify.steepest_lean(costs(eager=(3.5, 6e-4))) is None  # one curve: nothing to compare

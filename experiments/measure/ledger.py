@@ -1,4 +1,4 @@
-"""ledger.json (section ⑤) and gamma_sweep.json (section ③): every decoder from "ROMEO:\n" at
+"""ledger.json (⑥'s in-cache ledger, a deep dive) and gamma_sweep.json (section ③): every decoder from "ROMEO:\n" at
 T = 1, both modes, timed with interleaved repeats after a warm-up; the price of each kind of
 forward; where each run's time went; the greedy identity check. `ledger_summary` and
 `gamma_summary` write what the sections conclude from each file's payload.

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import orjson
 
+from chapter.views.verify import flat_bound
+
 STATIC = Path(__file__).resolve().parents[2] / "static"
 
 # the drafters that draft only where the context has occurred before: their α counts those
@@ -158,10 +160,8 @@ def dont_view(data):
     is_flat: then the twin's speedups come from a dear forward, not a free verify), and the n-gram table's size and how many times the main model's weights it is."""
     fa = data["families"]
     points = data["regime"]["points"]
-    costs = data["costs"]["summary"]
-    slack = (costs.get(data["regime"]["engine"]) or costs["eager"])["flat_slack"]  # an eager-only run has eager's
     return {"dial_light": points[0], "dial_heavy": points[-1],  # the model as trained, the heaviest twin
-            "heavy_verify_priced": points[-1]["r"]["5"] > 1 + slack,
+            "heavy_verify_priced": points[-1]["r"]["5"] > flat_bound(data["costs"]),
             "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
 
 
@@ -169,6 +169,7 @@ def span(lo_hi):
     """A published range as the page prints it: "3.1–3.4", or one figure where both ends agree."""
     lo, hi = lo_hi
     return f"{lo:g}" if lo == hi else f"{lo:g}–{hi:g}"
+
 
 def temperature_item(data):
     """The temperature item of "when not to speculate", in two parts kept apart. Measured here: how many

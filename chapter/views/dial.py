@@ -143,8 +143,8 @@ def dips(points, family):
 def rerun_note(regime, rerun, family):
     """What a full rerun of the dial (build.load_rerun) says of the committed dial's first dip in the
     family's line: at that scale, the row's in-loop verify and speedup in both runs, with their
-    neighbours in the committed run and each run's commit, and how many families dip there in each run. None without a rerun, without a dip, or
-    when the rerun lacks that scale or that family there."""
+    neighbours in the committed run and each run's commit, and how many families dip there in each run.
+    None without a rerun, without a dip, or when the rerun lacks that scale or that family there."""
     scales = dips(regime["points"], family) if rerun else []
     if not scales:
         return None
@@ -156,7 +156,10 @@ def rerun_note(regime, rerun, family):
     if not rerun_row:
         return None
     families = [r["family"] for r in point["best"]["T1"]]
-    dip_here = lambda run: sum(point["scale"] in dips(run["points"], f) for f in families)
+
+    def dip_here(run):
+        return sum(point["scale"] in dips(run["points"], f) for f in families)
+
     return {"family": family, "scale": point["scale"], "bytes": point["main_bytes"], "row": row, "rerun_row": rerun_row,
             # how many of the families charted there dip at that scale, in the charted run and in the rerun
             "families": len(families), "dipping": dip_here(regime), "dipping_rerun": dip_here(rerun),

@@ -1,5 +1,6 @@
 """⑧, the lab (sections/lab.html.j2): the Python figures the browser's runs are held against (lab_compare, also
 read by static/js/lab.js), ①'s eager curve as the lab's deep dive quotes it, and what rounding to float16 changed."""
+from chapter.views.verify import flat_bound
 
 
 LAB_GAMMA = 4  # the lab's default γ (static/js/lab_text.js LAB_DEFAULTS)
@@ -57,7 +58,7 @@ def eager_curve(costs):
             "second_position_priced": flat["flat_until"] == 1 and "2" in r,
             "second_position_extra": r["2"] - 1 if "2" in r else None,
             "flat_until": flat["flat_until"], "flat_stretch": flat["flat_until"] > 1,
-            "flat_bound": 1 + flat["flat_slack"]}
+            "flat_bound": flat_bound(costs)}
 
 
 def rounding_check(check):

@@ -28,13 +28,12 @@ def mechanism_end(point, n_chars, family=FIXED_COST_FAMILY):
 
 def mechanism(regime, family=FIXED_COST_FAMILY):
     """What the dial shows on one CPU core, from its lightest and heaviest scale: how far the verify of
-    5 positions moves (r_5 at both ends, and its lowest and highest over every scale), and how the
+    5 positions moves (r_5 at both ends), and how the
     round's fixed costs (drafting; sampling, the rule and the loop) compare with a forward that grows
     dear. The booleans give each comparison's direction, for the sentences' wording."""
     points = regime["points"]
     light, heavy = mechanism_end(points[0], regime["n_chars"], family), mechanism_end(points[-1], regime["n_chars"], family)
-    by_r5 = sorted(points, key=lambda p: p["r"][VERIFY_K])
-    return {"family": family, "light": light, "heavy": heavy, "lowest_r5": by_r5[0], "highest_r5": by_r5[-1],
+    return {"family": family, "light": light, "heavy": heavy,
             "r5_cheaper_when_heavy": heavy["r5"] < light["r5"], "r5_heavy_above_one": heavy["r5"] > 1,
             "forward_dearer": heavy["plain_per_char"]["ms"] > light["plain_per_char"]["ms"],
             "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}
@@ -56,4 +55,4 @@ def view(data):
             "threads_plural": costs["meta"]["threads"] != 1,
             "budget": lesson_budget(data["published"]["lesson_budget"]),
             "as_trained": dial_end(points[0]), "heavy": dial_end(points[-1]),
-            "mechanism": mechanism(data["regime"]), "example": dial_end(points[-1])["fastest"]}
+            "example": dial_end(points[-1])["fastest"]}

@@ -6,7 +6,6 @@ from chapter.views.rows import first_seed_run
 GRID_GAMMA = 4  # the grid opens on a chain short enough to read
 FAST_ENGINES = ("aot", "native")  # the engines that take the dispatch cost away, in the deep dive's order
 TREE_NODES = (16, 32)  # the tree sizes whose verify price the section quotes
-FAMILY_ENTRIES = {"ngram": "#g-ngram"}  # the families with a glossary entry of their own; the others link to #g-family
 
 
 def grid(example):
@@ -90,11 +89,6 @@ def fast_engines(costs):
     return [{"engine": e, "ms": milliseconds(costs["engines"][e])} for e in FAST_ENGINES if costs["engines"].get(e)]
 
 
-def family_link(family):
-    """Where the mechanism's family name links at its first use: its own glossary entry, or the one on families."""
-    return FAMILY_ENTRIES.get(family, "#g-family")
-
-
 def view(data):
     """What ①, one forward verifies a chain (sections/verify.html.j2) prints, computed here so that the template only formats it."""
     main, draft = first_seed_run(data["models"], "main"), first_seed_run(data["models"], "draft")
@@ -106,5 +100,4 @@ def view(data):
             "main_float32_mb": 4 * main["params"] / 1e6,
             **cost_curve(data["costs"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
             "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mech,
-            "family_link": family_link(mech["family"]),
             "prefix_bitwise_equal": data["causal"]["prefix_check"]["max_abs_diff"] == 0}

@@ -76,17 +76,12 @@ def test_the_view_quotes_the_committed_results_without_changing_them(page_data):
 
 
 def test_the_twin_paragraph_quotes_the_same_ends_as_the_regime_summary(page_data):
-    """①'s twin paragraph and the aside before ① tell the mechanism from one computation (views/regime.mechanism):
-    the same two ends of the dial, whose r_5 are the ones ① prints for the model as trained and the heaviest twin."""
+    """①'s twin paragraph tells the mechanism from views/regime.mechanism: the same two ends of the dial,
+    whose r_5 are the ones ① prints for the model as trained and the heaviest twin."""
     m = verify.view(page_data)["mechanism"]
     t = verify.twins(page_data)
     assert (m["light"]["point"], m["heavy"]["point"]) == (t["light"], t["heavy"])
     assert m["r5_cheaper_when_heavy"] == (t["heavy"]["r"]["5"] < t["light"]["r"]["5"])
-
-
-@pytest.mark.parametrize("family,link", [("ngram", "#g-ngram"), ("draft", "#g-family")])
-def test_the_mechanisms_family_links_to_its_own_glossary_entry_where_it_has_one(family, link):
-    assert verify.family_link(family) == link
 
 
 def test_the_steepest_curve_is_named_only_when_it_is_also_the_leanest_engine():

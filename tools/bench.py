@@ -158,6 +158,7 @@ def heavy_race(browser, page_path, forward, scale):
     page.wait_for_load_state("load")
     page.locator("#lab-widget").scroll_into_view_if_needed()
     page.wait_for_selector("#lab-widget[data-state=ready]", timeout=60_000)
+    page.click("#deep-lab-races > summary")  # the races sit in a deep dive, closed until the reader opens it
     page.locator("#lab-heavy").scroll_into_view_if_needed()
     page.select_option("#lab-heavy-scale", str(scale))
     page.click("#lab-heavy-go")

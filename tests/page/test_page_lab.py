@@ -1,5 +1,6 @@
 """Section ⑧, the lab, in headless Chromium: it stays idle (its weights unparsed) until it scrolls
-into view, after the page has marked itself ready, and says in place why where it cannot run; a prompt with a character outside the
+into view, after the page has marked itself ready, and says in place why where it cannot run; its races
+wait in a deep dive, closed until the reader opens it; a prompt with a character outside the
 vocabulary is refused by name; at T = 0 the race's two texts are identical for every speculative
 method; stepping at T = 1 shows drafts with verdicts and moves the counters, by mouse and keyboard;
 the settings round-trip through the URL hash; at 390 px nothing scrolls sideways and axe finds no
@@ -32,6 +33,7 @@ def counters(page):
 
 
 def race(page, n=60):
+    open_deep(page, "lab-races")  # the races sit in a deep dive, closed until the reader opens it
     page.fill("#lab-race-n", str(n))
     page.click("#lab-race-go")
     page.wait_for_selector("#lab-identical[data-identical]", state="attached", timeout=60000)
@@ -49,6 +51,11 @@ def test_lab_waits_until_it_is_seen(open_page):
                                       performance.getEntriesByName('lab-parse-start')[0].startTime]""")
     assert ready < parsed
     assert page.locator("#lab-ui").is_visible()
+    # the races are off the main path: in a deep dive, closed until the reader opens it
+    assert page.locator("#deep-lab-races").get_attribute("open") is None
+    assert not page.locator("#lab-race").is_visible() and not page.locator("#lab-heavy").is_visible()
+    open_deep(page, "lab-races")
+    assert page.locator("#lab-race-go").is_enabled() and page.locator("#lab-heavy-go").is_enabled()
     assert f"{LAB['main']['params']:,}" in page.locator("#lab-status").inner_text()
     # the defaults teach: a few rounds are already on show, with drafts and verdicts
     assert page.locator("#lab-round-title").inner_text() == "Round 3 of 3"
@@ -123,7 +130,8 @@ def test_the_modelled_clock_prices_the_same_race_and_follows_its_controls(open_p
     redraws it from the race already run (the lanes' texts stay), writes the address, and a size
     that does not fit says so instead of a figure."""
     page = loaded(open_page(hash_="#lang=en&lab-m=draft&lab-g=4&lab-s=3"))
-    assert page.locator("#lab-gpu-result").is_hidden()
+    open_deep(page, "lab-races")  # so that hidden means the lane's own [hidden], not the closed box
+    assert page.locator("#lab-race").is_visible() and page.locator("#lab-gpu-result").is_hidden()
     race(page, 120)
     gpu = page.locator("#lab-gpu-result")
     assert gpu.is_visible() and "not a measurement" in gpu.inner_text()
@@ -267,6 +275,7 @@ def test_the_ledger_rows_run_in_the_browser(open_page):
 
 def heavy_race(page, scale):
     """⑧'s heavy race at `scale`, to the end: what it wrote in #lab-heavy's data-result."""
+    open_deep(page, "lab-races")
     page.locator("#lab-heavy").scroll_into_view_if_needed()
     page.select_option("#lab-heavy-scale", str(scale))
     page.click("#lab-heavy-go")

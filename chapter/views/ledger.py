@@ -75,19 +75,9 @@ def box_column(point, row):
             "chars_per_round": row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"],
             "formula_chars": expected_chars(row) if chain else None}
 
-def count_miss(rows):
-    """The chain whose characters per forward fall furthest below Theorem 3.8's count at its α
-    (each draft accepted independently), when that is more than THEORY_CLOSE below; else None."""
-    chains = [(r, expected_chars(r)) for r in rows if r["shape"] == "chain" and r.get("theory")]
-    row, formula = max(chains, key=lambda rc: rc[1] / rc[0]["tokens_per_main"], default=(None, None))
-    if row is None or formula / row["tokens_per_main"] - 1 <= THEORY_CLOSE:
-        return None
-    return {"row": row, "formula_chars": formula}
-
 def answer_box(data):
     """⑥'s opening box: the heaviest scale's fastest family at T = 1 on the dial's native rows, as
-    trained and at the heaviest twin (box_column), and where Theorem 3.8's count misses most at the
-    heaviest scale (count_miss). The family's row as trained is its fastest there; a family not
+    trained and at the heaviest twin (box_column). The family's row as trained is its fastest there; a family not
     measured as trained leaves that column out. verify_steady: ① within THEORY_CLOSE at both ends;
     count_close: the row's characters per forward within THEORY_CLOSE of Theorem 3.8's count."""
     points = data["regime"]["points"]
@@ -98,7 +88,6 @@ def answer_box(data):
     ends = (columns[0]["row"]["verify_over_main"], columns[-1]["row"]["verify_over_main"])
     formula = columns[-1]["formula_chars"]
     return {"family": fastest["family"], "columns": columns, "trained": trained is not None,
-            "miss": count_miss(heavy["best"]["T1"]),
             # ① about the same at both ends, and the row's own count close to Theorem 3.8's (the box's words)
             "verify_steady": abs(ends[1] / ends[0] - 1) <= THEORY_CLOSE,
             "count_close": formula is not None and abs(formula / fastest["tokens_per_main"] - 1) <= THEORY_CLOSE}

@@ -48,11 +48,8 @@ def pays(as_trained, heavy):
 
 def view(data):
     """What the regime summary (sections/regime.html.j2) prints, computed here so that the template only formats it."""
-    costs, points = data["costs"], data["regime"]["points"]
+    points = data["regime"]["points"]
     return {"main_params": first_seed_run(data["models"], "main")["params"],
-            # the eager engine's one-position forward: the aside prices it where it defines that engine
-            "forward_ms": 1000 * costs["engines"]["eager"]["seconds"]["main"],
-            "threads_plural": costs["meta"]["threads"] != 1,
             "budget": lesson_budget(data["published"]["lesson_budget"]),
             "as_trained": dial_end(points[0]), "heavy": dial_end(points[-1]),
             "example": dial_end(points[-1])["fastest"]}

@@ -12,7 +12,7 @@ def grid(example):
     """The verify grid as it opens: γ, and how many of its rows (and of the whole chain's) are discarded."""
     start = min(GRID_GAMMA, example["gamma"])
     accepted = example["n_accepted"]
-    return {"gamma_start": start, "context_chars": len(example["context"]),
+    return {"gamma_start": start,
             "grid_rejects": accepted < start, "grid_discarded": start - accepted,
             "chain_discarded": example["gamma"] - accepted}
 
@@ -36,17 +36,8 @@ def flat_bound(costs):
     return 1 + costs["summary"]["eager"]["flat_slack"]
 
 
-def steepest_lean(costs):
-    """The engine whose curve climbs most by the last position measured, where it is also the fastest at
-    one position (the least dispatch to hide the arithmetic behind); None otherwise."""
-    engines, last = costs["engines"], str(costs["positions"][-1])
-    steepest = max(engines, key=lambda e: engines[e]["over_main"][last])
-    leanest = min(engines, key=lambda e: engines[e]["seconds"]["main"])
-    return steepest if steepest == leanest and len(engines) > 1 else None
-
-
 def cost_curve(costs):
-    """The measured curve's facts the sentences quote: engines, threads, the flat stretch, the steepest lean engine."""
+    """The measured curve's facts the sentences quote: engines, threads, the flat stretch."""
     engines, summary = costs["engines"], costs["summary"]
     compiled = engines.get("compiled")
     return {"n_engines": len(engines), "several_engines": len(engines) > 1, "threads_plural": costs["threads"] != 1,
@@ -54,8 +45,7 @@ def cost_curve(costs):
             "eager_ms": milliseconds(engines["eager"]), "has_compiled": bool(compiled),
             "compiled_ms": milliseconds(compiled) if compiled else None,
             "flat_start": summary["flat_start"], "flat_max": summary["flat_until_max"],
-            "flat_engine": flat_engine(summary), "flat_bound": flat_bound(costs),
-            "steepest": steepest_lean(costs)}
+            "flat_engine": flat_engine(summary), "flat_bound": flat_bound(costs)}
 
 
 def tree_prices(data):
@@ -96,7 +86,7 @@ def view(data):
     fast = fast_engines(data["costs"])
     mech = mechanism(data["regime"])
     return {"example": data["causal"]["verify_example"], **grid(data["causal"]["verify_example"]),
-            "block_size": main["config"]["block_size"], "main_params": main["params"], "draft_params": draft["params"],
+            "block_size": main["config"]["block_size"], "draft_params": draft["params"],
             "main_float32_mb": 4 * main["params"] / 1e6,
             **cost_curve(data["costs"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
             "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mech,

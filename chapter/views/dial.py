@@ -128,10 +128,8 @@ def theory_lines(theory):
     return lines
 
 def scale_times(light, heavy):
-    """Plain decoding's time per character and one forward's time, at both ends of the dial, in ms."""
-    return {"plain_per_char": {"light": milliseconds(light["plain"]["T1"]["s_per_char"]),
-                               "heavy": milliseconds(heavy["plain"]["T1"]["s_per_char"])},
-            "forward": {"light": milliseconds(light["main_s"]), "heavy": milliseconds(heavy["main_s"])}}
+    """One forward's time at both ends of the dial, in ms (the deep dive on the dial's rows)."""
+    return {"forward": {"light": milliseconds(light["main_s"]), "heavy": milliseconds(heavy["main_s"])}}
 
 def dips(points, family):
     """The scales, lightest first, where the family's fastest T = 1 row is slower than at both

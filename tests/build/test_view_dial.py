@@ -27,8 +27,9 @@ def data(points, pays, never, theory=None):
 
 
 def test_the_heaviest_fastest_family_is_found_again_as_trained_and_its_configuration_compared():
-    light = point(1, [row("ngram", "faster", size=5), row("draft", "unclear", size=4), row("mtp", "slower")], s_per_char=8e-4)
-    heavy = point(40, [row("draft", "faster", size=6), row("ngram", "faster"), row("mtp", "unclear")], t0=[row("ngram", "faster")])
+    light = point(1, [row("ngram", "faster", size=5), row("draft", "unclear", size=4), row("mtp", "slower")])
+    heavy = point(40, [row("draft", "faster", size=6), row("ngram", "faster"), row("mtp", "unclear")], t0=[row("ngram", "faster")],
+                  main_s=2e-3)
     v = dial.view(data([light, heavy], pays=[{"scale": 1, "families": ["ngram"]}, {"scale": 40, "families": ["draft"]}],
                        never=["mtp"]))
     assert v["fastest"]["family"] == "draft" and v["fastest_as_trained"] is light["best"]["T1"][1]
@@ -36,8 +37,8 @@ def test_the_heaviest_fastest_family_is_found_again_as_trained_and_its_configura
     assert (v["heaviest"]["faster"], v["heaviest"]["families"], v["as_trained"]["faster"]) == (2, 3, 1)
     assert v["fastest_greedy"] is heavy["best"]["T0"][0] and not v["best_elsewhere"]
     assert [g["as_trained"] for g in v["pays"]] == [True, False] and v["never_after_pays"]
-    assert v["plain_per_char"]["light"] == {"ms": pytest.approx(0.8), "fine": True}
-    assert v["plain_per_char"]["heavy"]["fine"] is False
+    assert v["forward"]["light"] == {"ms": pytest.approx(0.5), "fine": True}
+    assert v["forward"]["heavy"]["fine"] is False
     assert v["bandwidth_gb_s"] == pytest.approx(12.5) and v["prompt_shown"] == "ROMEO:\\nBut"
 
 

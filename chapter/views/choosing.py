@@ -193,7 +193,6 @@ def temperature_item(data):
     alpha_lowest_greedy = summary["lowest_alpha"]["temperature"] == 0
     return {"t_families": n, "t_counts": counts, "greedy_seldom_faster": greedy_seldom_faster,
             "alpha_lowest_greedy": alpha_lowest_greedy,
-            "alpha_hottest": summary["highest"],
             "papers": papers, "papers_greedy_above": all(p["greedy_above"] for p in papers), "papers_lowest_T1": lowest_T1,
             # the item's title and last sentence: here greedy decoding seldom helped and α is lowest at T = 0, and
             # every paper still reports a speedup above 1× at T = 1

@@ -57,6 +57,9 @@ def view(data):
             "alpha_order_flips": flips, "flip_explained": bool(flips and summary["mtp_ahead_generated"]),
             **loss_verdict(mtp),
             "draft_params_pct": 100 * data["models"]["summary"]["draft_params_fraction"],
+            # the module's new parameters and their share of the main model, as ④'s diagram prints them
+            "new_params": mtp["params"]["mtp_head_total"],
+            "new_params_pct": 100 * mtp["params"]["mtp_head_total"] / mtp["params"]["main_total"],
             "paper": paper_scale(data["published"]["deepseek_v3"]),
             "alpha_pct": 100 * data["deepseek"]["alpha"], "alpha_val_pct": 100 * mtp["alpha"]["mtp_val"]["mean"],
             # the head's fastest row on the dial as trained: more characters per forward is not yet less time

@@ -67,3 +67,12 @@ def test_the_replay_prices_the_head_on_the_dials_model_as_trained(page_data):
     row = mtp.view(page_data)["as_trained"]
     light = page_data["regime"]["points"][0]
     assert row["family"] == "mtp" and row in light["best"]["T1"]
+
+
+def test_the_modules_new_parameters_are_the_diagrams_sum(page_data):
+    """④'s main path prints the module's new parameters and their share of the main model, the figures the
+    diagram's readout (static/js/mtp_diagram.js paramTotals) prints in its deep dive."""
+    v, params = mtp.view(page_data), page_data["mtp"]["params"]
+    own = params["hidden_norm"] + params["embed_norm"] + params["proj"] + params["block"]
+    assert v["new_params"] == own == params["mtp_head_total"]
+    assert v["new_params_pct"] == pytest.approx(100 * own / params["main_total"])

@@ -1,5 +1,5 @@
-"""Section ④ (MTP) and the closing panel in headless Chromium: every diagram part against
-mtp.json, the trace slider at min/mid/max and by keyboard, both execution modes of the
+"""Section ④ (MTP) and the closing panel in headless Chromium: every diagram part (in its deep dive)
+against mtp.json, the trace slider at min/mid/max and by keyboard, both execution modes of the
 MTP-vs-draft table, the loss table and its verdict, the self-check (screenshots: test_page.py's
 matrix; slider timings: `make bench`). The conftest fixture fails a test on any console error or
 request."""
@@ -29,7 +29,11 @@ def test_diagram_parts_show_real_counts(open_page):
     page = open_page()
     counts = expected_counts(MTP["params"])
     parts = page.locator("#mtp-diagram .mtp-part")
+    # the diagram sits in a closed deep dive and is drawn all the same, with no error (the fixture's check)
+    assert page.locator("#deep-mtp-parts").get_attribute("open") is None
     assert parts.count() == len(counts)
+    assert not parts.first.is_visible()
+    open_deep(page, "mtp-parts")
     for i in range(parts.count()):
         part = parts.nth(i)
         key = part.get_attribute("data-part")
@@ -54,6 +58,7 @@ def test_diagram_parts_show_real_counts(open_page):
 
 def test_diagram_text_readable_on_phone(open_page):
     page = open_page(390)
+    open_deep(page, "mtp-parts")
     sizes = page.evaluate("""() => {
         const svg = document.querySelector('#mtp-diagram svg');
         const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
@@ -186,6 +191,7 @@ def test_closing_self_check(open_page):
 
 def test_language_switch_rerenders(open_page):
     page = open_page(hash_="#lang=zh")
+    open_deep(page, "mtp-parts")
     assert "个参数" in page.locator("#mtp-part-card").inner_text()
     page.click("#lang-toggle")
     assert "parameters" in page.locator("#mtp-part-card").inner_text()

@@ -64,12 +64,12 @@ def family_ledger(families):
 def box_column(point, row):
     """One end of the dial in ⑥'s answer box: the row's forwards saved (characters per main forward,
     over all repeats) and time saved (its speedup); its round in the median run, in plain forwards
-    ((a) the verify, with r_{γ+1} timed alone at that scale; (b) drafting; (c) the rest), with that run's
-    characters per round and plain decoding's cost per character, whose product over the round is the
-    speedup; ④ the characters per forward Theorem 3.8 counts at the row's α (None for a tree)."""
+    ((a) the verify; (b) drafting; (c) the rest), with that run's characters per round and plain
+    decoding's cost per character, whose product over the round is the speedup; (d) the characters per
+    forward Theorem 3.8 counts at the row's α (None for a tree)."""
     rest = row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])
     chain = row["shape"] == "chain" and row.get("theory") is not None
-    return {"point": point, "row": row, "bytes": point["main_bytes"], "k": row["size"] + 1 if chain else None,
+    return {"point": point, "row": row, "bytes": point["main_bytes"],
             "saved_pct": 100 * (1 - 1 / row["tokens_per_main"]), "rest": rest,
             "fixed": row["drafter_per_round"] + rest,
             "chars_per_round": row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"],

@@ -111,8 +111,12 @@ export function scopeNote(situation, families, regime) {
   const engineName = ENGINE_LABEL[engine];
   const model = bytes ? { zh: `⑥ 最重的加重版（主模型 ${fixed(bytes / 1e6, 0)} MB）`, en: `⑥'s heaviest twin (a ${fixed(bytes / 1e6, 0)} MB main model)` }
     : { zh: "模型原样", en: "the model as trained" };
-  return { zh: `本章实测，相对同一引擎的${FAMILY_LABEL.plain.zh}：${model.zh}，${engineName.zh}，T = ${temperature}，主模型自己写的文本；每种方法取它最快的配置。`,
-    en: `Measured here, over ${FAMILY_LABEL.plain.en} on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}, the main model's own text; each method at its fastest configuration.` };
+  // speedups exist at T = 0 and 1 only: a hotter situation is ranked by its T = 1 rows, and says so
+  const hotter = Number(situation.temperature) > temperature
+    ? { zh: `（加速比只测了 T = 0 和 1，这里用 T = 1 的；α 取 T = ${situation.temperature}）`, en: ` (speedups were measured at T = 0 and 1 only, so these are T = 1's; α is at T = ${situation.temperature})` }
+    : { zh: "", en: "" };
+  return { zh: `本章实测，相对同一引擎的${FAMILY_LABEL.plain.zh}：${model.zh}，${engineName.zh}，T = ${temperature}${hotter.zh}，主模型自己写的文本；每种方法取它最快的配置。`,
+    en: `Measured here, over ${FAMILY_LABEL.plain.en} on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}${hotter.en}, the main model's own text; each method at its fastest configuration.` };
 }
 
 function cpuRanking(situation, families, conditions, regime) {

@@ -51,6 +51,9 @@ test("CPU: the measured rows, fastest first, plain decoding placed at 1×", () =
   // where the figures come from is said once, above the list
   assert.match(scopeNote(CPU, fakeFamilies(ALL)).en, /^Measured here, over plain decoding on the same engine: the model as trained, compiled engine, T = 1, the main model's own text/);
   assert.match(scopeNote({ ...CPU, temperature: "0" }, fakeFamilies(ALL)).en, /compiled engine, T = 0,/);
+  // a hotter situation than any timed one is ranked by T = 1's rows, and the note says so
+  assert.match(scopeNote({ ...CPU, temperature: "1.3" }, fakeFamilies(ALL)).en, /T = 1 \(speedups were measured at T = 0 and 1 only, so these are T = 1's; α is at T = 1.3\)/);
+  assert.doesNotMatch(scopeNote(CPU, fakeFamilies(ALL)).en, /measured at T = 0 and 1 only/);
   assert.match(scopeNote(PRESETS.gpuChat, fakeFamilies(ALL)).en, /the papers', not measured here/);
 });
 

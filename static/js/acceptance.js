@@ -34,7 +34,7 @@ export function routes(p, q, x) {
 }
 
 // The char the card opens on. At the "draft favours a char" position, the char q over-weights (q > p:
-// the rule's other case, all of it through route ①). Elsewhere a char that reaches the output by
+// the rule's other case, all of it through route (1)). Elsewhere a char that reaches the output by
 // both routes, accepted and redrawn (p > q > 0): the one whose smaller route is largest; failing
 // that, the main model's favourite.
 export function defaultChar(pos, vocab) {
@@ -65,11 +65,11 @@ export function calcRows(pos, vocab, x, draws) {
     { label: `q(${c})`, value: fixed(pos.q[x], 5) },
     { label: `p(${c})`, value: fixed(pos.p[x], 5) },
     { label: { zh: "接受概率 min(1, p/q)", en: "acceptance probability min(1, p/q)" }, value: fixed(r.acceptProb, 5) },
-    { label: { zh: "① 抽中并接受：q·min(1, p/q) = min(p, q)", en: "① drafted and accepted: q·min(1, p/q) = min(p, q)" }, value: fixed(r.viaAccept, 5) },
+    { label: { zh: "(1) 抽中并接受：q·min(1, p/q) = min(p, q)", en: "(1) drafted and accepted: q·min(1, p/q) = min(p, q)" }, value: fixed(r.viaAccept, 5) },
     { label: { zh: "此位置的拒绝总概率 1 − α", en: "total rejection probability here, 1 − α" }, value: fixed(1 - r.alpha, 5) },
     { label: { zh: `残差分布给 ${c} 的概率 max(0, p−q)/(1−α)`, en: `residual probability of ${c}, max(0, p−q)/(1−α)` }, value: fixed(r.residualX, 5) },
-    { label: { zh: "② 拒绝后重抽到它：(1−α)·残差 = max(0, p−q)", en: "② rejected, then redrawn: (1−α)·residual = max(0, p−q)" }, value: fixed(r.viaResidual, 5) },
-    { label: "① + ② = p", value: fixed(r.total, 5), strong: true },
+    { label: { zh: "(2) 拒绝后重抽到它：(1−α)·残差 = max(0, p−q)", en: "(2) rejected, then redrawn: (1−α)·residual = max(0, p−q)" }, value: fixed(r.viaResidual, 5) },
+    { label: "(1) + (2) = p", value: fixed(r.total, 5), strong: true },
     { label: { zh: `${grouped(draws)} 次实测频率`, en: `measured frequency in ${grouped(draws)} draws` }, value: fixed(pos.counts[x] / draws, 5) },
   ];
 }

@@ -105,7 +105,7 @@ test("acceptance views: histogram columns, the calculation card, the default cha
   assert.deepEqual(histColumns(["a"], [0], [0], 0, [1])[0].cells, ["0", "0.0000", "1.0000"]); // no draws yet
   const x = defaultChar(pos, acc.vocab);
   const rows = calcRows(pos, acc.vocab, x, acc.draws);
-  assert.equal(rows.at(-2).value, fixed(pos.p[x], 5)); // ① + ② = p
+  assert.equal(rows.at(-2).value, fixed(pos.p[x], 5)); // (1) + (2) = p
   // a position that is not the over-weighting one opens on a char both routes reach, when there is one
   if (pos.overweight_char == null && pos.p.some((pi, i) => pi > pos.q[i] && pos.q[i] > 0)) {
     const r = routes(pos.p, pos.q, x);

@@ -224,7 +224,7 @@ def test_acceptance_controls(open_page):
     assert pick.get_attribute("aria-pressed") == "true"
     card = page.locator("#accept-calc").inner_text()
     lines = {line.split("\t")[0]: line.split("\t")[-1] for line in card.splitlines()}
-    assert lines["① + ② = p"] == lines[next(k for k in lines if k.startswith("p(“"))]
+    assert lines["(1) + (2) = p"] == lines[next(k for k in lines if k.startswith("p(“"))]
     page.evaluate("document.getElementById('deep-draw').open = true")  # draw-it-yourself is a deep dive
     assert page.locator("#draw-readouts .v").first.inner_text() == "100"  # opens warmed up
     for k in ("1", "100", "10000"):

@@ -175,6 +175,8 @@ def test_stepping_at_t1_shows_rounds_and_moves_the_counters(open_page):
     assert verdicts == sorted(verdicts, key=["v-accept", "v-reject", "v-unchecked"].index)  # accepted, then one rejected
     assert page.locator("#lab-summary").inner_text().startswith("Round 6:")
     assert re.search(r"probability \d", page.locator("#lab-next-line").inner_text())
+    assert not page.locator("#lab-cache-box").evaluate("d => d.open")  # the kv caches wait in a closed box
+    page.locator("#lab-cache-box summary").click()
     cache = page.locator("#lab-cache").inner_text()
     assert "main model" in cache and "draft model" in cache and "rolled back" in cache
     # page back through the rounds: the shown round's characters are outlined in the text

@@ -245,11 +245,11 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     heavy["r"].update({"5": 1.04, "9": 1.21})
     size = f"{heavy['main_bytes'] / 1e6:.0f} MB"  # the twin is sized, as the page's mb macro prints it
     en = busy(build.render(data), "en")
-    assert f"a verify of 5 positions costs 1.37× one as trained and 1.04× on the {size} twin" in en
+    assert f"a verify of 5 positions (γ = 4) costs 1.37× one as trained and 1.04× on the {size} twin" in en
     assert "not a free verify" not in en  # the twin's 1.04 is within the flatness slack: its verify is nearly free
     slack = DATA["costs"]["summary"][DATA["regime"]["engine"]]["flat_slack"]
     priced = DATA["regime"]["points"][-1]["r"]["5"] > 1 + slack
     assert ("a dear forward, not a free verify" in busy(build.render(DATA), "en")) == priced
     zh = busy(build.render(data), "zh")
-    assert f"验收 5 个位置是 1 个位置的 1.37 倍（模型原样），在 {size} 的加重版上是 1.04 倍" in zh
+    assert f"验收 5 个位置（γ = 4）是 1 个位置的 1.37 倍（模型原样），在 {size} 的加重版上是 1.04 倍" in zh
     assert "而不是免费的验收" not in zh

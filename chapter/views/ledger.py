@@ -71,7 +71,6 @@ def box_column(point, row):
     chain = row["shape"] == "chain" and row.get("theory") is not None
     return {"point": point, "row": row, "bytes": point["main_bytes"],
             "saved_pct": 100 * (1 - 1 / row["tokens_per_main"]), "rest": rest,
-            "fixed": row["drafter_per_round"] + rest,
             "chars_per_round": row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"],
             "formula_chars": expected_chars(row) if chain else None}
 

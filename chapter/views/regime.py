@@ -18,22 +18,22 @@ def lesson_budget(budget):
 
 def mechanism_end(point, n_chars, family=FIXED_COST_FAMILY):
     """One end of the dial as the mechanism quotes it: the point (its r_k go through macros.r_at),
-    `family`'s best T = 1 row with its drafting and its other costs per round (in plain forwards),
-    and plain decoding's time per character there."""
+    the drafting and other costs per round (in plain forwards) of `family`'s best T = 1 row, and plain
+    decoding's time per character there."""
     row = next(r for r in point["best"]["T1"] if r["family"] == family)
-    return {"point": point, "bytes": point["main_bytes"], "row": row, "r5": point["r"][VERIFY_K],
+    return {"point": point, "r5": point["r"][VERIFY_K],
             "drafter": row["drafter_per_round"], "other": row["other_per_round"],
             "plain_per_char": milliseconds(point["plain"]["T1"]["wall_s"]["median"] / n_chars)}
 
 
 def mechanism(regime, family=FIXED_COST_FAMILY):
     """What the dial shows on one CPU core, from its lightest and heaviest scale: how far the verify of
-    5 positions moves (r_5 at both ends), and how the
-    round's fixed costs (drafting; sampling, the rule and the loop) compare with a forward that grows
-    dear. The booleans give each comparison's direction, for the sentences' wording."""
+    5 positions moves (r_5 at both ends), and how the round's fixed costs (drafting; sampling, the rule
+    and the loop) compare with a forward that grows dear. The booleans give each comparison's direction,
+    for the sentences' wording."""
     points = regime["points"]
     light, heavy = mechanism_end(points[0], regime["n_chars"], family), mechanism_end(points[-1], regime["n_chars"], family)
-    return {"family": family, "light": light, "heavy": heavy,
+    return {"light": light, "heavy": heavy,
             "r5_cheaper_when_heavy": heavy["r5"] < light["r5"], "r5_heavy_above_one": heavy["r5"] > 1,
             "forward_dearer": heavy["plain_per_char"]["ms"] > light["plain_per_char"]["ms"],
             "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}

@@ -84,10 +84,9 @@ def view(data):
     main, draft = first_seed_run(data["models"], "main"), first_seed_run(data["models"], "draft")
     tree_engine, prices = tree_prices(data)
     fast = fast_engines(data["costs"])
-    mech = mechanism(data["regime"])
     return {"example": data["causal"]["verify_example"], **grid(data["causal"]["verify_example"]),
             "block_size": main["config"]["block_size"], "draft_params": draft["params"],
             "main_float32_mb": 4 * main["params"] / 1e6,
             **cost_curve(data["costs"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
-            "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mech,
+            "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mechanism(data["regime"]),
             "prefix_bitwise_equal": data["causal"]["prefix_check"]["max_abs_diff"] == 0}

@@ -23,12 +23,9 @@ export const INPUTS = {
 export const PRESETS = {
   chapter: { regime: "cpu", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
   cpuGreedyRepeat: { regime: "cpu", temperature: "0", text: "repeat", memory: "yes", training: "yes", length: "long" },
-  cpuBare: { regime: "cpu", temperature: "1.3", text: "open", memory: "no", training: "no", length: "long" },
   cpuHeavy: { regime: "twin", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
-  gpuChat: { regime: "gpu", temperature: "0", text: "open", memory: "yes", training: "yes", length: "long" },
-  gpuEditing: { regime: "gpu", temperature: "0", text: "quote", memory: "no", training: "no", length: "long" },
+  gpuChat: { regime: "gpu", temperature: "0.8", text: "open", memory: "yes", training: "yes", length: "long" },
   serving: { regime: "batch", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
-  shortReply: { regime: "gpu", temperature: "0.8", text: "open", memory: "yes", training: "yes", length: "short" },
 };
 
 // What each family needs besides the main model, from where its drafts come from (registry.json's

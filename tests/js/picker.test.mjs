@@ -124,10 +124,13 @@ test("the preset situations on the committed measurements", () => {
   assert.equal(top("chapter").dont ? "dont" : top("chapter").method, fastest(1).speedup >= 1 ? fastest(1).family : "dont");
   assert.equal(top("cpuGreedyRepeat").dont ? "dont" : top("cpuGreedyRepeat").method, fastest(0).speedup >= 1 ? fastest(0).family : "dont");
   assert.equal(top("gpuChat").method, "eagle3");
-  assert.equal(top("gpuEditing").method, "lookup");
-  for (const name of ["serving", "shortReply"]) assert.ok(top(name).dont, name);
+  assert.ok(top("serving").dont);
+  // summaries on a GPU with no training or memory: copy the input; a reply of a few tokens: don't
+  const editing = { regime: "gpu", temperature: "0", text: "quote", memory: "no", training: "no", length: "long" };
+  assert.equal(ranking(editing, families)[0].method, "lookup");
+  assert.ok(ranking({ ...PRESETS.gpuChat, length: "short" }, families)[0].dont);
   // no training, no memory, T = 1.3 on this CPU: only drafter-free methods are left
-  const bare = ranking(PRESETS.cpuBare, families);
+  const bare = ranking({ ...PRESETS.chapter, temperature: "1.3", memory: "no", training: "no" }, families);
   assert.ok(bare.every((r) => r.dont || ["lookup", "lookahead"].includes(r.method)));
 });
 
@@ -178,7 +181,7 @@ test("the picker follows the address: an edited #pick applies, a #link without o
     assert.equal(page.preset.getAttribute("aria-pressed"), "false");
     editHash(`#lang=en&pick=${encodeSituation(PRESETS.gpuChat)}`);
     assert.equal(page.selects.regime.value, "gpu");
-    assert.equal(page.selects.temperature.value, "0");
+    assert.equal(page.selects.temperature.value, PRESETS.gpuChat.temperature);
     assert.equal(page.list.dataset.top, "eagle3");
     assert.equal(page.preset.getAttribute("aria-pressed"), "true");
     for (const hash of ["#s-choosing", "#pick=__proto__", "#pick=cpu-7-open-yes-yes-long"]) {
@@ -199,7 +202,7 @@ test("the picker follows the address: an edited #pick applies, a #link without o
 test("the situation from the hash: a known one, else the one given", () => {
   const get = (pick) => (key) => (key === "pick" ? pick : undefined);
   const current = PRESETS.chapter;
-  assert.deepEqual(situationFromHash(get(encodeSituation(PRESETS.gpuEditing)), INPUTS, current), PRESETS.gpuEditing);
+  assert.deepEqual(situationFromHash(get(encodeSituation(PRESETS.serving)), INPUTS, current), PRESETS.serving);
   assert.equal(situationFromHash(get(undefined), INPUTS, current), current);
   assert.equal(situationFromHash(get("constructor"), INPUTS, current), current);
 });

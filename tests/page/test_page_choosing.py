@@ -38,10 +38,13 @@ def test_picker_presets_and_dont(open_page):
     assert shown == 5 and rest >= 1 and page.locator("#picker-rest").get_attribute("start") == "6"
     assert page.locator("#picker-more-label").inner_text() == f"The other {rest}"
     assert not page.locator("#picker-rest").is_visible()
-    for preset, dont in [("serving", True), ("shortReply", True), ("gpuChat", False), ("gpuEditing", False)]:
+    for preset, dont in [("serving", True), ("gpuChat", False)]:
         page.click(f"#picker-widget [data-preset={preset}]")
         assert result.get_attribute("data-dont") == str(dont).lower(), preset
         assert page.locator(f"#picker-widget [data-preset={preset}]").get_attribute("aria-pressed") == "true"
+    for key, value in [("temperature", "0"), ("text", "quote"), ("memory", "no"), ("training", "no")]:
+        page.select_option(f"#picker-widget select[data-input={key}]", value)
+    assert page.locator("#picker-widget [data-preset=gpuChat]").get_attribute("aria-pressed") == "false"
     assert result.get_attribute("data-top") == "lookup"  # editing: copying the input
     assert "pick=gpu-0-quote-no-no-long" in page.evaluate("location.hash")
     page.click("#lang-toggle")

@@ -15,6 +15,8 @@ LADDER = orjson.loads((ROOT / "experiments/results/ladder.json").read_bytes())
 
 def test_roofline_controls(open_page):
     page = open_page()
+    assert page.locator("#deep-roofline").get_attribute("open") is None  # off the main path
+    open_deep(page, "roofline")
     devices = page.locator("#roof-controls .seg").nth(0).locator("button")
     sizes = page.locator("#roof-controls .seg").nth(1).locator("button")
     assert devices.count() == 3 and sizes.count() == 4

@@ -230,7 +230,7 @@ for _family in [
     Family("lookahead", {"zh": "前瞻解码", "en": "lookahead decoding"},
            {"zh": "没有草稿员：Jacobi 迭代的猜测加上从轨迹里收集的 {ngram}-gram",
             "en": "no drafter: Jacobi-iteration guesses plus {ngram}-grams harvested from their trajectory"},
-           group="none", tree=True, source="self", order=3, min_order=2, config=("tree", 16),
+           group="none", tree=True, source="self", q="one-hot", order=3, min_order=2, config=("tree", 16),
            build=lambda spec, models, *_: Lookahead(*lookahead_shape(spec)), training=NONE,
            terms=lambda models: {"ngram": FAMILIES["lookahead"].order},
            candidates=(("tree", 16),)),

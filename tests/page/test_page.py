@@ -270,3 +270,18 @@ def test_deep_dives_start_closed_and_open_from_an_address(open_page):
     assert page.locator("#deep-engines").get_attribute("open") is not None
     assert page.locator("#peer-twin-table").is_visible()
     assert page.locator("#deep-family-ledger").get_attribute("open") is None
+
+
+def test_a_boxed_widgets_state_in_the_address_opens_its_box(open_page):
+    """A widget inside a closed box keeps its state in the hash (data-hash-keys); a shared address
+    with that state opens the box and the widget shows it, while the other boxes stay closed."""
+    page = open_page(hash_="#lang=en")
+    widgets = page.evaluate("[...document.querySelectorAll('[data-hash-keys]')].map((w) => [w.id, w.dataset.hashKeys.split(' '), !!w.closest('details')])")
+    assert {w for w, _, _ in widgets} >= {"mtp-arch-widget", "tree-widget", "ledger-widget"}
+    assert all(boxed for _, _, boxed in widgets), widgets  # a main-path widget needs no key to be seen
+    page = open_page(hash_="#lang=en&mtppart=hidden_norm")
+    assert page.locator("#deep-mtp-parts").get_attribute("open") is not None
+    page.wait_for_function("document.querySelector('#mtp-diagram [aria-pressed=true]')?.dataset.part === 'hidden_norm'")
+    assert page.locator("#deep-trees").get_attribute("open") is None
+    page.evaluate("location.hash = '#lang=en&lrow=1'")  # a followed link applies at once
+    page.wait_for_function("document.getElementById('deep-ledger-trained').open")

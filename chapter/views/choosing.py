@@ -191,7 +191,8 @@ def temperature_item(data):
     lowest_T1 = min((p["lowest_T1"] for p in papers), default=None)
     greedy_seldom_faster = 2 * counts["faster"] < n  # fewer than half the families gained from greedy decoding
     alpha_lowest_greedy = summary["lowest_alpha"]["temperature"] == 0
-    return {"t_families": n, "t_counts": counts, "greedy_seldom_faster": greedy_seldom_faster,
+    return {"t_families": n, "t_counts": counts, "t_named": {word: tc[f"{word}_at_T0"] for word in ("faster", "slower")},
+            "greedy_seldom_faster": greedy_seldom_faster,
             "alpha_lowest_greedy": alpha_lowest_greedy,
             "papers": papers, "papers_greedy_above": all(p["greedy_above"] for p in papers), "papers_lowest_T1": lowest_T1,
             # the item's title and last sentence: here greedy decoding seldom helped and α is lowest at T = 0, and

@@ -112,8 +112,12 @@ export function scopeNote(situation, families, regime) {
   const hotter = Number(situation.temperature) > temperature
     ? { zh: `（加速比只测了 T = 0 和 1，这里用 T = 1 的；α 取 T = ${situation.temperature}）`, en: ` (speedups were measured at T = 0 and 1 only, so these are T = 1's; α is at T = ${situation.temperature})` }
     : { zh: "", en: "" };
-  return { zh: `本章实测，相对同一引擎的${FAMILY_LABEL.plain.zh}：${model.zh}，${engineName.zh}，T = ${temperature}${hotter.zh}，主模型自己写的文本；每种方法取它最快的配置。`,
-    en: `Measured here, over ${FAMILY_LABEL.plain.en} on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}${hotter.en}, the main model's own text; each method at its fastest configuration.` };
+  // speedups were timed on the main model's own text only: another kind of text changes the α shown, not the order
+  const text = situation.text !== "open"
+    ? { zh: "（加速比只在这种文本上测过；α 取所选的文本）", en: " (speedups were timed on this text only; α is on the text chosen)" }
+    : { zh: "", en: "" };
+  return { zh: `本章实测，相对同一引擎的${FAMILY_LABEL.plain.zh}：${model.zh}，${engineName.zh}，T = ${temperature}${hotter.zh}，主模型自己写的文本${text.zh}；每种方法取它最快的配置。`,
+    en: `Measured here, over ${FAMILY_LABEL.plain.en} on the same engine: ${model.en}, ${engineName.en}, T = ${temperature}${hotter.en}, the main model's own text${text.en}; each method at its fastest configuration.` };
 }
 
 function cpuRanking(situation, families, conditions, regime) {

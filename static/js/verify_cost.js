@@ -123,8 +123,8 @@ function browserNote(browser) {
   if (browser.busy) return { zh: "正在计时……（每个位置数成批计时，每批至少 20 毫秒）", en: "Timing… (each size in batches of at least 20 ms)" };
   if (browser.points?.length) {
     const f = FORWARD[browser.kernel];
-    return { zh: `刚在你的浏览器里测的：实验台同一个模型的 forward（${f.zh}），验收 k 个位置 ÷ 1 个位置（每个比值里两边交替计时）。它不是 costs.json 里的数字，重测会变。`,
-      en: `Measured just now in your browser: the lab's model (its ${f.en} forward), a verify of k positions ÷ one position (both sides of each ratio timed in turn). Not a figure from costs.json; it changes when you time it again.` };
+    return { zh: `刚在你的浏览器里测的：实验台同一个模型的 forward（${f.zh}），验收 k 个位置 ÷ 1 个位置（每个比值里两边交替计时）。它不是本章用 PyTorch 测的数字，重测会变。`,
+      en: `Measured just now in your browser: the lab's model (its ${f.en} forward), a verify of k positions ÷ one position (both sides of each ratio timed in turn). Not one of the chapter's PyTorch figures; it changes when you time it again.` };
   }
   return { zh: "测出的曲线画在 PyTorch 的曲线旁边。", en: "Its curve is drawn beside PyTorch's." };
 }

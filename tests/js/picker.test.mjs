@@ -54,6 +54,9 @@ test("CPU: the measured rows, fastest first, plain decoding placed at 1×", () =
   // a hotter situation than any timed one is ranked by T = 1's rows, and the note says so
   assert.match(scopeNote({ ...CPU, temperature: "1.3" }, fakeFamilies(ALL)).en, /T = 1 \(speedups were measured at T = 0 and 1 only, so these are T = 1's; α is at T = 1.3\)/);
   assert.doesNotMatch(scopeNote(CPU, fakeFamilies(ALL)).en, /measured at T = 0 and 1 only/);
+  // another kind of text: the speedups are still the main model's own text's, and the note says so
+  assert.match(scopeNote({ ...CPU, text: "repeat" }, fakeFamilies(ALL)).en, /the main model's own text \(speedups were timed on this text only; α is on the text chosen\);/);
+  assert.doesNotMatch(scopeNote(CPU, fakeFamilies(ALL)).en, /timed on this text only/);
   assert.match(scopeNote(PRESETS.gpuChat, fakeFamilies(ALL)).en, /the papers', not measured here/);
 });
 

@@ -59,7 +59,7 @@ def map_row(name, data, best, draft_run):
     cost = fa["costs"].get(name, {})
     alpha = fa["alpha"]["T1"].get(name, {})
     coverage = alpha.get("coverage", 1)
-    return {"family": name, "drafts": family["drafts"], "training": training(family, cost, draft_run),
+    return {"family": name, "group": family["group"], "drafts": family["drafts"], "training": training(family, cost, draft_run),
             "entries": cost.get("entries"), "params": cost.get("params", 0),
             "index_mb": cost["bytes"] / 1e6 if "bytes" in cost and "entries" not in cost else None,
             "alpha": alpha.get("alpha"), "alpha_fig": f"{name}|T1|own",

@@ -1,6 +1,6 @@
-"""The page on a phone (390 px) and the wide tables at 1280 px, in Chromium: ⑤'s map reads its long
-columns in a detail row under each family, a table's caption wraps in view above the part that
-scrolls, and a deep dive's border goes round the wide table it holds, not through it."""
+"""The page on a phone (390 px) and the wide tables at 1280 px, in Chromium: ⑤'s map names each
+family's kind and keeps its long texts in a box under it, a table's caption wraps in view above the
+part that scrolls, and a deep dive's border goes round the wide table it holds, not through it."""
 import orjson
 import pytest
 
@@ -8,41 +8,36 @@ from tests.helpers import ROOT, open_deep
 
 FAMILIES = orjson.loads((ROOT / "experiments/results/families.json").read_bytes())
 
-LONG_COLUMNS = """() => [...document.querySelectorAll('#family-map .map-long')].filter((c) => c.checkVisibility()).length"""
+REGISTRY = orjson.loads((ROOT / "experiments/results/registry.json").read_bytes())
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_on_a_phone_the_family_map_reads_its_long_columns_under_each_family(open_page, lang):
-    page = open_page(width=390, hash_=f"#lang={lang}")
-    box = page.locator(".table-scroll:has(#family-map)")
-    box.scroll_into_view_if_needed()
-    assert page.evaluate(LONG_COLUMNS) == 0  # where drafts come from, training: not squeezed into columns
-    details = page.locator("#family-map tr.map-detail")
-    assert details.count() == len(FAMILIES["families"])
-    edge = box.bounding_box()
-    for i in range(details.count()):
-        more = details.nth(i).locator(".map-more")
-        assert more.is_visible()
-        assert details.nth(i).get_attribute("data-detail-of") == FAMILIES["families"][i]
-        # the whole text sits inside the box's visible width, lines of a readable length
-        b = more.bounding_box()
-        assert b["x"] >= edge["x"] - 1 and b["x"] + b["width"] <= edge["x"] + edge["width"] + 1 and b["width"] > 250
-        # and it stays there while the numbers scroll sideways
-        box.evaluate("(el) => { el.scrollLeft = el.scrollWidth; }")
-        assert abs(more.bounding_box()["x"] - b["x"]) < 1
-        box.evaluate("(el) => { el.scrollLeft = 0; }")
-
-
-def test_at_1280_the_family_map_reads_each_familys_long_cells_in_one_line_under_its_row(open_page):
-    page = open_page(hash_="#lang=en")
-    assert page.evaluate(LONG_COLUMNS) == 0  # where drafts come from, training: no narrow columns
-    details = page.locator("#family-map tr.map-detail")
-    assert details.count() == len(FAMILIES["families"])
-    row = page.locator("#family-map tr[data-family]").first.bounding_box()
-    more = details.first.locator(".map-more").bounding_box()
-    # under its family's row, as wide as the row, the two short texts side by side on one line
-    assert more["y"] >= row["y"] + row["height"] - 1 and more["width"] > 0.9 * row["width"]
-    assert more["height"] < 2 * 0.8 * 16 * 1.45
+@pytest.mark.parametrize("width, lang", [(390, "en"), (390, "zh"), (1280, "en")])
+def test_the_family_map_names_each_kind_and_its_box_says_how_each_drafts(open_page, width, lang):
+    """Each row of ⑤'s map names its family's kind under the name (one wording per registry group); where
+    the drafts come from and the training wait in a closed box under the map, every family in the map's
+    order, in lines that fit the screen."""
+    page = open_page(width=width, hash_=f"#lang={lang}")
+    rows = page.locator("#family-map tbody tr[data-family]")
+    assert [rows.nth(i).get_attribute("data-family") for i in range(rows.count())] == FAMILIES["families"]
+    kinds = rows.locator("th .kind").all_inner_texts()
+    groups = {f["name"]: f["group"] for f in REGISTRY["families"]}
+    words = {}
+    for family, kind in zip(FAMILIES["families"], kinds, strict=True):
+        words.setdefault(groups[family], set()).add(kind.strip())
+    assert all(len(w) == 1 and all(w) for w in words.values()), words
+    assert len({w.pop() for w in words.values()}) == len(words)  # two groups never share a wording
+    box = page.locator("#family-drafts-box")
+    assert box.get_attribute("open") is None  # off the main path
+    box.locator("> summary").click()
+    terms = box.locator("dt")
+    assert [terms.nth(i).get_attribute("data-family") for i in range(terms.count())] == FAMILIES["families"]
+    drafts = {f["name"]: f["drafts"][lang] for f in REGISTRY["families"]}
+    edge = page.locator("section#s-families").bounding_box()
+    for i, family in enumerate(FAMILIES["families"]):
+        dd = box.locator("dd").nth(i)
+        assert drafts[family] in dd.inner_text()
+        b = dd.bounding_box()
+        assert b["x"] + b["width"] <= edge["x"] + edge["width"] + 1  # read without scrolling sideways
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -1,6 +1,7 @@
 """③, how many to guess (sections/gamma.html.j2): the γ sweep of the eager draft model (gamma_sweep.json),
 how closely it follows the formula (deep/gamma-fit.html.j2), and the table of the draft model's best γ on
 ⑥'s dial (regime.json), the chapter's answer engine."""
+from chapter.views.glossary import context_window
 from chapter.views.rows import answer_condition, find_row, first_seed_run
 
 
@@ -73,7 +74,7 @@ def view(data):
     sweep, models = data["gamma_sweep"], data["models"]
     summary, costs = sweep["summary"], sweep["forward_costs"]
     return {"sweep": sweep, "best": summary["fastest"]["kvcache"], "n_gammas": len(sweep["gammas"]),
-            "gamma_max": sweep["gamma_max"], "gamma_before_max": sweep["gamma_max"] - 1,
+            "gamma_max": sweep["gamma_max"], "gamma_before_max": sweep["gamma_max"] - 1, "block_size": context_window(data),
             "main_layers": layers(models, "main"), "draft_layers": layers(models, "draft"),
             # the median repeat's two forwards behind c, in seconds (build.ms_pair prints them)
             "kv_pair": costs["kvcache"]["c_pair"], "rc_pair": costs["recompute"]["c_pair"],

@@ -22,7 +22,6 @@ export const INPUTS = {
 
 export const PRESETS = {
   chapter: { regime: "cpu", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
-  cpuGreedyRepeat: { regime: "cpu", temperature: "0", text: "repeat", memory: "yes", training: "yes", length: "long" },
   cpuHeavy: { regime: "twin", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },
   gpuChat: { regime: "gpu", temperature: "0.8", text: "open", memory: "yes", training: "yes", length: "long" },
   serving: { regime: "batch", temperature: "1", text: "open", memory: "yes", training: "yes", length: "long" },

@@ -4,6 +4,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 
 import orjson
 import pytest
@@ -488,3 +489,45 @@ def test_the_rerun_sentence_prints_both_runs_figures_under_the_dial(rendered_pag
                note["rerun_row"]["verify_over_main"], note["rerun_row"]["speedup"]]
     assert all(f"{x:.2f}" in text for x in figures), text
     assert note["commit"] in text and note["rerun_commit"] in text
+
+
+class _Boxes(HTMLParser):
+    """Each element with an id: whether a <details> holds it, and its data-hash-keys."""
+
+    def __init__(self):
+        super().__init__()
+        self.open_details, self.found = 0, {}
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.found[attrs["id"]] = (self.open_details > 0, attrs.get("data-hash-keys"))
+        self.open_details += tag == "details"
+
+    def handle_endtag(self, tag):
+        self.open_details -= tag == "details"
+
+
+def test_a_boxed_widget_declares_the_hash_keys_it_writes(rendered_page):
+    """deep.js opens a box when the address holds a key of a widget inside it, so the box's widget must
+    declare (data-hash-keys) exactly the keys its init function writes with hashSet; a widget on the
+    main path declares none."""
+    js = ROOT / "static" / "js"
+    main = (js / "main.js").read_text()
+    module = {name.strip(): path for names, path in re.findall(r'import \{([^}]*)\} from "\./(\w+\.js)"', main)
+              for name in names.split(",")}
+    parser = _Boxes()
+    parser.feed(re.sub(r"<script\b.*?</script>", "", rendered_page, flags=re.S))
+    checked = 0
+    for widget, init in re.findall(r'\["([\w-]+)", \(\) => (init\w+)\(', main):
+        source = (js / module[init]).read_text()
+        start = source.index(f"export function {init}(")
+        end = source.find("\nexport ", start + 1)
+        writes = set(re.findall(r'hashSet\("(\w+)"', source[start:end if end > 0 else None]))
+        boxed, declared = parser.found[widget]
+        if boxed and writes:
+            assert declared and set(declared.split()) == writes, widget
+            checked += 1
+        else:
+            assert declared is None, widget
+    assert checked >= 5

@@ -61,15 +61,18 @@ def family_ledger(families):
             "sweep_once": families["sweep_repeats"] == 1, "greedy_check": check if check["configurations"] else None}
 
 
-def box_column(point, row):
+def box_column(point, row, n_chars):
     """One end of the dial in ⑥'s answer box: the row's forwards saved (characters per main forward,
     over all repeats) and time saved (its speedup); its round in the median run, in plain forwards
     ((a) the verify; (b) drafting; (c) the rest), with that run's characters per round and plain
     decoding's cost per character, whose product over the round is the speedup; (d) the characters per
-    forward Theorem 3.8 counts at the row's α (None for a tree)."""
+    forward Theorem 3.8 counts at the row's α (None for a tree). forward_s: one plain forward in
+    seconds (plain decoding's median time per character over its forwards per character), the unit
+    that turns (a)–(c) into time."""
     rest = row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])
     chain = row["shape"] == "chain" and row.get("theory") is not None
     return {"point": point, "row": row, "bytes": point["main_bytes"],
+            "forward_s": point["plain"]["T1"]["wall_s"]["median"] / n_chars / row["plain_per_char"],
             "saved_pct": 100 * (1 - 1 / row["tokens_per_main"]), "rest": rest,
             "chars_per_round": row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"],
             "formula_chars": expected_chars(row) if chain else None}
@@ -83,10 +86,18 @@ def answer_box(data):
     light, heavy = points[0], points[-1]
     fastest = heavy["best"]["T1"][0]
     trained = find_row(light["best"]["T1"], family=fastest["family"])
-    columns = ([box_column(light, trained)] if trained else []) + [box_column(heavy, fastest)]
+    n_chars = data["regime"]["n_chars"]
+    columns = ([box_column(light, trained, n_chars)] if trained else []) + [box_column(heavy, fastest, n_chars)]
     ends = (columns[0]["row"]["verify_over_main"], columns[-1]["row"]["verify_over_main"])
     formula = columns[-1]["formula_chars"]
-    return {"family": fastest["family"], "columns": columns, "trained": trained is not None,
+    t, h = columns[0], columns[-1]
+    # in time, from one end to the other: a plain forward, then (b) and (c) (their plain forwards times its time)
+    growth = {"forward": h["forward_s"] / t["forward_s"],
+              "drafting": h["row"]["drafter_per_round"] * h["forward_s"] / (t["row"]["drafter_per_round"] * t["forward_s"]),
+              "rest": h["rest"] * h["forward_s"] / (t["rest"] * t["forward_s"])}
+    return {"family": fastest["family"], "columns": columns, "trained": trained is not None, "growth": growth,
+            # (b) and (c) grow in time, but less than the forward: so they shrink in plain forwards
+            "others_grow_less": max(growth["drafting"], growth["rest"]) < growth["forward"],
             # ① about the same at both ends, and the row's own count close to Theorem 3.8's (the box's words)
             "verify_steady": abs(ends[1] / ends[0] - 1) <= THEORY_CLOSE,
             "count_close": formula is not None and abs(formula / fastest["tokens_per_main"] - 1) <= THEORY_CLOSE}

@@ -36,8 +36,8 @@ def test_one_shows_the_fixed_costs_vanishing_not_the_verify_going_free(rendered_
         assert "%.3f" % ms_light in text and "%.1f" % ms_heavy in text  # ledger_macros.ms: 3 decimals below 1 ms
     assert ms_heavy > ms_light and row_heavy["drafter_per_round"] < row_light["drafter_per_round"]
     assert (": cheaper" in en) == (heavy["r"]["5"] < light["r"]["5"])
-    # the round's fixed costs are counted once, in ⑥'s box (test_view_ledger), and only pointed to here
-    assert "fixed costs vanish (⑥'s box counts them)" in en and "⑥ 的方框逐项列出" in zh
+    # the round's other costs are counted once, in ⑥'s box (test_view_ledger), and only pointed to here
+    assert "other costs, growing far less, vanish beside it (⑥'s box counts them)" in en and "⑥ 的方框逐项列出" in zh
     assert "GPU's regime" not in en
 
 

@@ -29,8 +29,13 @@ def data(rows, fewest, recompute_fastest, prices=None, greedy=None):
     models = {"meta": {"seeds": [7, 8]}, "runs": {"main_s7": {"params": 1000, "config": {"block_size": 64}}},
               "summary": {"draft_params_fraction": 0.125}}
     heavy, _ = box_row("ngram", 2.7, 3.6, verify=1.26, drafting=0.01, rest=0.02, size=5)  # ⑥'s answer box reads the dial
-    regime = {"points": [{"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy]}}]}
+    regime = {"n_chars": 100, "points": [{"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy]}, "plain": plain(20.0)}]}
     return {"ledger": book, "families": families, "models": models, "regime": regime}
+
+
+def plain(median_s):
+    """A dial point's plain decoding at T = 1: its median wall time for the regime's n_chars."""
+    return {"T1": {"wall_s": {"median": median_s}}}
 
 
 FEWEST = {"method": "draft", "gamma": 3, "main_forwards_saved": 0.5, "draft_over_plain_forwards": 0.25,
@@ -101,10 +106,15 @@ def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
     light_row, light_chars = box_row("ngram", 1.5, 2.8, verify=1.2, drafting=0.5, rest=0.35, plain_per_char=1.1)
     heavy_row, heavy_chars = box_row("ngram", 2.7, 3.6, verify=1.26, drafting=0.01, rest=0.02, size=5)
     other, _ = box_row("draft", 2.0, 2.6, verify=1.1, drafting=0.2, rest=0.02)
-    regime = {"points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other, light_row]}},
-                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}}]}
+    # plain decoding: 2 ms a character in 1.1 plain forwards as trained, 200 ms in one on the twin
+    regime = {"n_chars": 100, "points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other, light_row]}, "plain": plain(0.2)},
+                                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(20.0)}]}
     box = ledger.answer_box({"regime": regime})
     trained, heavy = box["columns"]
+    # in time: a plain forward 2/1.1 ms → 200 ms; drafting 0.5 → 0.01 of it; the rest 0.35 → 0.02 of it
+    assert trained["forward_s"] == pytest.approx(0.002 / 1.1) and heavy["forward_s"] == pytest.approx(0.2)
+    assert box["growth"] == {"forward": pytest.approx(110), "drafting": pytest.approx(2 * 1.1), "rest": pytest.approx(4 / 0.7 * 1.1)}
+    assert box["others_grow_less"]
     assert box["family"] == "ngram" and box["trained"] and trained["row"] is light_row and heavy["row"] is heavy_row
     assert trained["saved_pct"] == pytest.approx(100 * (1 - 1 / 2.8))
     assert (trained["chars_per_round"], heavy["chars_per_round"]) == (pytest.approx(light_chars), pytest.approx(heavy_chars))
@@ -117,8 +127,8 @@ def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
 def test_the_answer_box_drops_a_family_not_run_as_trained():
     heavy_row, _ = box_row("ngram", 2.7, 3.6, verify=2.0, drafting=0.01, rest=0.02, size=5)
     other, _ = box_row("draft", 1.2, 2.6, verify=1.0, drafting=0.2, rest=0.02)
-    regime = {"points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other]}},
-                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}}]}
+    regime = {"n_chars": 100, "points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other]}, "plain": plain(0.2)},
+                                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(20.0)}]}
     box = ledger.answer_box({"regime": regime})
     assert not box["trained"] and [c["row"] for c in box["columns"]] == [heavy_row]
     assert box["verify_steady"]  # one column: nothing to compare ① against

@@ -28,6 +28,8 @@ def test_conditions_tables(open_page):
 
 def test_picker_presets_and_dont(open_page):
     page = open_page(hash_="#lang=en")
+    assert page.locator("#deep-picker").get_attribute("open") is None  # a deep dive, off the main path
+    open_deep(page, "picker")
     result = page.locator("#picker-result")
     best = fastest(1.0)
     # the default situation is this chapter's: its fastest measured family, unless even that one loses
@@ -53,6 +55,7 @@ def test_picker_presets_and_dont(open_page):
 
 def test_picker_reads_the_url_and_its_selects(open_page):
     page = open_page(hash_="#lang=en&pick=cpu-1.3-open-no-no-long")
+    assert page.locator("#deep-picker").get_attribute("open") is not None  # the address's situation opens its box
     assert page.locator("#picker-result").get_attribute("data-dont") == "true"  # nothing left that wins here
     assert page.locator("#picker-widget select[data-input=temperature]").input_value() == "1.3"
     page.select_option("#picker-widget select[data-input=length]", "short")

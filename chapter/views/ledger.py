@@ -61,18 +61,18 @@ def family_ledger(families):
             "sweep_once": families["sweep_repeats"] == 1, "greedy_check": check if check["configurations"] else None}
 
 
-def box_column(point, row, n_chars):
+def box_column(point, row):
     """One end of the dial in ⑥'s answer box: the row's forwards saved (characters per main forward,
     over all repeats) and time saved (its speedup); its round in the median run, in plain forwards
     ((a) the verify; (b) drafting; (c) the rest), with that run's characters per round and plain
     decoding's cost per character, whose product over the round is the speedup; (d) the characters per
     forward Theorem 3.8 counts at the row's α (None for a tree). forward_s: one plain forward in
-    seconds (plain decoding's median time per character over its forwards per character), the unit
+    seconds (plain decoding's time per character over its plain forwards per character), the unit
     that turns (a)–(c) into time."""
     rest = row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])
     chain = row["shape"] == "chain" and row.get("theory") is not None
     return {"point": point, "row": row, "bytes": point["main_bytes"],
-            "forward_s": point["plain"]["T1"]["wall_s"]["median"] / n_chars / row["plain_per_char"],
+            "forward_s": point["plain"]["T1"]["s_per_char"] / row["plain_per_char"],
             "saved_pct": 100 * (1 - 1 / row["tokens_per_main"]), "rest": rest,
             "chars_per_round": row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"],
             "formula_chars": expected_chars(row) if chain else None}
@@ -86,8 +86,7 @@ def answer_box(data):
     light, heavy = points[0], points[-1]
     fastest = heavy["best"]["T1"][0]
     trained = find_row(light["best"]["T1"], family=fastest["family"])
-    n_chars = data["regime"]["n_chars"]
-    columns = ([box_column(light, trained, n_chars)] if trained else []) + [box_column(heavy, fastest, n_chars)]
+    columns = ([box_column(light, trained)] if trained else []) + [box_column(heavy, fastest)]
     ends = (columns[0]["row"]["verify_over_main"], columns[-1]["row"]["verify_over_main"])
     formula = columns[-1]["formula_chars"]
     t, h = columns[0], columns[-1]

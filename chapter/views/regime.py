@@ -4,7 +4,7 @@ that the lede gives (views/header.py)."""
 from chapter.views.dial import dial_end, milliseconds
 from chapter.views.rows import first_seed_run
 
-FIXED_COST_FAMILY = "ngram"  # the drafter whose round the mechanism is told with: a table, so its drafting is all fixed cost
+MECHANISM_FAMILY = "ngram"  # the drafter whose round the mechanism is told with: a table, with no weights to grow heavy
 VERIFY_K = "5"  # the verify the mechanism quotes: 5 positions (γ = 4), r_5 at every scale
 
 
@@ -16,23 +16,23 @@ def lesson_budget(budget):
             "plain_ms": (gamma + 1) * target_ms}
 
 
-def mechanism_end(point, n_chars, family=FIXED_COST_FAMILY):
+def mechanism_end(point, family=MECHANISM_FAMILY):
     """One end of the dial as the mechanism quotes it: the point (its r_k go through macros.r_at),
     the drafting and other costs per round (in plain forwards) of `family`'s best T = 1 row, and plain
     decoding's time per character there."""
     row = next(r for r in point["best"]["T1"] if r["family"] == family)
     return {"point": point, "r5": point["r"][VERIFY_K],
             "drafter": row["drafter_per_round"], "other": row["other_per_round"],
-            "plain_per_char": milliseconds(point["plain"]["T1"]["wall_s"]["median"] / n_chars)}
+            "plain_per_char": milliseconds(point["plain"]["T1"]["s_per_char"])}
 
 
-def mechanism(regime, family=FIXED_COST_FAMILY):
+def mechanism(regime, family=MECHANISM_FAMILY):
     """What the dial shows on one CPU core, from its lightest and heaviest scale: how far the verify of
-    5 positions moves (r_5 at both ends), and how the round's fixed costs (drafting; sampling, the rule
+    5 positions moves (r_5 at both ends), and how the round's other costs (drafting; sampling, the rule
     and the loop) compare with a forward that grows dear. The booleans give each comparison's direction,
     for the sentences' wording."""
     points = regime["points"]
-    light, heavy = mechanism_end(points[0], regime["n_chars"], family), mechanism_end(points[-1], regime["n_chars"], family)
+    light, heavy = mechanism_end(points[0], family), mechanism_end(points[-1], family)
     return {"light": light, "heavy": heavy,
             "r5_cheaper_when_heavy": heavy["r5"] < light["r5"], "r5_heavy_above_one": heavy["r5"] > 1,
             "forward_dearer": heavy["plain_per_char"]["ms"] > light["plain_per_char"]["ms"],

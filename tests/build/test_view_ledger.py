@@ -29,13 +29,13 @@ def data(rows, fewest, recompute_fastest, prices=None, greedy=None):
     models = {"meta": {"seeds": [7, 8]}, "runs": {"main_s7": {"params": 1000, "config": {"block_size": 64}}},
               "summary": {"draft_params_fraction": 0.125}}
     heavy, _ = box_row("ngram", 2.7, 3.6, verify=1.26, drafting=0.01, rest=0.02, size=5)  # ⑥'s answer box reads the dial
-    regime = {"n_chars": 100, "points": [{"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy]}, "plain": plain(20.0)}]}
+    regime = {"points": [{"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy]}, "plain": plain(0.2)}]}
     return {"ledger": book, "families": families, "models": models, "regime": regime}
 
 
-def plain(median_s):
-    """A dial point's plain decoding at T = 1: its median wall time for the regime's n_chars."""
-    return {"T1": {"wall_s": {"median": median_s}}}
+def plain(s_per_char):
+    """A dial point's plain decoding at T = 1: its median run's seconds per character."""
+    return {"T1": {"s_per_char": s_per_char}}
 
 
 FEWEST = {"method": "draft", "gamma": 3, "main_forwards_saved": 0.5, "draft_over_plain_forwards": 0.25,
@@ -107,8 +107,8 @@ def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
     heavy_row, heavy_chars = box_row("ngram", 2.7, 3.6, verify=1.26, drafting=0.01, rest=0.02, size=5)
     other, _ = box_row("draft", 2.0, 2.6, verify=1.1, drafting=0.2, rest=0.02)
     # plain decoding: 2 ms a character in 1.1 plain forwards as trained, 200 ms in one on the twin
-    regime = {"n_chars": 100, "points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other, light_row]}, "plain": plain(0.2)},
-                                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(20.0)}]}
+    regime = {"points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other, light_row]}, "plain": plain(0.002)},
+                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(0.2)}]}
     box = ledger.answer_box({"regime": regime})
     trained, heavy = box["columns"]
     # in time: a plain forward 2/1.1 ms → 200 ms; drafting 0.5 → 0.01 of it; the rest 0.35 → 0.02 of it
@@ -127,8 +127,8 @@ def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
 def test_the_answer_box_drops_a_family_not_run_as_trained():
     heavy_row, _ = box_row("ngram", 2.7, 3.6, verify=2.0, drafting=0.01, rest=0.02, size=5)
     other, _ = box_row("draft", 1.2, 2.6, verify=1.0, drafting=0.2, rest=0.02)
-    regime = {"n_chars": 100, "points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other]}, "plain": plain(0.2)},
-                                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(20.0)}]}
+    regime = {"points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other]}, "plain": plain(0.002)},
+                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(0.2)}]}
     box = ledger.answer_box({"regime": regime})
     assert not box["trained"] and [c["row"] for c in box["columns"]] == [heavy_row]
     assert box["verify_steady"]  # one column: nothing to compare ① against

@@ -42,13 +42,13 @@ def scale_point(scale, r5, plain_s, drafter, other, n_chars=200):
     """A hand-made dial point: its r_5, plain decoding's median time, and the n-gram table's best T = 1 row."""
     ngram = {"family": "ngram", "drafter_per_round": drafter, "other_per_round": other, "speedup": 2.0}
     return {"scale": scale, "main_bytes": scale * 1e6, "r": {"5": r5},
-            "plain": {"T1": {"wall_s": {"median": plain_s}}},
+            "plain": {"T1": {"s_per_char": plain_s / n_chars}},
             "best": {"T1": [{"family": "draft", "drafter_per_round": 9.0, "other_per_round": 9.0}, ngram]}}
 
 
 def test_the_mechanism_reads_the_tables_round_and_plain_time_per_character_at_both_ends():
-    dial = {"n_chars": 200, "points": [scale_point(1, 1.30, 0.02, 0.5, 0.4), scale_point(4, 1.10, 0.1, 0.2, 0.1),
-                                       scale_point(100, 1.20, 6.0, 0.01, 0.02)]}
+    dial = {"points": [scale_point(1, 1.30, 0.02, 0.5, 0.4), scale_point(4, 1.10, 0.1, 0.2, 0.1),
+                       scale_point(100, 1.20, 6.0, 0.01, 0.02)]}
     m = regime.mechanism(dial)
     assert (m["light"]["drafter"], m["light"]["other"], m["heavy"]["drafter"], m["heavy"]["other"]) == (0.5, 0.4, 0.01, 0.02)
     assert m["light"]["plain_per_char"]["ms"] == pytest.approx(0.1)
@@ -59,7 +59,7 @@ def test_the_mechanism_reads_the_tables_round_and_plain_time_per_character_at_bo
 
 
 def test_the_mechanisms_booleans_turn_with_the_data():
-    dial = {"n_chars": 100, "points": [scale_point(1, 1.10, 0.5, 0.01, 0.02), scale_point(50, 1.25, 0.2, 0.3, 0.01)]}
+    dial = {"points": [scale_point(1, 1.10, 0.5, 0.01, 0.02, 100), scale_point(50, 1.25, 0.2, 0.3, 0.01, 100)]}
     m = regime.mechanism(dial)
     assert not m["r5_cheaper_when_heavy"] and not m["forward_dearer"]
     assert not m["drafter_shrinks"] and m["other_shrinks"]

@@ -19,6 +19,15 @@ def formula_fit(summary):
             "kv_below": kv["rows_below"], "kv_rows": kv["rows"], "rc_below": rc["rows_below"], "rc_rows": rc["rows"],
             "all_below_theory": kv["rows_below"] == kv["rows"] and rc["rows_below"] == rc["rows"]}
 
+def recompute_verify(sweep):
+    """A recompute-mode verify's price in main forwards at the shortest and longest γ swept (each checked
+    position reruns its own window), and whether every recompute row's paired repeats all ran below 1×."""
+    gammas = sorted(sweep["gammas"])
+    price = sweep["forward_costs"]["recompute"]["verify_over_main"]
+    rows = [r for r in sweep["rows"] if r["mode"] == "recompute"]
+    return {"gamma_lo": gammas[0], "gamma_hi": gammas[-1], "lo": price[str(gammas[0])], "hi": price[str(gammas[-1])],
+            "all_below_one": bool(rows) and all(r["speedup_runs"]["max"] < 1 for r in rows)}
+
 def runner_up(rows, best):
     """The fastest of `rows` (each a timed row of one family) whose γ is not `best`'s (None if none)."""
     others = [r for r in rows if r["size"] != best["size"]]
@@ -80,4 +89,4 @@ def view(data):
             "kv_pair": costs["kvcache"]["c_pair"], "rc_pair": costs["recompute"]["c_pair"],
             "cache_gain": summary["kvcache_forward_gain"], "c_with_cache": summary["c_with_cache"],
             "tokens_drop": summary["tokens_drops"] > 0, "fit": formula_fit(summary),
-            "choice": gamma_choice(data)}
+            "recompute_verify": recompute_verify(sweep), "choice": gamma_choice(data)}

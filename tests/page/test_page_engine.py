@@ -54,12 +54,12 @@ def test_the_javascript_forward_is_timed_in_the_browser_beside_pytorch(open_page
     figure past 9 positions."""
     page = open_page(hash_="#lang=en")
     page.locator("#cost-curve").scroll_into_view_if_needed()
+    page.click("#cost-curve .numbers-box > summary")  # the button and the numbers, closed until asked for
     page.click("#cost-browser-go")
     page.wait_for_function("!document.getElementById('cost-browser-go').disabled"
                            " && document.querySelectorAll('#cost-curve .curve.browser circle').length > 0", timeout=120000)
     sizes = [n for n in COSTS["positions"] if n <= 9]
     assert page.locator("#cost-curve .curve.browser circle").count() == len(sizes)
-    page.click("#cost-curve .numbers-box > summary")  # the numbers behind the curve, closed until asked for
     cells = [row.locator("td").last.inner_text() for row in page.locator("#cost-curve tbody tr").all()]
     assert cells[0] == "1.00×" and cells[len(sizes):] == ["—"] * (len(cells) - len(sizes))
     assert all(float(c.rstrip("×")) > 0 for c in cells[1:len(sizes)]), cells

@@ -2,7 +2,7 @@
 // the measured γ sweep with its spread, and the best γ per α. γmax is the longest measured chain.
 import { fixed } from "./format.js";
 import { onLangChange, t } from "./i18n.js";
-import { ALPHA_LABEL, MODE_LABEL, modePhrase, FAMILY_LABEL } from "./labels.js";
+import { ALPHA_LABEL, MODE_LABEL, modePhrase } from "./labels.js";
 import { hashGet, hashSet, onHashChange } from "./state.js";
 import { expectedTokens, optimalGamma, speedupTheory } from "./theory.js";
 
@@ -43,28 +43,6 @@ export function gammaChartSvg({ gammaMax, curves, points, level, best, aria }) {
   }
   out.push("</svg>");
   return out.join("");
-}
-
-// The three readouts under the charts: [{value, key: {zh, en}}].
-export function gammaReadouts(alpha, c, gammaMax) {
-  const best = optimalGamma(alpha, c, gammaMax);
-  const gammaText = best.atEdge ? `${best.gamma}+` : String(best.gamma);
-  const pays = alpha > c;
-  const a = fixed(alpha, 2), cc = fixed(c, 2), one = fixed((1 + alpha) / (1 + c), 2);
-  return [
-    { value: best.pays ? `γ* = ${gammaText} · ${fixed(best.speedup, 2)}×` : `${fixed(best.speedup, 2)}×`,
-      key: best.pays
-        ? { zh: `γ = 1..${gammaMax} 里定理 3.8 给出的最快一档${best.atEdge ? "（再长还会更快）" : ""}`,
-            en: `the fastest γ in 1..${gammaMax} by Theorem 3.8${best.atEdge ? " (longer chains would be faster still)" : ""}` }
-        : { zh: `γ = 1..${gammaMax} 里最好的一档也不如${FAMILY_LABEL.plain.zh}：这个 α 和 c 下不值得猜`,
-            en: `even the best γ in 1..${gammaMax} loses to ${FAMILY_LABEL.plain.en}: at this α and c, guessing does not pay` } },
-    { value: fixed(best.tokens, 2),
-      key: { zh: `γ = ${best.gamma} 时每次主 forward 期望吐出的字数`, en: `expected characters per main forward at γ = ${best.gamma}` } },
-    { value: `α ${pays ? ">" : "≤"} c`,
-      key: pays
-        ? { zh: `${a} > ${cc}：按定理 3.8，γ = 1 就已经划算，(1 + α)/(1 + c) = ${one}×`, en: `${a} > ${cc}: by Theorem 3.8 even γ = 1 pays, (1 + α)/(1 + c) = ${one}×` }
-        : { zh: `${a} ≤ ${cc}：γ = 1 没有收益`, en: `${a} ≤ ${cc}: γ = 1 gains nothing` } },
-  ];
 }
 
 // The optimal-γ table: one row per design α, then the slider's α. Cells are strings; `note` is
@@ -153,11 +131,6 @@ export function initGamma(gammaSweep, ledger) {
     el("gamma-chart-speed").innerHTML = gammaChartSvg({ ...specs.speed, aria: t(specs.speed.aria) });
   }
 
-  function renderReadouts() {
-    el("gamma-readouts").innerHTML = gammaReadouts(state.alpha, state.c, gammaMax)
-      .map((r) => `<div class="readout"><div class="v">${r.value}</div><div class="k">${t(r.key)}</div></div>`).join("");
-  }
-
   function renderOptimal() {
     const rows = optimalRows(state.alpha, state.c, gammaMax).map((r) =>
       `<tr class="${r.slider ? "sel" : ""}"><td>${r.alpha}${r.slider ? `<span class="muted">${t({ zh: "（滑块）", en: " (slider)" })}</span>` : ""}</td>` +
@@ -192,7 +165,6 @@ export function initGamma(gammaSweep, ledger) {
     el("gamma-alpha-out").textContent = fixed(state.alpha, 3);
     el("gamma-c-out").textContent = fixed(state.c, 3);
     renderCharts();
-    renderReadouts();
     renderOptimal();
   }
 

@@ -4,7 +4,7 @@ import "./registry.mjs";
 import { sci } from "../../static/js/format.js";
 import { test } from "node:test";
 import { burstCheck, burstColumns, burstVerdict } from "../../static/js/bursts.js";
-import { gammaCharts, gammaChartSvg, gammaReadouts, measuredRowHTML, optimalRows } from "../../static/js/gamma.js";
+import { gammaCharts, gammaChartSvg, measuredRowHTML, optimalRows } from "../../static/js/gamma.js";
 import { gammaSteps, stepsVerdict } from "../../static/js/gamma_steps.js";
 import { LEDGER_COLUMNS, ledgerRowHTML, timeBars } from "../../static/js/ledger.js";
 import { LEDGER_SORT, ledgerSteps, sortFromHash, sortLedger } from "../../static/js/ledger_math.js";
@@ -165,17 +165,14 @@ test("ledger card steps run from Theorem 3.8 to the measured speedup", () => {
   close(st.draftsPerRound, gamma);
 });
 
-test("γ widget views: the range comes from the data, readouts and table follow α and c", () => {
+test("γ widget views: the range comes from the data, the table of the best γ follows α and c", () => {
   const svg = gammaChartSvg({ gammaMax: 12, curves: [{ cls: "curve", values: Array(12).fill(1) }], points: [], aria: "x" });
   assert.equal((svg.match(/text-anchor="middle">\d+<\/text>/g) || []).length, 12); // one tick per γ
-  const r = gammaReadouts(0.97, 0.01, 8);
-  assert.equal(r[0].value.startsWith("γ* = 8+"), true);
-  assert.match(r[0].key.en, /1\.\.8.*longer chains/);
-  assert.match(gammaReadouts(0.3, 0.6, 8)[0].key.en, /loses to plain/);
-  assert.equal(gammaReadouts(0.3, 0.6, 8)[2].value, "α ≤ c");
+  assert.equal(optimalRows(0.97, 0.01, 8)[3].gamma, "8+"); // the best lies past the longest chain
   const rows = optimalRows(0.62, 0.2, 8);
   assert.deepEqual(rows.map((x) => [x.alpha, x.slider]), [["0.50", false], ["0.70", false], ["0.85", false], ["0.62", true]]);
   assert.equal(optimalRows(0.3, 0.6, 8)[3].gamma, "–");
+  assert.equal(optimalRows(0.3, 0.6, 8)[3].note.en, "not worth it");
 });
 
 test("γ steps verdict names every drop, or else the smallest gain, from the rows given", () => {

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { test } from "node:test";
 import "./registry.mjs";
 import { burstReadouts, burstVerdict } from "../../static/js/bursts.js";
-import { gammaReadouts, optimalRows } from "../../static/js/gamma.js";
+import { optimalRows } from "../../static/js/gamma.js";
 import { stepsVerdict } from "../../static/js/gamma_steps.js";
 import { joinZh, labelled, MODE_LABEL, modePhrase } from "../../static/js/labels.js";
 import { timeBars } from "../../static/js/ledger.js";
@@ -75,7 +75,7 @@ test("generated Chinese: full-width punctuation next to Chinese, no space betwee
   const gamma = load("gamma_sweep"), ledger = load("ledger"), mtp = load("mtp"), models = load("models");
   const causal = load("causal"), acceptance = load("acceptance");
   const outputs = [];
-  for (const [alpha, c] of [[0.7, 0.2], [0.97, 0.01], [0.3, 0.6]]) outputs.push(gammaReadouts(alpha, c, 8), optimalRows(alpha, c, 8));
+  for (const [alpha, c] of [[0.7, 0.2], [0.97, 0.01], [0.3, 0.6]]) outputs.push(optimalRows(alpha, c, 8));
   outputs.push(stepsVerdict(gamma.rows));
   for (const verdict of ["geometric", "both_ends_high", "differs"]) {
     for (const mode of ["kvcache", "recompute"]) {

@@ -60,7 +60,8 @@ def dial_choice(point, engine):
         return None
     runner = runner_up(tried, best)
     fig = runner and answer_condition(runner, engine, 1.0, f"regime-x{point['scale']:g}-choose")
-    return choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"])
+    return {**choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"]),
+            "c": point["c"]["draft"]}
 
 def gamma_choice(data):
     """③'s small table of the best γ by speedup, for the draft model at T = 1 on the answer engine (⑥'s dial,
@@ -75,7 +76,9 @@ def gamma_choice(data):
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
     sizes = [r["best"]["size"] for r in rows]
     return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
-            "best_lo": min(sizes), "best_hi": max(sizes)}
+            "best_lo": min(sizes), "best_hi": max(sizes),
+            # the widget starts at the eager engine's c; where the dial's drafts are cheaper, its best γ is longer
+            "cheaper_drafts": all(r["c"] < data["gamma_sweep"]["c"]["kvcache"] for r in rows)}
 
 
 def view(data):

@@ -138,7 +138,7 @@ export function initGamma(gammaSweep, ledger) {
     el("gamma-optimal").innerHTML =
       `<thead><tr><th scope="col">α</th><th scope="col">${t({ zh: "最优 γ", en: "best γ" })}</th><th scope="col">${t({ zh: "加速", en: "speedup" })}</th><th scope="col">${t({ zh: "每次主模型 forward 的字数", en: "chars / main forward" })}</th></tr></thead><tbody>` +
       rows.join("") + "</tbody>";
-    el("gamma-optimal-c").textContent = fixed(state.c, 2);
+    el("gamma-optimal-c").textContent = fixed(state.c, 3);  // as the c slider prints it: the measured c has three decimals
   }
 
   function renderMeasured() {

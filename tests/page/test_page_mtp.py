@@ -73,6 +73,7 @@ def test_trace_slider_and_keys(open_page):
     sample = MTP["sample"]
     steps = sample["steps"]
     n = len(steps)
+    open_deep(page, "mtp-replay")  # off the main path, in a deep dive
     slider = page.locator("#mtp-step")
     assert slider.get_attribute("max") == str(n)
     # opens on the rejection the head was most sure about
@@ -191,7 +192,7 @@ def test_closing_self_check(open_page):
 
 def test_language_switch_rerenders(open_page):
     page = open_page(hash_="#lang=zh")
-    open_deep(page, "mtp-parts")
+    open_deep(page, "mtp-parts", "mtp-replay")
     assert "个参数" in page.locator("#mtp-part-card").inner_text()
     page.click("#lang-toggle")
     assert "parameters" in page.locator("#mtp-part-card").inner_text()

@@ -93,6 +93,11 @@ def dial_end(point):
     return {"scale": point["scale"], "bytes": point["main_bytes"], "engine": rows[0]["engine"],
             "families": len(rows), "faster": faster_count(rows), "fastest": rows[0]}
 
+def plain_forward_s(point, row):
+    """One plain forward at a dial point, in seconds: plain decoding's time per character over the plain
+    forwards it spends per character (its forward, sampling and loop), as measured beside `row`."""
+    return point["plain"]["T1"]["s_per_char"] / row["plain_per_char"]
+
 def milliseconds(seconds):
     """A time as the dial prints it in ms: three decimals below a millisecond (`fine`), one above."""
     return {"ms": 1000 * seconds, "fine": seconds < 1e-3}

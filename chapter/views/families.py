@@ -68,6 +68,18 @@ def map_row(name, data, best, draft_run):
             "T1": best["T1"].get(name), "T0": best["T0"].get(name)}
 
 
+def alpha_not_enough(rows, fastest_family, most=2):
+    """The fastest family's map row (`bar`) and the rows whose teacher-forced α beats it while their best
+    T = 1 row is slower than plain decoding in every paired repeat, highest α first (at most `most`): a high α
+    that dear drafting does not repay. None where no row qualifies."""
+    bar = next((m for m in rows if m["family"] == fastest_family and m["alpha"] is not None), None)
+    if bar is None:
+        return None
+    slow = [m for m in rows if m["alpha"] is not None and m["alpha"] > bar["alpha"] and m["T1"] and m["T1"]["verdict"] == "slower"]
+    slow = sorted(slow, key=lambda m: -m["alpha"])[:most]
+    return {"bar": bar, "rows": slow, "several": len(slow) > 1} if slow else None
+
+
 def sweep_view(summary):
     """The n-gram table's sweep by shape (the deep dive on trees): its fastest and its most characters per
     forward, as a chain and as a tree; None where the sweep lacks either shape."""
@@ -185,9 +197,11 @@ def view(data):
     winner = next(f for f in data["registry"]["families"] if f["name"] == fastest["T1"]["family"])
     model_seeds = list(fa["alpha_by_seed"])
     medusa = fa["costs"]["medusa"]
+    rows = [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]]
     return {
         "n_families": len(fa["families"]),
-        "map": [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]],
+        "map": rows,
+        "alpha_not_enough": alpha_not_enough(rows, fastest["T1"]["family"]),
         "zh_starts_latin": zh_starts_latin(data),
         "engine_label": engine_label(data, engine),
         "draft_round_is_one_call": engine == "compiled",  # the compiled engine runs a round of γ drafts as one call

@@ -1,7 +1,7 @@
 """The regime summary before ① (sections/regime.html.j2): what this page measures, what a GPU differs
 in, and what one CPU core shows of it along the dial (the mechanism); and `pays`, the chapter's answer
 that the lede gives (views/header.py)."""
-from chapter.views.dial import dial_end, milliseconds
+from chapter.views.dial import dial_end, milliseconds, plain_forward_s
 from chapter.views.rows import first_seed_run
 
 MECHANISM_FAMILY = "ngram"  # the drafter whose round the mechanism is told with: a table, with no weights to grow heavy
@@ -18,12 +18,12 @@ def lesson_budget(budget):
 
 def mechanism_end(point, family=MECHANISM_FAMILY):
     """One end of the dial as the mechanism quotes it: the point (its r_k go through macros.r_at),
-    the drafting and other costs per round (in plain forwards) of `family`'s best T = 1 row, and plain
-    decoding's time per character there."""
+    the drafting and other costs per round (in plain forwards) of `family`'s best T = 1 row, and one
+    plain forward's time there (as ⑥'s answer box prints it, from the same row)."""
     row = next(r for r in point["best"]["T1"] if r["family"] == family)
     return {"point": point, "r5": point["r"][VERIFY_K],
             "drafter": row["drafter_per_round"], "other": row["other_per_round"],
-            "plain_per_char": milliseconds(point["plain"]["T1"]["s_per_char"])}
+            "forward": milliseconds(plain_forward_s(point, row))}
 
 
 def mechanism(regime, family=MECHANISM_FAMILY):
@@ -35,7 +35,7 @@ def mechanism(regime, family=MECHANISM_FAMILY):
     light, heavy = mechanism_end(points[0], family), mechanism_end(points[-1], family)
     return {"light": light, "heavy": heavy,
             "r5_cheaper_when_heavy": heavy["r5"] < light["r5"], "r5_heavy_above_one": heavy["r5"] > 1,
-            "forward_dearer": heavy["plain_per_char"]["ms"] > light["plain_per_char"]["ms"],
+            "forward_dearer": heavy["forward"]["ms"] > light["forward"]["ms"],
             "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}
 
 

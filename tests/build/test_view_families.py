@@ -122,3 +122,18 @@ def test_the_families_templates_only_format(name):
     assert len(re.findall(r"\{%-? *set ", text)) == 1 and "set v = view.families" in text
     for logic in ("selectattr", "rejectattr", "| length", "| round", "| max", "| min", "| sum", "| map", "data.", "registry."):
         assert logic not in text, f"{name}: {logic}"
+
+
+def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
+    """⑤'s sentence under the map: the families whose α beats the fastest family's yet which are slower than
+    plain decoding in every paired repeat, highest α first, at most two; none where no such family exists."""
+    def row(family, alpha, verdict):
+        return {"family": family, "alpha": alpha, "T1": {"verdict": verdict, "drafter_per_round": 0.5}}
+    rows = [row("draft", 0.74, "faster"), row("mtp", 0.86, "slower"), row("eagle", 0.85, "unclear"),
+            row("eagle3", 0.87, "slower"), row("medusa", 0.80, "slower"), row("ngram", None, "faster")]
+    slow = families.alpha_not_enough(rows, "draft")
+    assert slow["bar"]["family"] == "draft" and slow["several"]
+    assert [m["family"] for m in slow["rows"]] == ["eagle3", "mtp"]  # eagle's repeats cannot tell; medusa is third
+    assert [m["family"] for m in families.alpha_not_enough(rows, "draft", most=5)["rows"]] == ["eagle3", "mtp", "medusa"]
+    assert families.alpha_not_enough(rows, "eagle3") is None  # nothing beats the highest α
+    assert families.alpha_not_enough(rows, "ngram") is None  # the fastest has no α to beat

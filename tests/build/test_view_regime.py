@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from chapter.views import regime
+from chapter.views import ledger, regime
 from chapter.views.dial import dial_end
 
 
@@ -39,21 +39,22 @@ def test_the_view_leaves_the_data_as_it_was(page_data):
 
 
 def scale_point(scale, r5, plain_s, drafter, other, n_chars=200):
-    """A hand-made dial point: its r_5, plain decoding's median time, and the n-gram table's best T = 1 row."""
-    ngram = {"family": "ngram", "drafter_per_round": drafter, "other_per_round": other, "speedup": 2.0}
+    """A hand-made dial point: its r_5, plain decoding's median time, and the n-gram table's best T = 1 row
+    (plain decoding spends 1.25 plain forwards per character beside it)."""
+    ngram = {"family": "ngram", "drafter_per_round": drafter, "other_per_round": other, "speedup": 2.0, "plain_per_char": 1.25}
     return {"scale": scale, "main_bytes": scale * 1e6, "r": {"5": r5},
             "plain": {"T1": {"s_per_char": plain_s / n_chars}},
             "best": {"T1": [{"family": "draft", "drafter_per_round": 9.0, "other_per_round": 9.0}, ngram]}}
 
 
-def test_the_mechanism_reads_the_tables_round_and_plain_time_per_character_at_both_ends():
+def test_the_mechanism_reads_the_tables_round_and_one_plain_forward_at_both_ends():
     dial = {"points": [scale_point(1, 1.30, 0.02, 0.5, 0.4), scale_point(4, 1.10, 0.1, 0.2, 0.1),
                        scale_point(100, 1.20, 6.0, 0.01, 0.02)]}
     m = regime.mechanism(dial)
     assert (m["light"]["drafter"], m["light"]["other"], m["heavy"]["drafter"], m["heavy"]["other"]) == (0.5, 0.4, 0.01, 0.02)
-    assert m["light"]["plain_per_char"]["ms"] == pytest.approx(0.1)
-    assert m["heavy"]["plain_per_char"]["ms"] == pytest.approx(30)
-    assert m["light"]["plain_per_char"]["fine"] and not m["heavy"]["plain_per_char"]["fine"]
+    assert m["light"]["forward"]["ms"] == pytest.approx(0.08)  # 0.1 ms a character over 1.25 plain forwards
+    assert m["heavy"]["forward"]["ms"] == pytest.approx(24)
+    assert m["light"]["forward"]["fine"] and not m["heavy"]["forward"]["fine"]
     assert m["r5_cheaper_when_heavy"] and m["r5_heavy_above_one"] and m["forward_dearer"]
     assert m["drafter_shrinks"] and m["other_shrinks"]
 
@@ -78,8 +79,12 @@ def test_the_committed_mechanism_matches_the_dials_json(page_data):
     for end, point in ((m["light"], dial["points"][0]), (m["heavy"], dial["points"][-1])):
         row = next(r for r in point["best"]["T1"] if r["family"] == "ngram")
         assert (end["drafter"], end["other"]) == (row["drafter_per_round"], row["other_per_round"])
-        assert end["plain_per_char"]["ms"] == pytest.approx(1000 * point["plain"]["T1"]["s_per_char"])
+        assert end["forward"]["ms"] == pytest.approx(1000 * point["plain"]["T1"]["s_per_char"] / row["plain_per_char"])
         assert end["r5"] == point["r"]["5"]
     r5 = [p["r"]["5"] for p in dial["points"]]
     assert m["r5_cheaper_when_heavy"] == (r5[-1] < r5[0])
     assert v["example"] is dial["points"][-1]["best"]["T1"][0]
+    # ① and ⑥'s answer box quote one plain forward with one value at each end
+    box = ledger.answer_box(page_data)
+    assert 1000 * box["columns"][0]["forward_s"] == pytest.approx(m["light"]["forward"]["ms"])
+    assert 1000 * box["columns"][-1]["forward_s"] == pytest.approx(m["heavy"]["forward"]["ms"])

@@ -77,7 +77,7 @@ def gamma_choice(data):
     sizes = [r["best"]["size"] for r in rows]
     return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
             "best_lo": min(sizes), "best_hi": max(sizes),
-            # the widget starts at the eager engine's c; where the dial's drafts are cheaper, its best γ is longer
+            # the widget starts at the eager engine's c; the dial's drafts cost less, one reason its best γ differs
             "cheaper_drafts": all(r["c"] < data["gamma_sweep"]["c"]["kvcache"] for r in rows)}
 
 

@@ -211,6 +211,7 @@ def test_acceptance_controls(open_page):
     acc = RESULTS["acceptance"]
     buttons = page.locator("#accept-positions button")
     assert buttons.count() == len(acc["positions"])
+    page.click("#accept-widget .accept-stats > summary")  # the statistics of the draws, folded under the charts
     for i, pos in enumerate(acc["positions"]):
         buttons.nth(i).click()
         assert buttons.nth(i).get_attribute("aria-pressed") == "true"

@@ -191,9 +191,9 @@ def temperature_item(data):
     lowest_T1 = min((p["lowest_T1"] for p in papers), default=None)
     greedy_seldom_faster = 2 * counts["faster"] < n  # fewer than half the families gained from greedy decoding
     alpha_lowest_greedy = summary["lowest_alpha"]["temperature"] == 0
-    # the families named as clearly faster or slower, with both paired ranges, so the reader can see they do not overlap
-    named = {word: [{"family": r["family"], "T1": r["runs_T1"], "T0": r["runs_T0"]} for r in tc["families"] if r["at_T0"] == word]
-             for word in ("faster", "slower")}
+    # the families named as clearly faster or slower: their rows, whose paired ranges show they do not overlap
+    clauses = dict(t0_clauses(data))
+    named = {word: clauses.get(word, []) for word in ("faster", "slower")}
     return {"t_families": n, "t_counts": counts, "t_named": named,
             "greedy_seldom_faster": greedy_seldom_faster,
             "alpha_lowest_greedy": alpha_lowest_greedy,

@@ -127,7 +127,7 @@ def test_the_temperature_item_counts_the_answer_runs_verdicts_and_keeps_the_pape
                                              papers=[("2406.1", [4.0, 4.0], [3.6, 3.6]), ("2211.1", [3.1, 3.4], [2.3, 2.6])]))
     assert item["t_counts"] == {"faster": 1, "slower": 1, "unclear": 2} and item["t_families"] == 4
     # the named families carry both paired ranges; the unclear ones are only counted
-    assert [(r["family"], r["T1"]["min"], r["T0"]["max"]) for r in item["t_named"]["slower"]] == [("f1", 2.0, 0.9)]
+    assert [(r["family"], r["runs_T1"]["min"], r["runs_T0"]["max"]) for r in item["t_named"]["slower"]] == [("f1", 2.0, 0.9)]
     assert [r["family"] for r in item["t_named"]["faster"]] == ["f0"]
     assert item["greedy_seldom_faster"] and item["alpha_lowest_greedy"] and item["temperature_no_reason"]
     assert [(p["paper"], p["T0"], p["T1"]) for p in item["papers"]] == [("P1", "3.1–3.4", "2.3–2.6"), ("P0", "4", "3.6")]

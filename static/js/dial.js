@@ -3,11 +3,12 @@
 // decoding against the main model's bytes, the price of a verify (r_k) at every scale, and one
 // scale's rows; ① draws the r_k curves alone.
 import { h, s } from "./dom.js";
-import { figHTML, fixed, verdictBadgeHTML } from "./format.js";
+import { figHTML, fixed, verdictAria, verdictBadgeHTML } from "./format.js";
 import { lang, onLangChange, t } from "./i18n.js";
 import { configLabel } from "./family_ledger.js";
 import { ALPHA_LABEL, ENGINE_LABEL, FAMILY_LABEL, familyClass, familyDash } from "./labels.js";
 import { hashGet, hashSet, onHashChange, ownEntry } from "./state.js";
+import { pairedVerdict } from "./theory.js";
 
 const TEMPS = ["T1", "T0"];
 const SUB = "₀₁₂₃₄₅₆₇₈₉";  // r₂, r₅, r₉
@@ -27,6 +28,27 @@ export function dialSeries(regime, key) {
   const heaviest = regime.points[regime.points.length - 1].scale;
   const atHeaviest = (points) => points.find((p) => p.scale === heaviest)?.row.speedup ?? -Infinity;
   return [...byFamily].map(([family, points]) => ({ family, points })).sort((a, b) => atHeaviest(b.points) - atHeaviest(a.points));
+}
+
+// The line drawn bold for each kind of drafter (registry.json's group, ⑤'s map): its fastest family at
+// the heaviest scale. The other families are drawn faint, so that the chart reads one line per kind.
+export function leadFamilies(series) {
+  const kinds = new Set(), leads = new Set();
+  for (const f of series) {
+    const kind = familyClass(f.family);
+    if (!kinds.has(kind)) leads.add(f.family);
+    kinds.add(kind);
+  }
+  return leads;
+}
+
+// The dial as a grid: a row per family in the chart's order, a cell per scale (null where the family
+// did not run), each with its row's verdict, so that where a family pays for good reads along its row.
+export function dialGridRows(series, regime) {
+  return series.map((f) => ({ family: f.family, cells: regime.points.map((p) => {
+    const row = f.points.find((q) => q.scale === p.scale)?.row;
+    return row ? { row, verdict: pairedVerdict(row.speedup_runs) } : null;
+  }) }));
 }
 
 // The measured r_k of every scale: [{scale, bytes, fig, points: [{k, r}], predicted: [{k, r}]}]
@@ -63,7 +85,7 @@ const pointTitle = (family, p) => t({
 });
 
 // The chart's frame: wide, with each family's label at the right end of its line; narrow (a phone),
-// the lines alone across the width, the labels in a list below (dialLegend).
+// the lines alone across the width, named by the grid below (dialGrid).
 export const DIAL_FRAME = {
   wide: { W: 640, H: 310, L: 46, R: 210, T: 28, B: 40 },
   narrow: { W: 360, H: 290, L: 38, R: 14, T: 28, B: 40 },
@@ -80,6 +102,7 @@ const lastSpeed = (f) => f.points[f.points.length - 1].row.speedup;
 const sample = (family, x1, x2, y) => s("line", { class: "dial-sample", x1, x2, y1: y, y2: y, "stroke-dasharray": familyDash(family) });
 
 function dialSvg(series, regime, chosen, shownScale, narrow) {
+  const leads = leadFamilies(series);
   const frame = narrow ? DIAL_FRAME.narrow : DIAL_FRAME.wide;
   const { W, H, L, R, T, B } = frame;
   const bytes = regime.points.map((p) => p.main_bytes);
@@ -113,7 +136,7 @@ function dialSvg(series, regime, chosen, shownScale, narrow) {
   s("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, t({ zh: "主模型的权重（MB，对数刻度）", en: "the main model's weights (MB, log scale)" })),
   series.map((f, i) => {
     const end = f.points[f.points.length - 1];
-    return s("g", { class: `dial-line ${familyClass(f.family)}${f.family === chosen ? " on" : ""}` },
+    return s("g", { class: `dial-line ${familyClass(f.family)}${f.family === chosen ? " on" : ""}${leads.has(f.family) ? "" : " faint"}` },
       s("polyline", { points: f.points.map((p) => `${x(p.bytes)},${y(p.row.speedup)}`).join(" "), "stroke-dasharray": familyDash(f.family) }),
       f.points.map((p) => s("g", {},
         s("line", { class: "whisker", x1: x(p.bytes), x2: x(p.bytes), y1: y(p.row.speedup_runs.min), y2: y(p.row.speedup_runs.max) }),
@@ -126,13 +149,27 @@ function dialSvg(series, regime, chosen, shownScale, narrow) {
   }));
 }
 
-// On a phone the labels leave the chart: a list of swatches (the line's colour and dash) and names.
-function dialLegend(series, chosen) {
-  return h("ul", { class: "dial-legend", "aria-label": t({ zh: "图例：每条线的方法和最重一档的加速比", en: "legend: each line's family and its speedup at the heaviest scale" }) },
-    series.map((f) => h("li", { class: f.family === chosen ? "on" : null },
-      s("svg", { class: `dial-swatch ${familyClass(f.family)}`, viewBox: "0 0 24 10", width: 24, height: 10, "aria-hidden": "true" },
-        sample(f.family, 1, 23, 5)),
-      h("span", {}, `${t(FAMILY_LABEL[f.family])} ${fixed(lastSpeed(f), 2)}×`))));
+// The grid under the chart, which on a phone is its legend as well: a row per family (a swatch of its
+// line, its name), a column per scale, each cell the speedup shaded by its verdict.
+function dialGrid(series, regime, chosen, narrow) {
+  const times = narrow ? "" : "×";  // a phone: every column on screen, the caption says the unit
+  const plain = FAMILY_LABEL.plain;
+  const cell = (c) => {
+    if (!c) return h("td", {}, "—");
+    const aria = verdictAria(c.row.speedup_runs, plain)[lang()];
+    return Object.assign(h("td", { class: `v-${c.verdict}`, title: aria, "aria-label": `${fixed(c.row.speedup, 2)}×, ${aria}` }),
+      { innerHTML: `${figHTML(fixed(c.row.speedup, 2), "speedup", c.row.fig)}${times}` });
+  };
+  return h("table", { class: "dial-grid" },
+    h("caption", {}, t({ zh: `每种方法在每一档的加速比（×，相对同一档的${plain.zh}），每列是主模型的权重（MB）。绿色：每次成对测量都更快；红色：每次都更慢；不上色：分不出。`,
+      en: `Each family's speedup (×, over ${plain.en} at that scale); each column is the main model's weights in MB. Green: faster in every paired repeat; red: slower in every one; uncoloured: can't tell.` })),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t({ zh: "方法", en: "Family" })),
+      regime.points.map((p) => h("th", { scope: "col" }, megabytes(p.main_bytes).replace(" MB", ""))))),
+    h("tbody", {}, dialGridRows(series, regime).map((r) => h("tr", { class: r.family === chosen ? "on" : null },
+      h("th", { scope: "row" },
+        s("svg", { class: `dial-swatch ${familyClass(r.family)}`, viewBox: "0 0 24 10", width: 24, height: 10, "aria-hidden": "true" }, sample(r.family, 1, 23, 5)),
+        ` ${t(FAMILY_LABEL[r.family])}`),
+      r.cells.map(cell)))));
 }
 
 // r_k against k, one curve per scale; the roofline's prediction for the heaviest scale dotted.
@@ -204,7 +241,7 @@ export function initDial(regime) {
   const heaviest = regime.points[regime.points.length - 1];
   let state = dialFromHash(hashGet, regime, { key: "T1", scale: heaviest.scale });
   const root = document.getElementById("dial-widget");
-  const chart = root.querySelector(".dial-figs"), table = root.querySelector(".dial-table");
+  const chart = root.querySelector(".dial-figs"), grid = root.querySelector(".dial-grid-box"), table = root.querySelector(".dial-table");
   const temps = [...root.querySelectorAll("[data-dial-t]")], scales = root.querySelector(".dial-scales");
   const phone = window.matchMedia?.(NARROW);
 
@@ -214,10 +251,11 @@ export function initDial(regime) {
     const point = regime.points.find((p) => p.scale === state.scale);
     scales.replaceChildren(...regime.points.map((p) => h("button", { type: "button", "aria-pressed": String(p.scale === state.scale),
       onclick: () => { state.scale = p.scale; hashSet("dialx", p.scale); draw(); } }, megabytes(p.main_bytes))));
-    // on a phone the chart fits the width and its labels go below it, as a legend
+    // on a phone the chart fits the width and the grid below it names its lines
     const narrow = Boolean(phone?.matches), chosen = series[0]?.family;
     chart.replaceChildren(h("figure", { class: "dial-fig", "aria-label": t({ zh: "表盘图", en: "the dial's chart" }) },
-      dialSvg(series, regime, chosen, state.scale, narrow), narrow ? dialLegend(series, chosen) : null));
+      dialSvg(series, regime, chosen, state.scale, narrow)));
+    grid.replaceChildren(dialGrid(series, regime, chosen, narrow));
     const rows = point.best[state.key] ?? [];
     const repeats = rows[0]?.repeats ?? regime.repeats;  // more at the model as trained (regime.trained_repeats)
     const engine = ENGINE_LABEL[regime.engine] ?? { zh: regime.engine, en: regime.engine };

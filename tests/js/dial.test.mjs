@@ -3,8 +3,11 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { DIAL_FRAME, dialFromHash, dialSeries, labelHeights, megabytes, rkSeries, spreadLabels } from "../../static/js/dial.js";
+import "./registry.mjs";
+import { DIAL_FRAME, dialFromHash, dialGridRows, dialSeries, labelHeights, leadFamilies, megabytes, rkSeries, spreadLabels } from "../../static/js/dial.js";
+import { familyClass } from "../../static/js/labels.js";
 
+const lastSpeedup = (f) => f.points.at(-1).row.speedup;
 const regime = JSON.parse(readFileSync(new URL("../../experiments/results/regime.json", import.meta.url)));
 
 test("dial series: one line per family with a point at every scale it was measured, fastest at the heaviest first", () => {
@@ -72,4 +75,41 @@ test("the dial's labels: at their lines' end points where there is room, moved o
     assert.ok(out.every((v, i) => Math.abs(v - ys[i]) <= 13 * (out.length - 1)));
     assert.ok(out.every((v) => v >= frame.T && v <= frame.H - frame.B));
   }
+});
+
+test("one bold line per kind of drafter: the kind's fastest family at the heaviest scale", () => {
+  for (const key of ["T1", "T0"]) {
+    const series = dialSeries(regime, key);
+    const leads = leadFamilies(series);
+    const kinds = new Set(series.map((f) => familyClass(f.family)));
+    assert.equal(leads.size, kinds.size);
+    for (const f of series) {
+      const lead = series.find((g) => familyClass(g.family) === familyClass(f.family) && leads.has(g.family));
+      assert.ok(lastSpeedup(lead) >= lastSpeedup(f));
+    }
+  }
+  // made up: two kinds, the slower family of a kind listed first is not its lead
+  const fake = [{ family: "ngram", points: [{ row: { speedup: 2 } }] }, { family: "lookup", points: [{ row: { speedup: 1 } }] },
+    { family: "draft", points: [{ row: { speedup: 1.5 } }] }];
+  assert.deepEqual([...leadFamilies(fake)], ["ngram", "draft"]);
+});
+
+test("the dial's grid: a cell per scale in the chart's order, its verdict by the paired rule, null where a family did not run", () => {
+  const series = dialSeries(regime, "T1");
+  const rows = dialGridRows(series, regime);
+  assert.deepEqual(rows.map((r) => r.family), series.map((f) => f.family));
+  for (const r of rows) {
+    assert.equal(r.cells.length, regime.points.length);
+    r.cells.forEach((c, i) => {
+      const row = regime.points[i].best.T1.find((x) => x.family === r.family);
+      if (!row) return assert.equal(c, null);
+      assert.equal(c.row, row);
+      const { min, max } = row.speedup_runs;
+      assert.equal(c.verdict, min > 1 ? "faster" : max < 1 ? "slower" : "unclear");
+      assert.equal(c.verdict, row.verdict);  // the page's rule agrees with the one the results carry
+    });
+  }
+  // a family missing at one scale leaves that cell empty
+  const cut = { points: regime.points.map((p, i) => ({ ...p, best: { T1: i === 0 ? p.best.T1.filter((x) => x.family !== series[0].family) : p.best.T1 } })) };
+  assert.equal(dialGridRows(dialSeries(cut, "T1"), cut).find((r) => r.family === series[0].family).cells[0], null);
 });

@@ -80,22 +80,49 @@ def test_the_dial_labels_its_lines_in_their_colours_and_keeps_its_note_clear(ope
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_on_a_phone_the_dial_fits_the_width_with_its_legend_below(open_page, lang):
+def test_on_a_phone_the_dial_and_its_grid_fit_the_width(open_page, lang):
     page = open_page(width=390, hash_=f"#lang={lang}")
     fig = page.locator("#dial-widget .dial-fig")
     fig.scroll_into_view_if_needed()
     assert fig.evaluate("(el) => el.scrollWidth <= el.clientWidth")  # no sideways scrolling
     box = page.locator("#dial-widget .dial-shown").bounding_box()  # the selected (heaviest) scale's band is on screen
     assert box and box["x"] + box["width"] <= 390
+    assert page.locator("#dial-widget .dial-key").count() == 0  # the lines are named by the grid below
     families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
-    legend = page.locator("#dial-widget ul.dial-legend li")
-    assert legend.count() == len(families)
-    assert page.locator("#dial-widget .dial-key").count() == 0
-    # two columns: the legend's entries sit at two distinct left edges, each inside the screen
-    lefts = {round(b["x"]) for b in (legend.nth(i).bounding_box() for i in range(legend.count()))}
-    assert len(lefts) == 2
+    assert page.locator("#dial-widget table.dial-grid tbody th svg.dial-swatch").count() == len(families)
+    grid = page.locator("#dial-widget .dial-grid-box")
+    assert grid.evaluate("(el) => el.scrollWidth <= el.clientWidth")  # every scale's column on screen
     # the scale buttons, in the table's box: no row holds a single button
     page.click("#dial-table-box > summary")
     rows = page.evaluate("""() => { const tops = {}; for (const b of document.querySelectorAll('#dial-widget .dial-scales button'))
       tops[Math.round(b.getBoundingClientRect().top)] = (tops[Math.round(b.getBoundingClientRect().top)] ?? 0) + 1; return Object.values(tops); }""")
     assert len(POINTS) < 2 or min(rows) >= 2
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_dial_draws_one_bold_line_per_kind_and_a_grid_of_every_verdict(open_page, lang):
+    """Bold: each kind's fastest family at the heaviest scale; the grid: every family at every scale,
+    each cell shaded by the verdict the results carry, and it follows the temperature buttons."""
+    page = open_page(hash_=f"#lang={lang}")
+    dial = page.locator("#dial-widget")
+    dial.scroll_into_view_if_needed()
+    registry = orjson.loads((ROOT / "experiments/results/registry.json").read_bytes())
+    group = {f["name"]: f["group"] for f in registry["families"]}
+    for key in ["T1", "T0"]:
+        if key == "T0":
+            page.click("#dial-widget [data-dial-t=T0]")
+        at_heaviest = sorted(POINTS[-1]["best"][key], key=lambda r: -r["speedup"])
+        leads = []
+        for r in at_heaviest:
+            if group[r["family"]] not in {group[f] for f in leads}:
+                leads.append(r["family"])
+        bold = dial.locator("g.dial-line:not(.faint)")
+        assert bold.count() == len(leads) == len({group[r["family"]] for p in POINTS for r in p["best"][key]})
+        grid = dial.locator("table.dial-grid tbody tr")
+        shown = grid.evaluate_all("rs => rs.map((r) => [...r.querySelectorAll('td')].map((td) => td.className))")
+        names = grid.evaluate_all("rs => rs.map((r) => r.querySelector('th').textContent.trim())")
+        assert len(names) == len({r["family"] for p in POINTS for r in p["best"][key]})
+        # rows in the chart's order (fastest at the heaviest scale first), a cell per scale
+        for tr, cells in zip(at_heaviest, shown, strict=True):
+            want = [next((f"v-{r['verdict']}" for r in p["best"][key] if r["family"] == tr["family"]), "") for p in POINTS]
+            assert cells == want

@@ -114,6 +114,18 @@ def pays_groups(dial):
     """dial_view's `pays`, each group told whether it is the model as trained (its wording differs)."""
     return [{**group, "as_trained": group["scale"] == 1} for group in dial["pays"]]
 
+def pays_summary(dial):
+    """"Where it pays for good" in one sentence, beside the grid that shows it cell by cell: the
+    families of the first group by name; from the last group's scale, how many of all the charted
+    families pay (every group before it counts there too); and those that never do, by name."""
+    groups = pays_groups(dial)
+    if not groups:
+        return None
+    total = sum(len(g["families"]) for g in groups) + len(dial["never"])
+    last = groups[-1] if len(groups) > 1 else None
+    return {"first": groups[0], "last": last and {"bytes": last["bytes"], "count": sum(len(g["families"]) for g in groups), "of": total},
+            "never": dial["never"]}
+
 THEORY_TEMPERATURES = (("T1", "T = 1"), ("T0", "T = 0"))
 
 def theory_lines(theory):
@@ -136,10 +148,10 @@ def scale_times(light, heavy):
     """One forward's time at both ends of the dial, in ms (the deep dive on the dial's rows)."""
     return {"forward": {"light": milliseconds(light["main_s"]), "heavy": milliseconds(heavy["main_s"])}}
 
-def dips(points, family):
-    """The scales, lightest first, where the family's fastest T = 1 row is slower than at both
-    neighbouring scales: a dip in its line on the dial."""
-    speed = [next((r["speedup"] for r in p["best"]["T1"] if r["family"] == family), None) for p in points]
+def dips(points, family, key="T1"):
+    """The scales, lightest first, where the family's fastest row at temperature `key` is slower than
+    at both neighbouring scales: a dip in its line on the dial."""
+    speed = [next((r["speedup"] for r in p["best"].get(key, []) if r["family"] == family), None) for p in points]
     return [points[i]["scale"] for i in range(1, len(points) - 1)
             if None not in speed[i - 1:i + 2] and speed[i] < min(speed[i - 1], speed[i + 1])]
 
@@ -159,13 +171,16 @@ def rerun_note(regime, rerun, family):
     if not rerun_row:
         return None
     families = [r["family"] for r in point["best"]["T1"]]
+    greedy = [r["family"] for r in point["best"].get("T0", [])]
 
-    def dip_here(run):
-        return sum(point["scale"] in dips(run["points"], f) for f in families)
+    def dip_here(run, key="T1", charted=families):
+        return sum(point["scale"] in dips(run["points"], f, key) for f in charted)
 
     return {"family": family, "scale": point["scale"], "bytes": point["main_bytes"], "row": row, "rerun_row": rerun_row,
             # how many of the families charted there dip at that scale, in the charted run and in the rerun
             "families": len(families), "dipping": dip_here(regime), "dipping_rerun": dip_here(rerun),
+            # and at T = 0 in the charted run, whose chart the temperature buttons switch to
+            "greedy_dips_too": 2 * dip_here(regime, "T0", greedy) > len(greedy),
             "before": find_row(regime["points"][at - 1]["best"]["T1"], family=family),
             "after": find_row(regime["points"][at + 1]["best"]["T1"], family=family),
             "commit": regime["meta"]["git_commit"][:7], "rerun_commit": rerun["meta"]["git_commit"][:7]}
@@ -189,5 +204,5 @@ def view(data, rerun=None):
             "config_moved": as_trained is not None and config_key(as_trained) != config_key(fastest),
             "best": dial["best"], "best_elsewhere": dial["best"]["scale"] != heavy["scale"],
             "fresh_check": regime.get("fresh_check"),
-            "pays": pays_groups(dial), "never": dial["never"], "never_after_pays": bool(dial["never"] and dial["pays"]),
+            "pays_summary": pays_summary(dial),
             "theory": theory_lines(dial["theory"]), "rerun": rerun_note(regime, rerun, fastest["family"])}

@@ -30,13 +30,13 @@ def test_the_heaviest_fastest_family_is_found_again_as_trained_and_its_configura
     light = point(1, [row("ngram", "faster", size=5), row("draft", "unclear", size=4), row("mtp", "slower")])
     heavy = point(40, [row("draft", "faster", size=6), row("ngram", "faster"), row("mtp", "unclear")], t0=[row("ngram", "faster")],
                   main_s=2e-3)
-    v = dial.view(data([light, heavy], pays=[{"scale": 1, "families": ["ngram"]}, {"scale": 40, "families": ["draft"]}],
+    v = dial.view(data([light, heavy], pays=[{"scale": 1, "bytes": 1e6, "families": ["ngram"]}, {"scale": 40, "bytes": 4e7, "families": ["draft"]}],
                        never=["mtp"]))
     assert v["fastest"]["family"] == "draft" and v["fastest_as_trained"] is light["best"]["T1"][1]
     assert v["config_moved"]  # γ = 4 as trained, γ = 6 at the heaviest scale
     assert (v["heaviest"]["faster"], v["heaviest"]["families"], v["as_trained"]["faster"]) == (2, 3, 1)
     assert v["fastest_greedy"] is heavy["best"]["T0"][0] and not v["best_elsewhere"]
-    assert [g["as_trained"] for g in v["pays"]] == [True, False] and v["never_after_pays"]
+    assert v["pays_summary"]["first"]["as_trained"] and v["pays_summary"]["last"] == {"bytes": 4e7, "count": 2, "of": 3}
     assert v["forward"]["light"] == {"ms": pytest.approx(0.5), "fine": True}
     assert v["forward"]["heavy"]["fine"] is False
     assert v["bandwidth_gb_s"] == pytest.approx(12.5) and v["prompt_shown"] == "ROMEO:\\nBut"
@@ -47,7 +47,7 @@ def test_a_family_missing_as_trained_and_a_dial_without_greedy_rows():
     heavy = point(40, [row("eagle", "faster", shape="tree", size=3)])
     v = dial.view(data([light, heavy], pays=[], never=["ngram"]))
     assert v["fastest_as_trained"] is None and v["config_moved"] is False
-    assert v["fastest_greedy"] is None and v["never_after_pays"] is False
+    assert v["fastest_greedy"] is None and v["pays_summary"] is None
 
 
 def test_a_tree_and_a_chain_of_the_same_size_are_different_configurations():
@@ -121,3 +121,31 @@ def test_the_committed_rerun_puts_the_dip_at_47_mb_down_to_the_verify():
     assert note["rerun_row"]["speedup"] > note["row"]["speedup"]
     assert note["rerun_row"]["fig"] != note["row"]["fig"]  # the two measurements print under their own conditions
     assert note["commit"] != note["rerun_commit"]
+
+
+def test_where_it_pays_in_one_sentence_names_the_first_scale_counts_from_the_last_and_names_the_rest():
+    groups = [{"scale": 1, "bytes": 1e6, "families": ["draft", "ngram"]}, {"scale": 4, "bytes": 4e6, "families": ["suffix"]},
+              {"scale": 40, "bytes": 4e7, "families": ["mtp", "eagle"]}]
+    s = dial.pays_summary({"pays": groups, "never": ["lookahead"]})
+    assert s["first"]["families"] == ["draft", "ngram"] and s["first"]["as_trained"]
+    # from the last group's scale every group before it pays too: 2 + 1 + 2 of the 6 families
+    assert s["last"] == {"bytes": 4e7, "count": 5, "of": 6} and s["never"] == ["lookahead"]
+    one = dial.pays_summary({"pays": [{"scale": 4, "bytes": 4e6, "families": ["ngram"]}], "never": []})
+    assert one["last"] is None and not one["first"]["as_trained"]
+    assert dial.pays_summary({"pays": [], "never": ["ngram"]}) is None
+
+
+def test_the_dip_note_says_whether_greedy_lines_dip_there_too():
+    def dipping(scale, t1, t0):
+        return {"scale": scale, "main_bytes": scale * 1e6,
+                "best": {key: [dict(row(f, "faster", size=5, speedup=v), verify_over_main=1.2, fig=f"x{scale}{key}") for f, v in speeds.items()]
+                         for key, speeds in (("T1", t1), ("T0", t0))}}
+    committed = {"meta": {"git_commit": "f150b63a4750"}, "points": [
+        dipping(1, {"ngram": 1.5, "draft": 1.4}, {"ngram": 1.5, "draft": 1.4}),
+        dipping(16, {"ngram": 1.2, "draft": 1.1}, {"ngram": 1.2, "draft": 1.6}),
+        dipping(40, {"ngram": 2.5, "draft": 2.0}, {"ngram": 2.5, "draft": 2.0})]}
+    rerun = {"meta": {"git_commit": "76a59f203f63"}, "points": [dipping(p["scale"], {"ngram": 2.0, "draft": 2.0}, {}) for p in committed["points"]]}
+    assert dial.rerun_note(committed, rerun, "ngram")["greedy_dips_too"] is False  # one of two greedy lines dips
+    committed["points"][1]["best"]["T0"][1]["speedup"] = 1.0
+    assert dial.rerun_note(committed, rerun, "ngram")["greedy_dips_too"] is True
+    assert dial.dips(committed["points"], "draft", "T0") == [16]

@@ -22,8 +22,12 @@ def milliseconds(engine):
     return 1000 * engine["seconds"]["main"]
 
 
-def flat_engine(summary):
-    """The engine whose curve stays flat longest: the compiled one only where it alone reaches the longest stretch."""
+def flat_engine(summary, answer=None):
+    """The engine whose flat stretch ① quotes: the dial's answer engine where costs.json measured it (⑥
+    ranks on it); else the one whose curve stays flat longest, the compiled one only where it alone
+    reaches the longest stretch."""
+    if answer in summary:
+        return answer
     longest, compiled = summary["flat_until_max"], summary.get("compiled")
     if compiled and compiled["flat_until"] == longest and summary["eager"]["flat_until"] != longest:
         return "compiled"
@@ -36,16 +40,18 @@ def flat_bound(costs):
     return 1 + costs["summary"]["eager"]["flat_slack"]
 
 
-def cost_curve(costs):
-    """The measured curve's facts the sentences quote: engines, threads, the flat stretch."""
+def cost_curve(costs, answer=None):
+    """The measured curve's facts the sentences quote: engines, threads, the flat stretch (on the
+    answer engine where it was measured: flat_engine)."""
     engines, summary = costs["engines"], costs["summary"]
+    flat = flat_engine(summary, answer)
     compiled = engines.get("compiled")
     return {"n_engines": len(engines), "several_engines": len(engines) > 1, "threads_plural": costs["threads"] != 1,
             "last_position": costs["positions"][-1], "second_position": costs["positions"][1],
             "eager_ms": milliseconds(engines["eager"]), "has_compiled": bool(compiled),
             "compiled_ms": milliseconds(compiled) if compiled else None,
-            "flat_start": summary["flat_start"], "flat_max": summary["flat_until_max"],
-            "flat_engine": flat_engine(summary), "flat_bound": flat_bound(costs)}
+            "flat_start": summary[flat].get("flat_start", summary["flat_start"]), "flat_max": summary[flat]["flat_until"],
+            "flat_engine": flat, "flat_is_answer": flat == answer, "flat_bound": flat_bound(costs)}
 
 
 def tree_prices(data):
@@ -87,6 +93,6 @@ def view(data):
     return {"example": data["causal"]["verify_example"], **grid(data["causal"]["verify_example"]),
             "block_size": main["config"]["block_size"], "draft_params": draft["params"],
             "main_float32_mb": 4 * main["params"] / 1e6,
-            **cost_curve(data["costs"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
+            **cost_curve(data["costs"], data["regime"]["engine"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
             "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mechanism(data["regime"]),
             "prefix_bitwise_equal": data["causal"]["prefix_check"]["max_abs_diff"] == 0}

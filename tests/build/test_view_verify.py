@@ -30,6 +30,17 @@ def test_the_flat_stretch_is_the_compiled_engines_only_where_it_alone_is_longest
     assert verify.flat_engine(flat_summary(eager, compiled)) == engine
 
 
+def test_the_flat_stretch_is_the_answer_engines_where_costs_measured_it():
+    summary = flat_summary(2, 4) | {"native": {"flat_until": 2, "flat_start": True}}
+    assert verify.flat_engine(summary, "native") == "native"
+    assert verify.flat_engine(summary, "aot") == "compiled"  # not measured: the longest flat stretch
+    costs = {"engines": {"eager": {"seconds": {"main": 1e-3}}}, "threads": 1, "positions": [1, 2, 4],
+             "summary": summary | {"flat_start": True, "eager": {"flat_until": 2, "flat_slack": 0.15}}}
+    v = verify.cost_curve(costs, "native")
+    assert (v["flat_engine"], v["flat_max"], v["flat_is_answer"]) == ("native", 2, True)
+    assert verify.cost_curve(costs)["flat_engine"] == "compiled" and verify.cost_curve(costs)["flat_max"] == 4
+
+
 def tree_data(tree_sizes):
     prices = {"chain": {"16": 3.0, "32": 6.0}, "tree": {str(k): k / 5 for k in tree_sizes}}
     return {"families": {"engines": ["native"], "verify_prices": {"native": prices}},

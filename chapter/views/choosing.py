@@ -162,7 +162,7 @@ def dont_view(data):
     points = data["regime"]["points"]
     return {"dial_light": points[0], "dial_heavy": points[-1],  # the model as trained, the heaviest twin
             "heavy_verify_priced": points[-1]["r"]["5"] > flat_bound(data["costs"]),
-            "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
+            "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_entries": fa["costs"]["ngram"].get("entries"), "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
 
 
 def span(lo_hi):

@@ -77,8 +77,8 @@ export function loadError(why) {
 
 export function readyNote(ms, meta) {
   return {
-    zh: `模型已在你的浏览器里就绪（用了 ${ms} 毫秒）：主模型和 ${FAMILY_LABEL.mtp.zh} ${grouped(meta.main_params)} 个参数，${FAMILY_LABEL.draft.zh} ${grouped(meta.draft_params)} 个，${FAMILY_LABEL.ngram.zh} ${grouped(meta.ngram.contexts)} 个上下文。`,
-    en: `The models are ready in your browser (took ${ms} ms): main model and ${FAMILY_LABEL.mtp.en} ${grouped(meta.main_params)} parameters, ${FAMILY_LABEL.draft.en} ${grouped(meta.draft_params)}, ${FAMILY_LABEL.ngram.en} ${grouped(meta.ngram.contexts)} contexts.`,
+    zh: `模型已在你的浏览器里就绪（用了 ${ms} 毫秒）：主模型和 ${FAMILY_LABEL.mtp.zh} ${grouped(meta.main_params)} 个参数，${FAMILY_LABEL.draft.zh} ${grouped(meta.draft_params)} 个，${FAMILY_LABEL.ngram.zh} ${grouped(meta.ngram.contexts)} 个上下文、${grouped(meta.ngram.pairs)} 条（⑤ 的地图按条数计）。`,
+    en: `The models are ready in your browser (took ${ms} ms): main model and ${FAMILY_LABEL.mtp.en} ${grouped(meta.main_params)} parameters, ${FAMILY_LABEL.draft.en} ${grouped(meta.draft_params)}, ${FAMILY_LABEL.ngram.en} ${grouped(meta.ngram.contexts)} contexts holding ${grouped(meta.ngram.pairs)} entries (⑤'s map counts entries).`,
   };
 }
 

@@ -196,9 +196,15 @@ def test_choosing_lists_the_families_faster_and_slower_at_t0():
         if word:
             clauses[word] = part
     for r in tch["families"]:
-        figures = f"({f2(r['speedup_T1'])}× → {f2(r['speedup_T0'])}×)"
-        assert figures in clauses[r["at_T0"]], (r, en)
-        assert f"（{f2(r['speedup_T1'])}× → {f2(r['speedup_T0'])}×）" in zh
+        # a family that clearly changed prints both paired ranges (three decimals); the others their medians
+        if r["at_T0"] == "unclear":
+            change = f"{f2(r['speedup_T1'])}× → {f2(r['speedup_T0'])}×"
+        else:
+            t1, t0 = r["runs_T1"], r["runs_T0"]
+            change = f"{t1['min']:.3f}–{t1['max']:.3f}× → {t0['min']:.3f}–{t0['max']:.3f}×"
+            assert t1["min"] > t0["max"] or t0["min"] > t1["max"]  # the ranges printed do not overlap
+        assert f"({change})" in clauses[r["at_T0"]], (r, en)
+        assert f"（{change}）" in zh
     for claim in ("longer runs", "one reason being", "retrieval and trees"):
         assert claim not in en
     assert "一个原因是" not in zh and "also show" not in en
@@ -215,7 +221,7 @@ def test_choosing_sentence_follows_the_rows():
     en = t0_sentence(build.render(data), "en")
     assert "ngram" in s["temperature_change"]["faster_at_T0"]
     faster = next(part for part in en.split("; ") if "faster at T = 0:" in part)
-    assert "n-gram table (" in faster and "→ 4.56×)" in faster
+    assert "n-gram table (" in faster and f"→ {runs(4.56)['min']:.3f}–{runs(4.56)['max']:.3f}×)" in faster
 
     def all_slower(fam):
         for r in fam["rows"]:

@@ -56,16 +56,19 @@ export function gridHTML(ex, view, lang) {
   const rows = [];
   for (let i = 0; i < size; i++) {
     const st = i >= n ? draftStatus(i - n + 1, view.gamma, ex.n_accepted) : "context";
-    const mark = st === "accepted" ? "✓" : st === "rejected" ? "✗" : "";
     const k = i - (n - 1);
     // In separate mode pass m (m = 1..γ+1) reruns rows 1..n+m-1, so early rows are redone often.
     const passes = view.mode === "verify" ? 1 : view.gamma + 1 - Math.max(0, k);
-    const fw = (k >= 0 ? `→ p${sub(k + 1)}` : "") + (view.mode === "verify" ? "" : ` ×${passes}`);
+    // the verdict sits beside the p that gave it: the row before a draft checks it (row k yields p_{k+1})
+    const judged = k >= 0 && k < view.gamma ? draftStatus(k + 1, view.gamma, ex.n_accepted) : null;
+    const mark = judged === "accepted" ? "✓" : judged === "rejected" ? "✗" : "";
+    const checks = judged ? ` · ${esc(chars[n + k])}${mark}` : k === view.gamma && ex.n_accepted >= view.gamma ? { zh: " · 奖励字", en: " · bonus" }[lang] : "";
+    const fw = (k >= 0 ? `→ p${sub(k + 1)}${checks}` : "") + (view.mode === "verify" ? "" : ` ×${passes}`);
     const label = { zh: `第 ${i + 1} 行 “${charLabel(chars[i])}”`, en: `row ${i + 1} “${charLabel(chars[i])}”` }[lang];
     const sel = i === view.row;
     const cls = `rowhead ${i < n ? "ctx" : "draft"}${st === "rejected" ? " rejected" : ""}${st === "discarded" ? " discarded" : ""}`;
     rows.push(`<tr data-row="${i}" tabindex="${sel ? 0 : -1}" class="${sel ? "sel" : ""}" aria-selected="${sel}" aria-label="${escapeHTML(label)}">` +
-      `<th scope="row" class="${cls}">${esc(chars[i])}${mark ? `<span class="mark">${mark}</span>` : ""}</th>` +
+      `<th scope="row" class="${cls}">${esc(chars[i])}</th>` +
       "<td class=\"on\"></td>".repeat(i + 1) + "<td></td>".repeat(size - i - 1) + `<td class="fw">${fw}</td></tr>`);
   }
   // the two corner cells head no column of data, so they are <td>, not empty <th>

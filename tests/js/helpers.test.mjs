@@ -187,3 +187,24 @@ test("verdict badge: the rule's word, the range and the count; a link to the rul
   assert.equal(verdictAria({ min: 2.16, max: 3.02, n: 3 }, plain).en, "faster · 2.16–3.02× · 3 pairs: faster than plain decoding in all 3 paired repeats");
   assert.equal(verdictAria({ min: 0.95, max: 1.1, n: 3 }, plain).zh, "分不出 · 0.95–1.10× · 3 对：成对测量有高于 1× 的也有低于 1× 的，分不出它和普通解码谁快");
 });
+
+test("verify grid: each verdict sits beside the p that gave it, on the row before its draft", () => {
+  const ex = load("causal").verify_example;
+  const n = ex.context.length;
+  const fws = (gamma) => [...gridHTML(ex, { gamma, mode: "verify", row: 0 }, "en").matchAll(/<td class="fw">([^<]*)<\/td>/g)].map((m) => m[1]);
+  const gamma = ex.gamma;
+  const cells = fws(gamma).slice(n - 1);  // the rows that yield p_1 .. p_{γ+1}
+  assert.equal(cells.length, gamma + 1);
+  cells.slice(0, gamma).forEach((cell, k) => {
+    const st = draftStatus(k + 1, gamma, ex.n_accepted);
+    assert.ok(cell.startsWith(`→ p`));
+    assert.ok(cell.endsWith(st === "accepted" ? "✓" : st === "rejected" ? "✗" : cell.at(-1)));
+    if (st === "discarded") assert.doesNotMatch(cell, /[✓✗]/);
+  });
+  assert.equal(cells.filter((c) => c.endsWith("✗")).length, ex.n_accepted < gamma ? 1 : 0);
+  // the bonus is named only where every draft passed: at γ = the accepted count it is
+  assert.equal(cells.at(-1).endsWith("bonus"), ex.n_accepted >= gamma);
+  if (ex.n_accepted >= 1) assert.ok(fws(ex.n_accepted).at(-1).endsWith("bonus"));
+  // the row heads carry no verdict of their own
+  assert.doesNotMatch(gridHTML(ex, { gamma, mode: "verify", row: 0 }, "en"), /<th scope="row"[^>]*>[^<]*[✓✗]/);
+});

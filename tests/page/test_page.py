@@ -187,7 +187,7 @@ def test_verify_grid_controls(open_page):
         assert page.locator("#verify-grid tbody tr").count() == n + gamma
         kept = min(ex["n_accepted"], gamma)
         assert f"{kept} / {gamma}" in page.locator("#verify-readouts").inner_text()
-        assert page.locator("#verify-grid tbody tr .mark").filter(has_text="✓").count() == kept
+        assert page.locator("#verify-grid tbody td.fw").filter(has_text="✓").count() == kept  # beside the p that judged it
     page.click("#verify-mode-separate")
     assert page.locator("#verify-mode-separate").get_attribute("aria-pressed") == "true"
     assert f"{ex['gamma'] + 1} · " in page.locator("#verify-readouts").inner_text()

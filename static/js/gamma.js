@@ -154,9 +154,16 @@ export function initGamma(gammaSweep, ledger) {
     el("gamma-c-out").textContent = fixed(state.c, 3);
     for (const m of modes) el(`gamma-mode-${m}`).setAttribute("aria-pressed", String(m === state.mode));
     const m = measured(state.mode), g = fastest(state.mode).gamma;
+    // where a verify costs far more than the one forward the formula counts (recompute mode reruns a
+    // window per checked position), the note says so: it is why the squares fall below 1× there
+    const lo = verifyPrice(state.mode, gammas[0]), hi = verifyPrice(state.mode, gammaMax);
+    const dear = state.mode === "recompute" && lo !== undefined && hi !== undefined ? {
+      zh: `；这里验收一次要 ${fixed(lo, 1)}（γ = ${gammas[0]}）到 ${fixed(hi, 1)}（γ = ${gammaMax}）次主模型 forward，公式只算 1 次`,
+      en: `; a verify here costs ${fixed(lo, 1)} (γ = ${gammas[0]}) to ${fixed(hi, 1)} (γ = ${gammaMax}) main forwards, where the formula counts one`,
+    } : { zh: "", en: "" };
     el("gamma-measured-note").textContent = t({
-      zh: `${modePhrase(state.mode).zh}实测：最快一行（γ = ${g}）的 α = ${fixed(m.alpha, 3)}，c = ${fixed(m.c, 3)}`,
-      en: `measured in ${modePhrase(state.mode).en}: α = ${fixed(m.alpha, 3)} in the fastest row (γ = ${g}), c = ${fixed(m.c, 3)}`,
+      zh: `${modePhrase(state.mode).zh}实测：最快一行（γ = ${g}）解码实测的 α = ${fixed(m.alpha, 3)}，c = ${fixed(m.c, 3)}${dear.zh}`,
+      en: `measured in ${modePhrase(state.mode).en}: α while decoding = ${fixed(m.alpha, 3)} in the fastest row (γ = ${g}), c = ${fixed(m.c, 3)}${dear.en}`,
     });
   }
 

@@ -88,6 +88,11 @@ def test_gamma_sliders_and_modes(open_page):
     assert page.locator("#gamma-mode-recompute").get_attribute("aria-pressed") == "true"
     assert page.locator("#gamma-c-out").inner_text() == f"{SWEEP['c']['recompute']:.3f}"
     assert page.locator("#gamma-alpha-out").inner_text() == f"{fastest('recompute')['alpha']:.3f}"
+    # recompute mode: the note prices a verify at both ends of γ, the reason its squares sit low
+    price = LEDGER["forward_costs"]["recompute"]["verify_over_main"]
+    gammas = sorted(SWEEP["gammas"])
+    note = page.locator("#gamma-measured-note").inner_text()
+    assert f"{price[str(1)]:.1f} (γ = 1) to {price[str(gammas[-1])]:.1f} (γ = {gammas[-1]}) main forwards" in note
     first = sweep_rows("recompute")[0]
     page.click("#gamma-widget .numbers-box > summary")
     assert f"{first['alpha']:.3f}" in page.locator("#gamma-measured tbody tr").first.inner_text()
@@ -96,6 +101,7 @@ def test_gamma_sliders_and_modes(open_page):
     assert page.locator("#gamma-c-out").inner_text() == f"{SWEEP['c']['recompute']:.3f}"
     page.click("#gamma-mode-kvcache")
     assert page.locator("#gamma-c-out").inner_text() == f"{SWEEP['c']['kvcache']:.3f}"
+    assert "main forwards" not in page.locator("#gamma-measured-note").inner_text()
     assert "gmode=kvcache" in page.evaluate("location.hash")
 
 

@@ -158,8 +158,8 @@ export function initGamma(gammaSweep, ledger) {
     // window per checked position), the note says so: it is why the squares fall below 1× there
     const lo = verifyPrice(state.mode, gammas[0]), hi = verifyPrice(state.mode, gammaMax);
     const dear = state.mode === "recompute" && lo !== undefined && hi !== undefined ? {
-      zh: `；这里验收一次要 ${fixed(lo, 1)}（γ = ${gammas[0]}）到 ${fixed(hi, 1)}（γ = ${gammaMax}）次主模型 forward，公式只算 1 次`,
-      en: `; a verify here costs ${fixed(lo, 1)} (γ = ${gammas[0]}) to ${fixed(hi, 1)} (γ = ${gammaMax}) main forwards, where the formula counts one`,
+      zh: `；这种模式下每个被验收的位置都重算自己的整个窗口，所以验收一次要 ${fixed(lo, 1)}（γ = ${gammas[0]}）到 ${fixed(hi, 1)}（γ = ${gammaMax}）次主模型 forward，公式只算 1 次`,
+      en: `; in this mode each checked position reruns its whole window, so a verify costs ${fixed(lo, 1)} (γ = ${gammas[0]}) to ${fixed(hi, 1)} (γ = ${gammaMax}) main forwards, where the formula counts one`,
     } : { zh: "", en: "" };
     el("gamma-measured-note").textContent = t({
       zh: `${modePhrase(state.mode).zh}实测：最快一行（γ = ${g}）解码实测的 α = ${fixed(m.alpha, 3)}，c = ${fixed(m.c, 3)}${dear.zh}`,

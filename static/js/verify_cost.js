@@ -71,24 +71,24 @@ function rooflineNodes(state, sizes) {
 }
 
 function curveSvg(curves, positions) {
-  const W = 460, H = 224, L = 52, R = 14, T = 12, B = 42;
+  const W = 460, H = 224, L = 62, R = 14, T = 12, B = 42;
   const lx = (n) => Math.log2(n);
   const x = (n) => L + ((W - L - R) * lx(n)) / lx(positions[positions.length - 1]);
-  const top = Math.max(...curves.flatMap((c) => c.points.map((p) => p.hi)), 1.5);
-  const y = (v) => T + (H - T - B) * (1 - v / top);
-  const step = top <= 6 ? 1 : top <= 12 ? 2 : 5; // a readable number of labels whatever the steepest curve
-  // 1× (the dashed line) always; 0× only where it does not crowd it
-  const ticksY = [1, ...Array.from({ length: Math.floor(top / step) + 1 }, (_, i) => i * step)
-    .filter((v) => v !== 1 && (v > 0 || step === 1))];
+  // log scale up the side too: the stretch the text quotes (1.15×, 1.32×) stays readable beside a curve that
+  // reaches 10× at 64 positions
+  const top = Math.max(...curves.flatMap((c) => c.points.map((p) => p.hi)), 1.5) * 1.05;
+  const bottom = Math.min(...curves.flatMap((c) => c.points.map((p) => p.lo)), 1) / 1.05;
+  const y = (v) => T + (H - T - B) * (Math.log(top) - Math.log(v)) / (Math.log(top) - Math.log(bottom));
+  const ticksY = [1, 1.5, 2, 3, 5, 10, 20, 50].filter((v) => v <= top);
   return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img",
     "aria-label": t({ zh: "一次 forward 的耗时（相对 1 个位置）与新位置数，每种测过的引擎一条；数字见下表", en: "the time of one forward (relative to one position) against the number of new positions, one curve per engine measured; the numbers are in the table below" }) },
-  s("line", { class: "axis", x1: L, y1: y(0), x2: W - R, y2: y(0) }),
-  s("line", { class: "axis", x1: L, y1: T, x2: L, y2: y(0) }),
+  s("line", { class: "axis", x1: L, y1: y(bottom), x2: W - R, y2: y(bottom) }),
+  s("line", { class: "axis", x1: L, y1: T, x2: L, y2: y(bottom) }),
   s("line", { class: "axis dashed", x1: L, y1: y(1), x2: W - R, y2: y(1) }),
   positions.map((n) => s("text", { x: x(n), y: H - B + 18, "text-anchor": "middle" }, String(n))),
   ticksY.map((v) => s("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
   s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" }, t({ zh: "一次 forward 的新位置数（对数刻度）", en: "new positions in one forward (log scale)" })),
-  s("text", { x: 14, y: (T + y(0)) / 2, transform: `rotate(-90 14 ${(T + y(0)) / 2})`, "text-anchor": "middle" }, t({ zh: "÷ 1 个位置的耗时", en: "÷ time of one position" })),
+  s("text", { x: 12, y: (T + y(bottom)) / 2, transform: `rotate(-90 12 ${(T + y(bottom)) / 2})`, "text-anchor": "middle" }, t({ zh: "÷ 1 个位置的耗时（对数）", en: "÷ one position's time (log)" })),
   curves.map((c) => s("g", { class: `curve ${c.engine}` },
     s("polyline", { points: c.points.map((p) => `${x(p.n)},${y(p.ratio)}`).join(" ") }),
     c.points.map((p) => s("g", {},

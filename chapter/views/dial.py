@@ -121,9 +121,9 @@ def pays_summary(dial):
     groups = pays_groups(dial)
     if not groups:
         return None
-    total = sum(len(g["families"]) for g in groups) + len(dial["never"])
+    paying = sum(len(g["families"]) for g in groups)
     last = groups[-1] if len(groups) > 1 else None
-    return {"first": groups[0], "last": last and {"bytes": last["bytes"], "count": sum(len(g["families"]) for g in groups), "of": total},
+    return {"first": groups[0], "last": last and {"bytes": last["bytes"], "count": paying, "of": paying + len(dial["never"])},
             "never": dial["never"]}
 
 THEORY_TEMPERATURES = (("T1", "T = 1"), ("T0", "T = 0"))

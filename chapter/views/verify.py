@@ -50,7 +50,7 @@ def cost_curve(costs, answer=None):
             "last_position": costs["positions"][-1], "second_position": costs["positions"][1],
             "eager_ms": milliseconds(engines["eager"]), "has_compiled": bool(compiled),
             "compiled_ms": milliseconds(compiled) if compiled else None,
-            "flat_start": summary[flat].get("flat_start", summary["flat_start"]), "flat_max": summary[flat]["flat_until"],
+            "flat_start": summary[flat]["flat_start"], "flat_max": summary[flat]["flat_until"],
             "flat_engine": flat, "flat_is_answer": flat == answer, "flat_bound": flat_bound(costs)}
 
 

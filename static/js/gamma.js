@@ -99,7 +99,7 @@ export function measuredRowHTML(r) {
     `<td>${fixed(r.speedup_theory, 2)}×</td></tr>`;
 }
 
-export function initGamma(gammaSweep, ledger) {
+export function initGamma(gammaSweep) {
   const el = (id) => document.getElementById(id);
   const gammaMax = Math.max(...gammaSweep.gammas);
   const gammas = Array.from({ length: gammaMax }, (_, i) => i + 1);
@@ -107,7 +107,7 @@ export function initGamma(gammaSweep, ledger) {
   const rowsOf = (mode) => gammaSweep.rows.filter((r) => r.mode === mode).sort((a, b) => a.gamma - b.gamma);
   const fastest = (mode) => rowsOf(mode).reduce((a, b) => (b.speedup > a.speedup ? b : a));
   const measured = (mode) => ({ alpha: fastest(mode).alpha, c: gammaSweep.c[mode] });
-  const verifyPrice = (mode, g) => ledger.forward_costs[mode]?.verify_over_main?.[String(g)];
+  const verifyPrice = (mode, g) => gammaSweep.forward_costs[mode]?.verify_over_main?.[String(g)];  // views/gamma.recompute_verify reads the same
   const sliders = { alpha: el("gamma-alpha"), c: el("gamma-c") };
   const inRange = (text, input) => {
     const v = Number.parseFloat(text);

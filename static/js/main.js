@@ -114,7 +114,7 @@ startWidgets([
   ["rk-widget", () => initRkCurves(data.regime)],
   ["accept-widget", () => initAcceptance(data.acceptance)],
   ["sweep-widget", () => initSweep(data.divergence_sweep)],
-  ["gamma-widget", () => initGamma(data.gamma_sweep, data.ledger)],
+  ["gamma-widget", () => initGamma(data.gamma_sweep)],
   ["gamma-steps", () => initGammaSteps(data.gamma_sweep)],
   ["bursts-widget", () => initBursts(data.gamma_sweep)],
   ["mtp-arch-widget", () => initMtpDiagram(data.mtp, data.models)],

@@ -74,8 +74,8 @@ function curveSvg(curves, positions) {
   const W = 460, H = 224, L = 62, R = 14, T = 12, B = 42;
   const lx = (n) => Math.log2(n);
   const x = (n) => L + ((W - L - R) * lx(n)) / lx(positions[positions.length - 1]);
-  // log scale up the side too: the stretch the text quotes (1.15×, 1.32×) stays readable beside a curve that
-  // reaches 10× at 64 positions
+  // log scale up the side too: the flat stretch the text quotes (within 1.15×) stays readable beside a
+  // curve that reaches 10× at 64 positions
   const top = Math.max(...curves.flatMap((c) => c.points.map((p) => p.hi)), 1.5) * 1.05;
   const bottom = Math.min(...curves.flatMap((c) => c.points.map((p) => p.lo)), 1) / 1.05;
   const y = (v) => T + (H - T - B) * (Math.log(top) - Math.log(v)) / (Math.log(top) - Math.log(bottom));

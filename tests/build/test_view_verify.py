@@ -35,7 +35,8 @@ def test_the_flat_stretch_is_the_answer_engines_where_costs_measured_it():
     assert verify.flat_engine(summary, "native") == "native"
     assert verify.flat_engine(summary, "aot") == "compiled"  # not measured: the longest flat stretch
     costs = {"engines": {"eager": {"seconds": {"main": 1e-3}}}, "threads": 1, "positions": [1, 2, 4],
-             "summary": summary | {"flat_start": True, "eager": {"flat_until": 2, "flat_slack": 0.15}}}
+             "summary": summary | {"flat_start": True, "eager": {"flat_until": 2, "flat_slack": 0.15, "flat_start": True},
+                                   "compiled": {"flat_until": 4, "flat_start": True}}}
     v = verify.cost_curve(costs, "native")
     assert (v["flat_engine"], v["flat_max"], v["flat_is_answer"]) == ("native", 2, True)
     assert verify.cost_curve(costs)["flat_engine"] == "compiled" and verify.cost_curve(costs)["flat_max"] == 4

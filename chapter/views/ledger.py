@@ -1,7 +1,7 @@
 """⑥, the ledger (sections/ledger.html.j2 and its deep dives, templates/deep/): the model as trained on
 the eager engine, row by row; the kv-cache row that saves the most main forwards, taken apart; the
 recompute bill; the greedy check; and what the families' ledger says around its table."""
-from chapter.views.dial import THEORY_CLOSE, expected_chars, plain_forward_s, shown_prompt
+from chapter.views.dial import THEORY_CLOSE, plain_forward_s, shown_prompt
 from chapter.views.rows import find_row, first_seed_run
 
 ENGINES = {"rows": "eager", "compiled": "compiled"}  # the engine of the ledger's rows (rows.py: a row without one), and its third button's
@@ -62,33 +62,28 @@ def family_ledger(families):
 
 
 def box_column(point, row):
-    """One end of the dial in ⑥'s answer box: the row's forwards saved (characters per main forward,
-    over all repeats) and time saved (its speedup); its round in the median run, in plain forwards
-    ((a) the verify; (b) drafting; (c) the rest), with that run's characters per round and plain
-    decoding's cost per character, whose product over the round is the speedup; (d) the characters per
-    forward E(α, γ) counts at the row's α (None for a tree). forward_s: one plain forward in
-    seconds (plain decoding's time per character over its plain forwards per character), the unit
-    that turns (a)–(c) into time."""
+    """One end of the dial in ⑥'s answer box, all from the row's median-time run and in plain
+    forwards: the characters that run wrote per round (one main forward each: forwards saved),
+    what plain decoding pays for as many characters (times its own cost per character), and the
+    round's price: (a) the verify, (b) drafting, (c) the rest. Plain's price over the round's is the
+    speedup. forward_s: one plain forward in seconds (plain decoding's time per character over its
+    plain forwards per character), the unit that turns (a)–(c) into time."""
     rest = row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])
-    chain = row["shape"] == "chain" and row.get("theory") is not None
+    chars = row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"]
     return {"point": point, "row": row, "bytes": point["main_bytes"],
-            "forward_s": plain_forward_s(point, row),
-            "saved_pct": 100 * (1 - 1 / row["tokens_per_main"]), "rest": rest,
-            "chars_per_round": row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"],
-            "formula_chars": expected_chars(row) if chain else None}
+            "forward_s": plain_forward_s(point, row), "rest": rest,
+            "chars_per_round": chars, "saved_pct": 100 * (1 - 1 / chars),
+            "plain_price": chars * row["plain_per_char"]}
 
 def answer_box(data):
     """⑥'s opening box: the heaviest scale's fastest family at T = 1 on the dial's native rows, as
     trained and at the heaviest twin (box_column). The family's row as trained is its fastest there; a family not
-    measured as trained leaves that column out. verify_steady: ① within THEORY_CLOSE at both ends;
-    count_close: the row's characters per forward within THEORY_CLOSE of E(α, γ), the count ③'s formula gives."""
+    measured as trained leaves that column out. verify_steady: ① within THEORY_CLOSE at both ends."""
     points = data["regime"]["points"]
     light, heavy = points[0], points[-1]
     fastest = heavy["best"]["T1"][0]
     trained = find_row(light["best"]["T1"], family=fastest["family"])
     columns = ([box_column(light, trained)] if trained else []) + [box_column(heavy, fastest)]
-    ends = (columns[0]["row"]["verify_over_main"], columns[-1]["row"]["verify_over_main"])
-    formula = columns[-1]["formula_chars"]
     t, h = columns[0], columns[-1]
     # in time, from one end to the other: a plain forward, then (b) and (c) (their plain forwards times its time)
     growth = {"forward": h["forward_s"] / t["forward_s"],
@@ -97,9 +92,10 @@ def answer_box(data):
     return {"family": fastest["family"], "columns": columns, "trained": trained is not None, "growth": growth,
             # (b) and (c) grow in time, but less than the forward: so they shrink in plain forwards
             "others_grow_less": max(growth["drafting"], growth["rest"]) < growth["forward"],
-            # ① about the same at both ends, and the row's own count close to E(α, γ)'s (the box's words)
-            "verify_steady": abs(ends[1] / ends[0] - 1) <= THEORY_CLOSE,
-            "count_close": formula is not None and abs(formula / fastest["tokens_per_main"] - 1) <= THEORY_CLOSE}
+            # (b) + (c) under a tenth of what they were: the box says they all but vanish
+            "fixed_vanish": h["row"]["drafter_per_round"] + h["rest"] < 0.1 * (t["row"]["drafter_per_round"] + t["rest"]),
+            # ① about the same at both ends (the box's words)
+            "verify_steady": abs(h["row"]["verify_over_main"] / t["row"]["verify_over_main"] - 1) <= THEORY_CLOSE}
 
 
 def view(data):

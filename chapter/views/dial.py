@@ -157,8 +157,8 @@ def dips(points, family, key="T1"):
 
 def rerun_note(regime, rerun, family):
     """What a full rerun of the dial (build.load_rerun) says of the committed dial's first dip in the
-    family's line: at that scale, the row's in-loop verify and speedup in both runs, with their
-    neighbours in the committed run and each run's commit, and how many families dip there in each run.
+    family's line: at that scale, the row's in-loop verify and speedup in both runs, the family's verify at
+    the committed run's other scales, each run's commit, and how many families dip there in each run.
     None without a rerun, without a dip, or when the rerun lacks that scale or that family there."""
     scales = dips(regime["points"], family) if rerun else []
     if not scales:
@@ -173,6 +173,9 @@ def rerun_note(regime, rerun, family):
     families = [r["family"] for r in point["best"]["T1"]]
     greedy = [r["family"] for r in point["best"].get("T0", [])]
 
+    elsewhere = [r["verify_over_main"] for i, p in enumerate(regime["points"]) if i != at
+                 for r in [find_row(p["best"]["T1"], family=family)] if r]
+
     def dip_here(run, key="T1", charted=families):
         return sum(point["scale"] in dips(run["points"], f, key) for f in charted)
 
@@ -181,8 +184,8 @@ def rerun_note(regime, rerun, family):
             "families": len(families), "dipping": dip_here(regime), "dipping_rerun": dip_here(rerun),
             # and at T = 0 in the charted run, whose chart the temperature buttons switch to
             "greedy_dips_too": 2 * dip_here(regime, "T0", greedy) > len(greedy),
-            "before": find_row(regime["points"][at - 1]["best"]["T1"], family=family),
-            "after": find_row(regime["points"][at + 1]["best"]["T1"], family=family),
+            # the family's in-loop verify at the other scales of the charted run: what the dip's verify stands against
+            "verify_elsewhere": {"min": min(elsewhere), "max": max(elsewhere)}, "verify_dear": row["verify_over_main"] > max(elsewhere),
             "commit": regime["meta"]["git_commit"][:7], "rerun_commit": rerun["meta"]["git_commit"][:7]}
 
 def view(data, rerun=None):

@@ -80,6 +80,14 @@ def alpha_not_enough(rows, fastest_family, most=2):
     return {"bar": bar, "rows": slow, "several": len(slow) > 1} if slow else None
 
 
+def alpha_twin(rows, alpha_decoding):
+    """③'s α while decoding (the draft model's fastest sweep row) where it prints as the draft model's
+    teacher-forced α here, to three decimals: two counts that land on one figure, which the page says
+    apart. None where they print differently."""
+    draft = next((m for m in rows if m["family"] == "draft" and m["alpha"] is not None), None)
+    return alpha_decoding if draft and "%.3f" % draft["alpha"] == "%.3f" % alpha_decoding else None
+
+
 def sweep_view(summary):
     """The n-gram table's sweep by shape (the deep dive on trees): its fastest and its most characters per
     forward, as a chain and as a tree; None where the sweep lacks either shape."""
@@ -202,6 +210,7 @@ def view(data):
         "n_families": len(fa["families"]),
         "map": rows,
         "alpha_not_enough": alpha_not_enough(rows, fastest["T1"]["family"]),
+        "alpha_twin": alpha_twin(rows, data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["alpha"]),
         "zh_starts_latin": zh_starts_latin(data),
         "engine_label": engine_label(data, engine),
         "draft_round_is_one_call": engine == "compiled",  # the compiled engine runs a round of γ drafts as one call

@@ -34,7 +34,7 @@ def mechanism(regime, family=MECHANISM_FAMILY):
     points = regime["points"]
     light, heavy = mechanism_end(points[0], family), mechanism_end(points[-1], family)
     return {"light": light, "heavy": heavy,
-            "r5_cheaper_when_heavy": heavy["r5"] < light["r5"], "r5_heavy_above_one": heavy["r5"] > 1,
+            "r5_cheaper_when_heavy": heavy["r5"] < light["r5"], "r5_above_one": min(heavy["r5"], light["r5"]) > 1,
             "forward_dearer": heavy["forward"]["ms"] > light["forward"]["ms"],
             "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}
 

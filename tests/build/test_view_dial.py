@@ -92,14 +92,15 @@ def test_a_dip_is_a_scale_slower_than_both_neighbours():
 
 
 def test_a_rerun_speaks_of_the_first_dip_with_both_commits_and_nothing_without_one():
-    committed = {"points": [dip_point(1, 1.5), dip_point(4, 2.5), dip_point(16, 1.8, verify=2.4), dip_point(40, 2.7)],
+    committed = {"points": [dip_point(1, 1.5, verify=1.3), dip_point(4, 2.5), dip_point(16, 1.8, verify=2.4), dip_point(40, 2.7)],
                  "meta": {"git_commit": "f150b63a4750"}}
     rerun = {"points": [dip_point(1, 1.4), dip_point(4, 2.6), dip_point(16, 2.7, verify=1.2), dip_point(40, 2.5)],
              "meta": {"git_commit": "76a59f203f63"}}
     note = dial.rerun_note(committed, rerun, "ngram")
     assert (note["scale"], note["commit"], note["rerun_commit"]) == (16, "f150b63", "76a59f2")
     assert (note["row"]["verify_over_main"], note["rerun_row"]["verify_over_main"], note["rerun_row"]["speedup"]) == (2.4, 1.2, 2.7)
-    assert (note["before"]["speedup"], note["after"]["speedup"]) == (2.5, 2.7)
+    # the dip's verify against the family's own at the other scales of the charted run
+    assert note["verify_elsewhere"] == {"min": 1.2, "max": 1.3} and note["verify_dear"]
     assert (note["families"], note["dipping"], note["dipping_rerun"]) == (1, 1, 0)  # the one line dips only in the charted run
     assert dial.rerun_note(committed, None, "ngram") is None  # no rerun file: nothing printed
     assert dial.rerun_note(rerun, committed, "ngram") is None  # the rerun's own line has no dip
@@ -119,6 +120,7 @@ def test_the_committed_rerun_puts_the_dip_at_47_mb_down_to_the_verify():
     assert note is not None and note["family"] == v["fastest"]["family"]
     assert note["row"]["verify_over_main"] > note["rerun_row"]["verify_over_main"]
     assert note["rerun_row"]["speedup"] > note["row"]["speedup"]
+    assert note["verify_dear"]  # dearer than the family's verify at every other scale of the charted run
     assert note["rerun_row"]["fig"] != note["row"]["fig"]  # the two measurements print under their own conditions
     assert note["commit"] != note["rerun_commit"]
 

@@ -137,3 +137,12 @@ def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
     assert [m["family"] for m in families.alpha_not_enough(rows, "draft", most=5)["rows"]] == ["eagle3", "mtp", "medusa"]
     assert families.alpha_not_enough(rows, "eagle3") is None  # nothing beats the highest α
     assert families.alpha_not_enough(rows, "ngram") is None  # the fastest has no α to beat
+
+
+def test_two_alphas_that_print_alike_are_told_apart_only_when_they_do():
+    """③'s α while decoding is named beside ⑤'s teacher-forced α of the draft model only when the two print
+    as one figure (three decimals): a coincidence a reader would otherwise take for one quantity."""
+    rows = [{"family": "ngram", "alpha": 0.7401}, {"family": "draft", "alpha": 0.7404}]
+    assert families.alpha_twin(rows, 0.7396) == 0.7396  # both print 0.740
+    assert families.alpha_twin(rows, 0.7406) is None  # 0.741 against 0.740
+    assert families.alpha_twin([{"family": "draft", "alpha": None}], 0.74) is None

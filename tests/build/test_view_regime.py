@@ -55,7 +55,7 @@ def test_the_mechanism_reads_the_tables_round_and_one_plain_forward_at_both_ends
     assert m["light"]["forward"]["ms"] == pytest.approx(0.08)  # 0.1 ms a character over 1.25 plain forwards
     assert m["heavy"]["forward"]["ms"] == pytest.approx(24)
     assert m["light"]["forward"]["fine"] and not m["heavy"]["forward"]["fine"]
-    assert m["r5_cheaper_when_heavy"] and m["r5_heavy_above_one"] and m["forward_dearer"]
+    assert m["r5_cheaper_when_heavy"] and m["r5_above_one"] and m["forward_dearer"]
     assert m["drafter_shrinks"] and m["other_shrinks"]
 
 
@@ -64,6 +64,8 @@ def test_the_mechanisms_booleans_turn_with_the_data():
     m = regime.mechanism(dial)
     assert not m["r5_cheaper_when_heavy"] and not m["forward_dearer"]
     assert not m["drafter_shrinks"] and m["other_shrinks"]
+    at_one = regime.mechanism({"points": [scale_point(1, 1.0, 0.5, 0.01, 0.02, 100), scale_point(50, 1.25, 0.2, 0.3, 0.01, 100)]})
+    assert not at_one["r5_above_one"]  # "above 1× at both ends" needs both ends above
 
 
 def test_pays_says_whether_each_end_has_a_faster_method_and_where_the_fastest_is():

@@ -158,7 +158,7 @@ def dips(points, family, key="T1"):
 def rerun_note(regime, rerun, family):
     """What a full rerun of the dial (build.load_rerun) says of the committed dial's first dip in the
     family's line: at that scale, the row's in-loop verify and speedup in both runs, the family's verify at
-    the committed run's other scales, each run's commit, and how many families dip there in each run.
+    the committed run's other scales, the rerun's commit, and how many families dip there in each run.
     None without a rerun, without a dip, or when the rerun lacks that scale or that family there."""
     scales = dips(regime["points"], family) if rerun else []
     if not scales:
@@ -186,7 +186,7 @@ def rerun_note(regime, rerun, family):
             "greedy_dips_too": 2 * dip_here(regime, "T0", greedy) > len(greedy),
             # the family's in-loop verify at the other scales of the charted run: what the dip's verify stands against
             "verify_elsewhere": {"min": min(elsewhere), "max": max(elsewhere)}, "verify_dear": row["verify_over_main"] > max(elsewhere),
-            "commit": regime["meta"]["git_commit"][:7], "rerun_commit": rerun["meta"]["git_commit"][:7]}
+            "rerun_commit": rerun["meta"]["git_commit"][:7]}
 
 def view(data, rerun=None):
     """What ⑥'s dial (sections/dial.html.j2) prints, computed here so that the template only formats it.

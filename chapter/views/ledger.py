@@ -89,7 +89,14 @@ def answer_box(data):
     growth = {"forward": h["forward_s"] / t["forward_s"],
               "drafting": h["row"]["drafter_per_round"] * h["forward_s"] / (t["row"]["drafter_per_round"] * t["forward_s"]),
               "rest": h["rest"] * h["forward_s"] / (t["rest"] * t["forward_s"])}
+    leader = light["best"]["T1"][0]
+    growth["weights"] = heavy["main_bytes"] / light["main_bytes"]
     return {"family": fastest["family"], "columns": columns, "trained": trained is not None, "growth": growth,
+            # as trained another family may lead (⑤ names it): the box says so beside the left column
+            "leader_as_trained": leader if trained and leader["family"] != fastest["family"] else None,
+            # a forward outgrows its weights once they no longer fit in cache (a slower read per byte)
+            "forward_outgrows_weights": growth["forward"] > growth["weights"]
+                                        and heavy["main_bytes"] > data["regime"]["summary"]["cache_edge_bytes"],
             # (b) and (c) grow in time, but less than the forward: so they shrink in plain forwards
             "others_grow_less": max(growth["drafting"], growth["rest"]) < growth["forward"],
             # (b) + (c) under a tenth of what they were: the box says they all but vanish

@@ -27,14 +27,16 @@ def mechanism_end(point, family=MECHANISM_FAMILY):
 
 
 def mechanism(regime, family=MECHANISM_FAMILY):
-    """What the dial shows on one CPU core, from its lightest and heaviest scale: how far the verify of
-    5 positions moves (r_5 at both ends), and how the round's other costs (drafting; sampling, the rule
+    """What the dial shows on one CPU core, from its lightest and heaviest scale: the band the verify of
+    5 positions stays in (r_5 at every scale), and how the round's other costs (drafting; sampling, the rule
     and the loop) compare with a forward that grows dear. The booleans give each comparison's direction,
     for the sentences' wording."""
     points = regime["points"]
     light, heavy = mechanism_end(points[0], family), mechanism_end(points[-1], family)
+    r5 = [p["r"][VERIFY_K] for p in points]
     return {"light": light, "heavy": heavy,
-            "r5_cheaper_when_heavy": heavy["r5"] < light["r5"], "r5_above_one": min(heavy["r5"], light["r5"]) > 1,
+            # the verify of 5 positions across every scale: a band, not a trend (① prints its ends)
+            "r5": {"min": min(r5), "max": max(r5)}, "r5_above_one": min(r5) > 1,
             "forward_dearer": heavy["forward"]["ms"] > light["forward"]["ms"],
             "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}
 

@@ -477,7 +477,7 @@ def test_the_rerun_reaches_the_dial_view_but_never_the_page_data(rendered_page):
 
 def test_the_rerun_sentence_prints_both_runs_figures_under_the_dial(rendered_page):
     """Under the dial: the dip's verify in the committed run against the family's other scales, its
-    verify in the rerun and how many lines dip there, each as the view computed it, and both commits."""
+    verify in the rerun and how many lines dip there, each as the view computed it, and the rerun's commit."""
     data = site_build.load_results()
     rerun = site_build.load_rerun(data)
     tag_regime(data)
@@ -489,7 +489,7 @@ def test_the_rerun_sentence_prints_both_runs_figures_under_the_dial(rendered_pag
                note["rerun_row"]["verify_over_main"]]
     assert note["verify_dear"] and all(f"{x:.2f}" in text for x in figures), text
     assert f"{note['dipping_rerun']} of {note['families']} lines dipped" in text
-    assert note["commit"] in text and note["rerun_commit"] in text
+    assert note["rerun_commit"] in text  # the charted run's commit is the page's own, in its footer
 
 
 class _Boxes(HTMLParser):

@@ -29,7 +29,8 @@ def data(rows, fewest, recompute_fastest, prices=None, greedy=None):
     models = {"meta": {"seeds": [7, 8]}, "runs": {"main_s7": {"params": 1000, "config": {"block_size": 64}}},
               "summary": {"draft_params_fraction": 0.125}}
     heavy, _ = box_row("ngram", 2.7, 3.6, verify=1.26, drafting=0.01, rest=0.02, size=5)  # ⑥'s answer box reads the dial
-    regime = {"points": [{"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy]}, "plain": plain(0.2)}]}
+    regime = {"points": [{"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy]}, "plain": plain(0.2)}],
+              "summary": {"cache_edge_bytes": 1e8}}
     return {"ledger": book, "families": families, "models": models, "regime": regime}
 
 
@@ -108,13 +109,17 @@ def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
     other, _ = box_row("draft", 2.0, 2.6, verify=1.1, drafting=0.2, rest=0.02)
     # plain decoding: 2 ms a character in 1.1 plain forwards as trained, 200 ms in one on the twin
     regime = {"points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other, light_row]}, "plain": plain(0.002)},
-                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(0.2)}]}
+                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(0.2)}],
+              "summary": {"cache_edge_bytes": 1e8}}
     box = ledger.answer_box({"regime": regime})
     trained, heavy = box["columns"]
     # in time: a plain forward 2/1.1 ms → 200 ms; drafting 0.5 → 0.01 of it; the rest 0.35 → 0.02 of it
     assert trained["forward_s"] == pytest.approx(0.002 / 1.1) and heavy["forward_s"] == pytest.approx(0.2)
-    assert box["growth"] == {"forward": pytest.approx(110), "drafting": pytest.approx(2 * 1.1), "rest": pytest.approx(4 / 0.7 * 1.1)}
+    assert box["growth"] == {"forward": pytest.approx(110), "drafting": pytest.approx(2 * 1.1), "rest": pytest.approx(4 / 0.7 * 1.1),
+                             "weights": pytest.approx(4e8 / 3e6)}
     assert box["others_grow_less"]
+    # as trained the draft model leads (the left column says so); the forward (110×) grows less than the weights (133×)
+    assert box["leader_as_trained"] is other and not box["forward_outgrows_weights"]
     assert box["family"] == "ngram" and box["trained"] and trained["row"] is light_row and heavy["row"] is heavy_row
     # forwards saved: the median run's characters per round (one main forward each), not the repeats' mean
     assert (trained["chars_per_round"], heavy["chars_per_round"]) == (pytest.approx(light_chars), pytest.approx(heavy_chars))
@@ -131,7 +136,8 @@ def test_the_answer_box_drops_a_family_not_run_as_trained():
     heavy_row, _ = box_row("ngram", 2.7, 3.6, verify=2.0, drafting=0.01, rest=0.02, size=5)
     other, _ = box_row("draft", 1.2, 2.6, verify=1.0, drafting=0.2, rest=0.02)
     regime = {"points": [{"scale": 1, "main_bytes": 3e6, "r": {}, "best": {"T1": [other]}, "plain": plain(0.002)},
-                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(0.2)}]}
+                         {"scale": 140, "main_bytes": 4e8, "r": {}, "best": {"T1": [heavy_row, other]}, "plain": plain(0.2)}],
+              "summary": {"cache_edge_bytes": 1e8}}
     box = ledger.answer_box({"regime": regime})
     assert not box["trained"] and [c["row"] for c in box["columns"]] == [heavy_row]
     assert box["verify_steady"]  # one column: nothing to compare ① against

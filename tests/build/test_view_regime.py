@@ -55,17 +55,17 @@ def test_the_mechanism_reads_the_tables_round_and_one_plain_forward_at_both_ends
     assert m["light"]["forward"]["ms"] == pytest.approx(0.08)  # 0.1 ms a character over 1.25 plain forwards
     assert m["heavy"]["forward"]["ms"] == pytest.approx(24)
     assert m["light"]["forward"]["fine"] and not m["heavy"]["forward"]["fine"]
-    assert m["r5_cheaper_when_heavy"] and m["r5_above_one"] and m["forward_dearer"]
+    assert m["r5"] == {"min": 1.10, "max": 1.30} and m["r5_above_one"] and m["forward_dearer"]
     assert m["drafter_shrinks"] and m["other_shrinks"]
 
 
 def test_the_mechanisms_booleans_turn_with_the_data():
     dial = {"points": [scale_point(1, 1.10, 0.5, 0.01, 0.02, 100), scale_point(50, 1.25, 0.2, 0.3, 0.01, 100)]}
     m = regime.mechanism(dial)
-    assert not m["r5_cheaper_when_heavy"] and not m["forward_dearer"]
+    assert m["r5"] == {"min": 1.10, "max": 1.25} and not m["forward_dearer"]
     assert not m["drafter_shrinks"] and m["other_shrinks"]
     at_one = regime.mechanism({"points": [scale_point(1, 1.0, 0.5, 0.01, 0.02, 100), scale_point(50, 1.25, 0.2, 0.3, 0.01, 100)]})
-    assert not at_one["r5_above_one"]  # "above 1× at both ends" needs both ends above
+    assert not at_one["r5_above_one"]  # "above 1× throughout" needs every scale above
 
 
 def test_pays_says_whether_each_end_has_a_faster_method_and_where_the_fastest_is():
@@ -84,7 +84,7 @@ def test_the_committed_mechanism_matches_the_dials_json(page_data):
         assert end["forward"]["ms"] == pytest.approx(1000 * point["plain"]["T1"]["s_per_char"] / row["plain_per_char"])
         assert end["r5"] == point["r"]["5"]
     r5 = [p["r"]["5"] for p in dial["points"]]
-    assert m["r5_cheaper_when_heavy"] == (r5[-1] < r5[0])
+    assert m["r5"] == {"min": min(r5), "max": max(r5)} and m["r5_above_one"] == (min(r5) > 1)
     assert v["example"] is dial["points"][-1]["best"]["T1"][0]
     # ① and ⑥'s answer box quote one plain forward with one value at each end
     box = ledger.answer_box(page_data)

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import orjson
 
+from chapter.views.regime import r5_band
 from chapter.views.verify import flat_bound
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
@@ -155,12 +156,12 @@ def slowest_view(data):
 
 
 def dont_view(data):
-    """The rest of the "when not to speculate" list: the dial's two ends, whether the heaviest twin's
+    """The rest of the "when not to speculate" list: the band r_5 stays in over the dial (as ① prints it), whether the heaviest twin's
     5-position verify is still priced (past the flatness slack costs.json records, experiments/stats.py
     is_flat: then the twin's speedups come from a dear forward, not a free verify), and the n-gram table's size and how many times the main model's weights it is."""
     fa = data["families"]
     points = data["regime"]["points"]
-    return {"dial_light": points[0], "dial_heavy": points[-1],  # the model as trained, the heaviest twin
+    return {"r5": r5_band(points), "heavy_bytes": points[-1]["main_bytes"],  # ①'s band of r_5 over the dial
             "heavy_verify_priced": points[-1]["r"]["5"] > flat_bound(data["costs"]),
             "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_entries": fa["costs"]["ngram"].get("entries"), "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
 

@@ -75,6 +75,11 @@ def box_column(point, row):
             "chars_per_round": chars, "saved_pct": 100 * (1 - 1 / chars),
             "plain_price": chars * row["plain_per_char"]}
 
+def ranges_overlap(a, b):
+    """Whether two timed rows' paired speedup ranges overlap: neither is clearly the faster."""
+    ra, rb = a["speedup_runs"], b["speedup_runs"]
+    return ra["min"] <= rb["max"] and rb["min"] <= ra["max"]
+
 def answer_box(data):
     """⑥'s opening box: the heaviest scale's fastest family at T = 1 on the dial's native rows, as
     trained and at the heaviest twin (box_column). The family's row as trained is its fastest there; a family not
@@ -94,6 +99,10 @@ def answer_box(data):
     return {"family": fastest["family"], "columns": columns, "trained": trained is not None, "growth": growth,
             # as trained another family may lead (⑤ names it): the box says so beside the left column
             "leader_as_trained": leader if trained and leader["family"] != fastest["family"] else None,
+            # ... and level with it where the two rows' paired ranges overlap
+            "level_with_leader": trained is not None and ranges_overlap(leader, trained),
+            # the main model's bytes read per second of a plain forward, at each end (GB/s)
+            "read_gb_s": [c["bytes"] / c["forward_s"] / 1e9 for c in (t, h)],
             # a forward outgrows its weights once they no longer fit in cache (a slower read per byte)
             "forward_outgrows_weights": growth["forward"] > growth["weights"]
                                         and heavy["main_bytes"] > data["regime"]["summary"]["cache_edge_bytes"],

@@ -26,6 +26,12 @@ def mechanism_end(point, family=MECHANISM_FAMILY):
             "forward": milliseconds(plain_forward_s(point, row))}
 
 
+def r5_band(points):
+    """The lowest and highest r_5 over the dial's scales: the band the verify of 5 positions stays in."""
+    r5 = [p["r"][VERIFY_K] for p in points]
+    return {"min": min(r5), "max": max(r5)}
+
+
 def mechanism(regime, family=MECHANISM_FAMILY):
     """What the dial shows on one CPU core, from its lightest and heaviest scale: the band the verify of
     5 positions stays in (r_5 at every scale), and how the round's other costs (drafting; sampling, the rule
@@ -33,10 +39,9 @@ def mechanism(regime, family=MECHANISM_FAMILY):
     for the sentences' wording."""
     points = regime["points"]
     light, heavy = mechanism_end(points[0], family), mechanism_end(points[-1], family)
-    r5 = [p["r"][VERIFY_K] for p in points]
     return {"light": light, "heavy": heavy,
             # the verify of 5 positions across every scale: a band, not a trend (① prints its ends)
-            "r5": {"min": min(r5), "max": max(r5)}, "r5_above_one": min(r5) > 1,
+            "r5": r5_band(points), "r5_above_one": r5_band(points)["min"] > 1,
             "forward_dearer": heavy["forward"]["ms"] > light["forward"]["ms"],
             "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}
 

@@ -240,8 +240,8 @@ def test_choosing_sentence_follows_the_rows():
 
 
 def test_busy_hardware_case_reads_the_dials_verify_price():
-    """⑦'s "hardware already busy" case quotes the dial's r_5 (regime.json, the answer
-    engine) as trained and on the heaviest twin, and follows them when they change."""
+    """⑦'s "hardware already busy" case quotes the band the dial's r_5 stays in (regime.json, the answer
+    engine) from as trained to the heaviest twin, as ① does, and follows it when the ends change."""
     def busy(html, lang):
         return one(text(html, "s-choosing", lang), "Speculation bets" if lang == "en" else "投机赌的是")
 
@@ -251,11 +251,14 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     heavy["r"].update({"5": 1.04, "9": 1.21})
     size = f"{heavy['main_bytes'] / 1e6:.0f} MB"  # the twin is sized, as the page's mb macro prints it
     en = busy(build.render(data), "en")
-    assert f"a verify of 5 positions (γ = 4) costs 1.37× one as trained and 1.04× on the {size} twin" in en
+    r5 = [p["r"]["5"] for p in data["regime"]["points"]]
+    band = f"{min(r5):.2f}–{max(r5):.2f}"
+    assert band == "1.04–1.37"  # the two ends set here are the band's ends
+    assert f"a verify of 5 positions (γ = 4) costs {band}× one at every scale from as trained to the {size} twin (①)" in en
     assert "not a free verify" not in en  # the twin's 1.04 is within the flatness slack: its verify is nearly free
     slack = DATA["costs"]["summary"][DATA["regime"]["engine"]]["flat_slack"]
     priced = DATA["regime"]["points"][-1]["r"]["5"] > 1 + slack
     assert ("a dear forward, not a free verify" in busy(build.render(DATA), "en")) == priced
     zh = busy(build.render(data), "zh")
-    assert f"验收 5 个位置（γ = 4）是 1 个位置的 1.37 倍（模型原样），在 {size} 的加重版上是 1.04 倍" in zh
+    assert f"从模型原样到 {size} 的加重版，验收 5 个位置（γ = 4）都是 1 个位置的 {band} 倍（①）" in zh
     assert "而不是免费的验收" not in zh

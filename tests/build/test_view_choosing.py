@@ -156,6 +156,8 @@ def test_temperature_is_no_reason_only_where_every_paper_still_pays_at_T1():
 def test_the_twins_verify_is_priced_only_past_the_flatness_slack(r5, priced):
     """The busy-hardware case says the twin's speedups come from a dear forward only where its verify is not flat."""
     data = {"families": {"costs": {"ngram": {"bytes": 15.9e6}}, "summary": {"memory": {"ngram_over_main": 5.4}}},
-            "regime": {"engine": "native", "points": [{"r": {"5": 1.3}}, {"r": {"5": r5}}]},
+            "regime": {"engine": "native", "points": [{"r": {"5": 1.3}, "main_bytes": 3e6}, {"r": {"5": r5}, "main_bytes": 4e8}]},
             "costs": {"summary": {"eager": {"flat_slack": 0.15}, "native": {"flat_slack": 0.15}}}}
-    assert dont_view(data)["heavy_verify_priced"] is priced
+    v = dont_view(data)
+    assert v["heavy_verify_priced"] is priced
+    assert v["r5"] == {"min": min(1.3, r5), "max": max(1.3, r5)} and v["heavy_bytes"] == 4e8  # ①'s band, quoted again

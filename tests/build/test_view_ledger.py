@@ -96,6 +96,7 @@ def box_row(family, speedup, tokens, verify, drafting, rest, plain_per_char=1.0,
     theory = {"verify_price": verify, "with_verify_price": 0.0, "gap": 0.0} if shape == "chain" else None
     chars = speedup * (verify + drafting + rest) / plain_per_char
     r = {"family": family, "shape": shape, "size": size, "speedup": speedup, "speedup_from_parts": speedup,
+         "speedup_runs": {"min": 0.9 * speedup, "max": 1.1 * speedup, "n": 3},
          "tokens_per_main": tokens, "verify_over_main": verify, "drafter_per_round": drafting, "other_per_round": rest,
          "round_total": verify + drafting + rest, "plain_per_char": plain_per_char, "c": 0.01, "alpha": alpha, "theory": theory}
     if theory:  # expected_chars: Theorem 3.8's speedup × (γc + r): the count given here is `tokens * 1.01`

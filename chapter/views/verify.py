@@ -54,6 +54,18 @@ def cost_curve(costs, answer=None):
             "flat_engine": flat, "flat_is_answer": flat == answer, "flat_bound": flat_bound(costs)}
 
 
+def steepest(costs):
+    """The engine whose curve climbs highest (r at the last position), its one-position forward in ms,
+    and what one more position costs each engine in ms (over the whole curve): the steepest curve is the
+    one with the cheapest base where the extra positions cost every engine about the same."""
+    engines, last = costs["engines"], str(costs["positions"][-1])
+    top = max(engines, key=lambda e: engines[e]["over_main"][last])
+    extra = [1000 * (e["seconds"]["positions"][last] - e["seconds"]["positions"]["1"]) / (int(last) - 1) for e in engines.values()]
+    return {"steepest": top, "steepest_ms": milliseconds(engines[top]),
+            "steepest_cheapest": all(milliseconds(engines[top]) <= milliseconds(e) for e in engines.values()),
+            "extra_position_ms": {"min": min(extra), "max": max(extra)}}
+
+
 def tree_prices(data):
     """A token tree's verify price beside a chain of as many positions, timed back to back in families.json's
     run on its engine (the answer run's): {shape: {nodes: {value, cond}}}; None where that run lacks the
@@ -93,6 +105,6 @@ def view(data):
     return {"example": data["causal"]["verify_example"], **grid(data["causal"]["verify_example"]),
             "block_size": main["config"]["block_size"], "draft_params": draft["params"],
             "main_float32_mb": 4 * main["params"] / 1e6,
-            **cost_curve(data["costs"], data["regime"]["engine"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
+            **cost_curve(data["costs"], data["regime"]["engine"]), **steepest(data["costs"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
             "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mechanism(data["regime"]),
             "prefix_bitwise_equal": data["causal"]["prefix_check"]["max_abs_diff"] == 0}

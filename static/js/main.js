@@ -110,7 +110,7 @@ initToc(document.querySelector("nav.toc"));
 initDeepDives();
 startWidgets([
   ["verify-widget", () => initVerifyGrid(data.causal)],
-  ["roof-widget", () => initVerifyCost(data.costs, data.models)],
+  ["roof-widget", () => initVerifyCost(data.costs, data.models, data.regime.engine)],
   ["rk-widget", () => initRkCurves(data.regime)],
   ["accept-widget", () => initAcceptance(data.acceptance)],
   ["sweep-widget", () => initSweep(data.divergence_sweep)],

@@ -89,7 +89,7 @@ function curveSvg(curves, positions) {
   ticksY.map((v) => s("text", { x: L - 8, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
   s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle" }, t({ zh: "一次 forward 的新位置数（对数刻度）", en: "new positions in one forward (log scale)" })),
   s("text", { x: 12, y: (T + y(bottom)) / 2, transform: `rotate(-90 12 ${(T + y(bottom)) / 2})`, "text-anchor": "middle" }, t({ zh: "÷ 1 个位置的耗时（对数）", en: "÷ one position's time (log)" })),
-  curves.map((c) => s("g", { class: `curve ${c.engine}` },
+  curves.map((c) => s("g", { class: `curve ${c.engine}${c.faint ? " faint" : ""}` },
     s("polyline", { points: c.points.map((p) => `${x(p.n)},${y(p.ratio)}`).join(" ") }),
     c.points.map((p) => s("g", {},
       s("line", { class: "whisker", x1: x(p.n), x2: x(p.n), y1: y(p.lo), y2: y(p.hi) }),
@@ -133,12 +133,14 @@ function browserError(message) {
   return { zh: `这个浏览器测不了：${message}`, en: `This browser cannot time it: ${message}` };
 }
 
-export function initVerifyCost(costs, models) {
+// answer: the engine ⑥ ranks on (regime.json's), drawn bold; the other engines' curves are faint
+export function initVerifyCost(costs, models, answer) {
   const seed = models.meta.seeds[0];
   const sizes = [models.runs[`main_s${seed}`].params, ...MODEL_SIZES];
   const state = { device: "h100", size: 2, k: 4 };
   const engines = Object.keys(ENGINE_LABEL).filter((engine) => engine in costs.engines); // from the most overhead to the least
-  const curves = engines.map((engine) => ({ engine, points: costCurve(costs.engines[engine], costs.positions) }));
+  const curves = engines.map((engine) => ({ engine, points: costCurve(costs.engines[engine], costs.positions),
+    faint: engine !== answer && engines.includes(answer) }));
   const el = (id) => document.getElementById(id);
   // the lab's forward (WebAssembly or JavaScript), timed in this browser when the reader asks (null: not yet)
   const browser = { points: null, busy: false, error: null, kernel: "js" };
@@ -185,7 +187,8 @@ export function initVerifyCost(costs, models) {
     const focused = document.activeElement?.id === "cost-browser-go";
     el("cost-curve").replaceChildren(
       curveSvg(shown, costs.positions),
-      h("div", { class: "legend" }, shown.map((c) => h("span", {}, h("span", { class: `swatch line-${c.engine}` }), t(c.label ?? ENGINE_LABEL[c.engine])))),
+      h("div", { class: "legend" }, shown.map((c) => h("span", { class: c.engine === answer ? "lead" : null }, h("span", { class: `swatch line-${c.engine}` }),
+        t(c.label ?? ENGINE_LABEL[c.engine]), c.engine === answer ? t({ zh: "（⑥ 用它排名）", en: " (⑥ ranks on it)" }) : null))),
       foldBox(numbersFold, t({ zh: "曲线背后的数字，和你的浏览器", en: "The numbers behind the curve, and your browser's" }),
         h("div", { class: "controls" }, h("button", { type: "button", id: "cost-browser-go", disabled: browser.busy ? "" : null, onclick: measureBrowser },
           t({ zh: "在这个浏览器里测实验台（⑧）的 forward", en: "Time the lab's (⑧) forward in this browser" })),

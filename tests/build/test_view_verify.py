@@ -95,3 +95,17 @@ def test_the_twin_paragraph_quotes_the_same_ends_as_the_regime_summary(page_data
     r5 = [p["r"]["5"] for p in page_data["regime"]["points"]]
     assert m["r5"] == {"min": min(r5), "max": max(r5)} and m["r5"]["min"] <= t["heavy"]["r"]["5"] <= m["r5"]["max"]
 
+
+
+def test_the_steepest_curve_is_named_with_its_cheap_base_and_each_engines_extra_position():
+    """① says why the native curve climbs highest: its one-position forward is the cheapest while one
+    more position costs every engine about the same; the view finds the steepest by r at the last position."""
+    def engine(base_ms, last_ms):
+        return {"seconds": {"main": base_ms / 1000, "positions": {"1": base_ms / 1000, "9": last_ms / 1000}},
+                "over_main": {"9": last_ms / base_ms}}
+    costs = {"positions": [1, 9], "engines": {"eager": engine(0.6, 0.76), "native": engine(0.12, 0.28)}}
+    s = verify.steepest(costs)
+    assert s["steepest"] == "native" and s["steepest_cheapest"]
+    assert s["steepest_ms"] == pytest.approx(0.12) and s["extra_position_ms"] == {"min": pytest.approx(0.02), "max": pytest.approx(0.02)}
+    costs["engines"]["native"] = engine(0.7, 1.5)  # dearer base and steeper: the sentence's reason would not hold
+    assert verify.steepest(costs)["steepest"] == "native" and not verify.steepest(costs)["steepest_cheapest"]

@@ -101,8 +101,8 @@ def answer_box(data):
             "leader_as_trained": leader if trained and leader["family"] != fastest["family"] else None,
             # ... and level with it where the two rows' paired ranges overlap
             "level_with_leader": trained is not None and ranges_overlap(leader, trained),
-            # the main model's bytes read per second of a plain forward, at each end (GB/s)
-            "read_gb_s": [c["bytes"] / c["forward_s"] / 1e9 for c in (t, h)],
+            # how many times slower a plain forward reads each byte of the main model at the heavy end
+            "read_slower": (t["bytes"] / t["forward_s"]) / (h["bytes"] / h["forward_s"]),
             # a forward outgrows its weights once they no longer fit in cache (a slower read per byte)
             "forward_outgrows_weights": growth["forward"] > growth["weights"]
                                         and heavy["main_bytes"] > data["regime"]["summary"]["cache_edge_bytes"],

@@ -56,14 +56,14 @@ def cost_curve(costs, answer=None):
 
 def steepest(costs):
     """The engine whose curve climbs highest (r at the last position), its one-position forward in ms,
-    and what one more position costs each engine in ms (over the whole curve): the steepest curve is the
-    one with the cheapest base where the extra positions cost every engine about the same."""
+    and whether one more position costs every engine about the same (within 2×, over the whole curve):
+    then the steepest curve is the one with the cheapest base, the divisor of its r_k."""
     engines, last = costs["engines"], str(costs["positions"][-1])
     top = max(engines, key=lambda e: engines[e]["over_main"][last])
     extra = [1000 * (e["seconds"]["positions"][last] - e["seconds"]["positions"]["1"]) / (int(last) - 1) for e in engines.values()]
     return {"steepest": top, "steepest_ms": milliseconds(engines[top]),
             "steepest_cheapest": all(milliseconds(engines[top]) <= milliseconds(e) for e in engines.values()),
-            "extra_position_ms": {"min": min(extra), "max": max(extra)}}
+            "extra_alike": max(extra) <= 2 * min(extra)}
 
 
 def tree_prices(data):

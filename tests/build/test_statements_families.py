@@ -254,11 +254,11 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     r5 = [p["r"]["5"] for p in data["regime"]["points"]]
     band = f"{min(r5):.2f}–{max(r5):.2f}"
     assert band == "1.04–1.37"  # the two ends set here are the band's ends
-    assert f"a verify of 5 positions (γ = 4) costs {band}× one at every scale from as trained to the {size} twin (①)" in en
+    assert f"a verify of 5 positions (γ = 4), timed back to back, costs {band}× one at every scale from as trained to the {size} twin (①)" in en
     assert "not a free verify" not in en  # the twin's 1.04 is within the flatness slack: its verify is nearly free
     slack = DATA["costs"]["summary"][DATA["regime"]["engine"]]["flat_slack"]
     priced = DATA["regime"]["points"][-1]["r"]["5"] > 1 + slack
     assert ("a dear forward, not a free verify" in busy(build.render(DATA), "en")) == priced
     zh = busy(build.render(data), "zh")
-    assert f"从模型原样到 {size} 的加重版，验收 5 个位置（γ = 4）都是 1 个位置的 {band} 倍（①）" in zh
+    assert f"从模型原样到 {size} 的加重版，挨着计时，验收 5 个位置（γ = 4）都是 1 个位置的 {band} 倍（①）" in zh
     assert "而不是免费的验收" not in zh

@@ -93,9 +93,9 @@ def answer_box(data):
     # in time, from one end to the other: a plain forward, then (b) and (c) (their plain forwards times its time)
     growth = {"forward": h["forward_s"] / t["forward_s"],
               "drafting": h["row"]["drafter_per_round"] * h["forward_s"] / (t["row"]["drafter_per_round"] * t["forward_s"]),
-              "rest": h["rest"] * h["forward_s"] / (t["rest"] * t["forward_s"])}
-    leader = light["best"]["T1"][0]
-    growth["weights"] = heavy["main_bytes"] / light["main_bytes"]
+              "rest": h["rest"] * h["forward_s"] / (t["rest"] * t["forward_s"]),
+              "weights": h["bytes"] / t["bytes"]}
+    leader = light["best"]["T1"][0]  # as trained, the fastest family (⑤'s)
     return {"family": fastest["family"], "columns": columns, "trained": trained is not None, "growth": growth,
             # as trained another family may lead (⑤ names it): the box says so beside the left column
             "leader_as_trained": leader if trained and leader["family"] != fastest["family"] else None,

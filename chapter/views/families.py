@@ -5,7 +5,7 @@ apart in plain forwards.
 The page prints a round's parts with two decimals each and then their total and the speedup they give;
 those are computed here from the printed (rounded) parts, so that a reader's arithmetic on the page
 gives what the page prints (printed_total, speedup_from_printed, printed_gap)."""
-from chapter.views.rows import find_row
+from chapter.views.rows import find_row, ranges_overlap
 
 
 def printed_total(row):
@@ -78,6 +78,13 @@ def alpha_not_enough(rows, fastest_family, most=2):
     slow = [m for m in rows if m["alpha"] is not None and m["alpha"] > bar["alpha"] and m["T1"] and m["T1"]["verdict"] == "slower"]
     slow = sorted(slow, key=lambda m: -m["alpha"])[:most]
     return {"bar": bar, "rows": slow, "several": len(slow) > 1} if slow else None
+
+
+def level_with(fastest, rows):
+    """The runner-up to the fastest timed row where their paired ranges overlap (⑥'s box calls the two
+    level): None where the fastest is clearly ahead or runs alone."""
+    others = sorted((r for r in rows if r is not fastest), key=lambda r: -r["speedup"])
+    return others[0] if others and ranges_overlap(fastest, others[0]) else None
 
 
 def alpha_twin(rows, alpha_decoding):
@@ -220,6 +227,7 @@ def view(data):
         "prompt_shown": fa["prompt"].replace("\n", "\\n"), "n_chars": fa["n_chars"], "repeats": fa["repeats"],
         "sweep_repeats": fa["sweep_repeats"], "sweep_single_run": fa["sweep_repeats"] == 1,
         "fastest": fastest, "same_fastest": fastest["T1"]["family"] == fastest["T0"]["family"],
+        "level_with_fastest": level_with(fastest["T1"], best["T1"].values()),
         # a winner drafting from a corpus or the context drafts at next to no cost
         "fastest_drafts_free": winner.get("source") in ("corpus", "context"),
         "tree_slider_max": len(fa["tree_rounds"]) - 1, "tree_slider_start": min(1, len(fa["tree_rounds"]) - 1),

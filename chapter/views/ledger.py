@@ -2,7 +2,7 @@
 the eager engine, row by row; the kv-cache row that saves the most main forwards, taken apart; the
 recompute bill; the greedy check; and what the families' ledger says around its table."""
 from chapter.views.dial import THEORY_CLOSE, plain_forward_s, shown_prompt
-from chapter.views.rows import find_row, first_seed_run
+from chapter.views.rows import find_row, first_seed_run, ranges_overlap
 
 ENGINES = {"rows": "eager", "compiled": "compiled"}  # the engine of the ledger's rows (rows.py: a row without one), and its third button's
 
@@ -74,11 +74,6 @@ def box_column(point, row):
             "forward_s": plain_forward_s(point, row), "rest": rest,
             "chars_per_round": chars, "saved_pct": 100 * (1 - 1 / chars),
             "plain_price": chars * row["plain_per_char"]}
-
-def ranges_overlap(a, b):
-    """Whether two timed rows' paired speedup ranges overlap: neither is clearly the faster."""
-    ra, rb = a["speedup_runs"], b["speedup_runs"]
-    return ra["min"] <= rb["max"] and rb["min"] <= ra["max"]
 
 def answer_box(data):
     """⑥'s opening box: the heaviest scale's fastest family at T = 1 on the dial's native rows, as

@@ -9,6 +9,12 @@ def find_row(rows, **fields):
     return next((r for r in rows if all(r.get(k) == v for k, v in fields.items())), None)
 
 
+def ranges_overlap(a, b):
+    """Whether two timed rows' paired speedup ranges overlap: neither is clearly the faster."""
+    ra, rb = a["speedup_runs"], b["speedup_runs"]
+    return ra["min"] <= rb["max"] and rb["min"] <= ra["max"]
+
+
 def first_seed_run(models, kind):
     """The training run of one kind ("main", "draft") with the first seed: the models the page runs."""
     return models["runs"][f"{kind}_s{models['meta']['seeds'][0]}"]

@@ -146,3 +146,13 @@ def test_two_alphas_that_print_alike_are_told_apart_only_when_they_do():
     assert families.alpha_twin(rows, 0.7396) == 0.7396  # both print 0.740
     assert families.alpha_twin(rows, 0.7406) is None  # 0.741 against 0.740
     assert families.alpha_twin([{"family": "draft", "alpha": None}], 0.74) is None
+
+
+def test_the_runner_up_is_named_level_only_where_the_paired_ranges_overlap():
+    """⑤ calls the runner-up level with the fastest where their paired ranges overlap, as ⑥'s box does."""
+    def row(family, speedup, lo, hi):
+        return {"family": family, "speedup": speedup, "speedup_runs": {"min": lo, "max": hi, "n": 7}}
+    draft, ngram, mtp = row("draft", 1.53, 1.37, 1.80), row("ngram", 1.52, 1.41, 1.56), row("mtp", 0.87, 0.84, 0.94)
+    assert families.level_with(draft, [mtp, draft, ngram]) is ngram
+    assert families.level_with(draft, [mtp, draft]) is None  # clearly ahead of the next
+    assert families.level_with(draft, [draft]) is None

@@ -179,9 +179,13 @@ def rerun_note(regime, rerun, family):
     def dip_here(run, key="T1", charted=families):
         return sum(point["scale"] in dips(run["points"], f, key) for f in charted)
 
+    dipping, dipping_rerun = dip_here(regime), dip_here(rerun)
     return {"family": family, "scale": point["scale"], "bytes": point["main_bytes"], "row": row, "rerun_row": rerun_row,
             # how many of the families charted there dip at that scale, in the charted run and in the rerun
-            "families": len(families), "dipping": dip_here(regime), "dipping_rerun": dip_here(rerun),
+            "families": len(families), "dipping": dipping, "dipping_rerun": dipping_rerun,
+            # the caption's words: most lines or some; fewer in the rerun; fewer than half as many (the dip is the run's)
+            "most_dip": 2 * dipping > len(families), "fewer_in_rerun": dipping_rerun < dipping,
+            "dip_is_the_runs": 2 * dipping_rerun < dipping,
             # and at T = 0 in the charted run, whose chart the temperature buttons switch to
             "greedy_dips_too": 2 * dip_here(regime, "T0", greedy) > len(greedy),
             # the family's in-loop verify at the other scales of the charted run: what the dip's verify stands against

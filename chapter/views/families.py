@@ -213,11 +213,14 @@ def view(data):
     model_seeds = list(fa["alpha_by_seed"])
     medusa = fa["costs"]["medusa"]
     rows = [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]]
+    slow = alpha_not_enough(rows, fastest["T1"]["family"])
     return {
         "n_families": len(fa["families"]),
         "map": rows,
-        "alpha_not_enough": alpha_not_enough(rows, fastest["T1"]["family"]),
-        "alpha_twin": alpha_twin(rows, data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["alpha"]),
+        "alpha_not_enough": slow,
+        # ③'s α while decoding, beside the draft model's teacher-forced α where the sentence quotes it
+        "alpha_twin": alpha_twin(rows, data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["alpha"])
+                      if slow and slow["bar"]["family"] == "draft" else None,
         "zh_starts_latin": zh_starts_latin(data),
         "engine_label": engine_label(data, engine),
         "draft_round_is_one_call": engine == "compiled",  # the compiled engine runs a round of γ drafts as one call

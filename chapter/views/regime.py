@@ -39,9 +39,10 @@ def mechanism(regime, family=MECHANISM_FAMILY):
     for the sentences' wording."""
     points = regime["points"]
     light, heavy = mechanism_end(points[0], family), mechanism_end(points[-1], family)
+    band = r5_band(points)
     return {"light": light, "heavy": heavy,
             # the verify of 5 positions across every scale: a band, not a trend (① prints its ends)
-            "r5": r5_band(points), "r5_above_one": r5_band(points)["min"] > 1,
+            "r5": band, "r5_above_one": band["min"] > 1,
             "forward_dearer": heavy["forward"]["ms"] > light["forward"]["ms"],
             "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}
 

@@ -55,14 +55,16 @@ def cost_curve(costs, answer=None):
 
 
 def steepest(costs):
-    """The engine whose curve climbs highest (r at the last position), its one-position forward in ms,
-    and whether one more position costs every engine about the same (within 2×, over the whole curve):
-    then the steepest curve is the one with the cheapest base, the divisor of its r_k."""
+    """The engine whose curve climbs highest (r at the last position) and how many times cheaper its
+    one-position forward is than the eager engine's; `explained` where that engine is not the eager one,
+    has the cheapest one-position forward of all, and one more position costs every engine about the same
+    (within 2×, over the whole curve): then its steep curve comes from its cheap base, the divisor of r_k."""
     engines, last = costs["engines"], str(costs["positions"][-1])
     top = max(engines, key=lambda e: engines[e]["over_main"][last])
+    base = {e: milliseconds(engine) for e, engine in engines.items()}
     extra = [1000 * (e["seconds"]["positions"][last] - e["seconds"]["positions"]["1"]) / (int(last) - 1) for e in engines.values()]
-    return {"steepest": top, "steepest_ms": milliseconds(engines[top]),
-            "steepest_cheapest": all(milliseconds(engines[top]) <= milliseconds(e) for e in engines.values()),
+    return {"steepest": top, "steepest_cheaper": base["eager"] / base[top],
+            "steepest_explained": top != "eager" and base[top] == min(base.values()),
             "extra_alike": max(extra) <= 2 * min(extra)}
 
 

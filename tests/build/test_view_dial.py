@@ -102,6 +102,8 @@ def test_a_rerun_speaks_of_the_first_dip_with_both_commits_and_nothing_without_o
     # the dip's verify against the family's own at the other scales of the charted run
     assert note["verify_elsewhere"] == {"min": 1.2, "max": 1.3} and note["verify_dear"]
     assert (note["families"], note["dipping"], note["dipping_rerun"]) == (1, 1, 0)  # the one line dips only in the charted run
+    # the caption's words: most lines dip; fewer, and under half as many, in the rerun
+    assert note["most_dip"] and note["fewer_in_rerun"] and note["dip_is_the_runs"]
     assert dial.rerun_note(committed, None, "ngram") is None  # no rerun file: nothing printed
     assert dial.rerun_note(rerun, committed, "ngram") is None  # the rerun's own line has no dip
     rerun["points"] = [p for p in rerun["points"] if p["scale"] != 16]

@@ -98,6 +98,9 @@ def answer_box(data):
             "level_with_leader": trained is not None and ranges_overlap(leader, trained),
             # how many times slower a plain forward reads each byte of the main model at the heavy end
             "read_slower": (t["bytes"] / t["forward_s"]) / (h["bytes"] / h["forward_s"]),
+            # the forward's growth to two significant figures, as the box prints it: its ms ends, printed
+            # to three, would not divide to the last digit of a three-figure growth
+            "forward_about": float(f"{growth['forward']:.2g}"),
             # a forward outgrows its weights once they no longer fit in cache (a slower read per byte)
             "forward_outgrows_weights": growth["forward"] > growth["weights"]
                                         and heavy["main_bytes"] > data["regime"]["summary"]["cache_edge_bytes"],

@@ -85,7 +85,7 @@ const pointTitle = (family, p) => t({
 });
 
 // The chart's frame: wide, with each family's label at the right end of its line; narrow (a phone),
-// the lines alone across the width, named by the grid below (dialGrid).
+// the lines alone across the width, named by a legend under it (dialLegend).
 export const DIAL_FRAME = {
   wide: { W: 640, H: 310, L: 46, R: 210, T: 28, B: 40 },
   narrow: { W: 360, H: 290, L: 38, R: 14, T: 28, B: 40 },
@@ -149,8 +149,16 @@ function dialSvg(series, regime, chosen, shownScale, narrow) {
   }));
 }
 
-// The grid under the chart, which on a phone is its legend as well: a row per family (a swatch of its
-// line, its name), a column per scale, each cell the speedup shaded by its verdict.
+// On a phone, the legend under the narrow chart: each line's swatch, its family and its speedup at the
+// heaviest scale, as the wide chart labels its line ends.
+function dialLegend(series, chosen) {
+  return series.map((f) => h("li", { class: f.family === chosen ? "on" : null },
+    s("svg", { class: `dial-swatch ${familyClass(f.family)}`, viewBox: "0 0 24 10", width: 24, height: 10, "aria-hidden": "true" }, sample(f.family, 1, 23, 5)),
+    ` ${t(FAMILY_LABEL[f.family])} ${fixed(lastSpeed(f), 2)}×`));
+}
+
+// The grid folded under the chart: a row per family (a swatch of its line, its name), a column per
+// scale, each cell the speedup shaded by its verdict.
 function dialGrid(series, regime, chosen, narrow) {
   const times = narrow ? "" : "×";  // a phone: every column on screen, the caption says the unit
   const plain = FAMILY_LABEL.plain;
@@ -242,6 +250,7 @@ export function initDial(regime) {
   let state = dialFromHash(hashGet, regime, { key: "T1", scale: heaviest.scale });
   const root = document.getElementById("dial-widget");
   const chart = root.querySelector(".dial-figs"), grid = root.querySelector(".dial-grid-box"), table = root.querySelector(".dial-table");
+  const legend = root.querySelector(".dial-legend");
   const temps = [...root.querySelectorAll("[data-dial-t]")], scales = root.querySelector(".dial-scales");
   const phone = window.matchMedia?.(NARROW);
 
@@ -251,10 +260,12 @@ export function initDial(regime) {
     const point = regime.points.find((p) => p.scale === state.scale);
     scales.replaceChildren(...regime.points.map((p) => h("button", { type: "button", "aria-pressed": String(p.scale === state.scale),
       onclick: () => { state.scale = p.scale; hashSet("dialx", p.scale); draw(); } }, megabytes(p.main_bytes))));
-    // on a phone the chart fits the width and the grid below it names its lines
+    // on a phone the chart fits the width and a legend under it names its lines
     const narrow = Boolean(phone?.matches), chosen = series[0]?.family;
     chart.replaceChildren(h("figure", { class: "dial-fig", "aria-label": t({ zh: "表盘图", en: "the dial's chart" }) },
       dialSvg(series, regime, chosen, state.scale, narrow)));
+    legend.replaceChildren(...(narrow ? dialLegend(series, chosen) : []));
+    legend.hidden = !narrow;
     grid.replaceChildren(dialGrid(series, regime, chosen, narrow));
     const rows = point.best[state.key] ?? [];
     const repeats = rows[0]?.repeats ?? regime.repeats;  // more at the model as trained (regime.trained_repeats)

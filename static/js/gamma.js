@@ -153,6 +153,7 @@ export function initGamma(gammaSweep) {
     el("gamma-alpha-out").textContent = fixed(state.alpha, 3);
     el("gamma-c-out").textContent = fixed(state.c, 3);
     for (const m of modes) el(`gamma-mode-${m}`).setAttribute("aria-pressed", String(m === state.mode));
+    if (state.mode !== defaultMode) el("gamma-numbers").open = true;  // the switch lives in the folded box: show it when a link picks the other mode
     const m = measured(state.mode), g = fastest(state.mode).gamma;
     // where a verify costs far more than the one forward the formula counts (recompute mode reruns a
     // window per checked position), the note says so: it is why the squares fall below 1× there

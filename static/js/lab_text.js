@@ -145,8 +145,10 @@ export function counterReadouts(c, settings) {
 
 // ---- one round ----
 
+// A probability to three significant figures below 0.1 (0.0123, 7.03×10⁻⁵), so that a printed
+// min(1, p/q) is what the printed p and q divide to, to the rounding of their last digit.
 export function prob(x) {
-  return x >= 0.001 || x === 0 ? fixed(x, 3) : sci(x, 2);
+  return x >= 0.1 || x === 0 ? fixed(x, 3) : sci(x, 3);
 }
 
 function sub(n) {

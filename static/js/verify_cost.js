@@ -133,7 +133,8 @@ function browserError(message) {
   return { zh: `这个浏览器测不了：${message}`, en: `This browser cannot time it: ${message}` };
 }
 
-// answer: the engine ⑥ ranks on (regime.json's), drawn bold; the other engines' curves are faint
+// answer: the engine ⑥ ranks on (regime.json's), drawn alone on the main path; opening the numbers'
+// fold adds the other engines' curves, faint, and the browser's once timed
 export function initVerifyCost(costs, models, answer) {
   const seed = models.meta.seeds[0];
   const sizes = [models.runs[`main_s${seed}`].params, ...MODEL_SIZES];
@@ -174,8 +175,18 @@ export function initVerifyCost(costs, models, answer) {
   }
 
   const numbersFold = { open: false }; // the table under the curve, closed until the reader opens it
+  const chart = h("div"), legend = h("div", { class: "legend" });
+  const measuredCurves = () => (browser.points?.length ? [...curves, { engine: "browser", label: browserLabel(), points: browser.points }] : curves);
+  // the chart and its legend: the answer engine alone while the fold is closed (where it was measured)
+  function renderChart() {
+    const all = measuredCurves();
+    const drawn = numbersFold.open || !engines.includes(answer) ? all : all.filter((c) => c.engine === answer);
+    chart.replaceChildren(curveSvg(drawn, costs.positions));
+    legend.replaceChildren(...drawn.map((c) => h("span", { class: c.engine === answer ? "lead" : null }, h("span", { class: `swatch line-${c.engine}` }),
+      t(c.label ?? ENGINE_LABEL[c.engine]), c.engine === answer ? t({ zh: "（⑥ 用它排名）", en: " (⑥ ranks on it)" }) : null)));
+  }
   function renderCurve() {
-    const shown = browser.points?.length ? [...curves, { engine: "browser", label: browserLabel(), points: browser.points }] : curves;
+    const shown = measuredCurves();
     // one column per engine: the ratio to one position, and under it the milliseconds
     const head = [t({ zh: "新位置数", en: "new positions" }), ...shown.map((c) => t(c.label ?? ENGINE_LABEL[c.engine]))];
     const rows = costs.positions.map((n, i) => ({ label: String(n),
@@ -185,11 +196,8 @@ export function initVerifyCost(costs, models, answer) {
       }) }));
     const note = browser.error ? t(browserError(browser.error)) : t(browserNote(browser));
     const focused = document.activeElement?.id === "cost-browser-go";
-    el("cost-curve").replaceChildren(
-      curveSvg(shown, costs.positions),
-      h("div", { class: "legend" }, shown.map((c) => h("span", { class: c.engine === answer ? "lead" : null }, h("span", { class: `swatch line-${c.engine}` }),
-        t(c.label ?? ENGINE_LABEL[c.engine]), c.engine === answer ? t({ zh: "（⑥ 用它排名）", en: " (⑥ ranks on it)" }) : null))),
-      foldBox(numbersFold, t({ zh: "曲线背后的数字，和你的浏览器", en: "The numbers behind the curve, and your browser's" }),
+    renderChart();
+    const fold = foldBox(numbersFold, t({ zh: "每种引擎的曲线和数字，以及你的浏览器", en: "Every engine's curve and numbers, and your browser's" }),
         h("div", { class: "controls" }, h("button", { type: "button", id: "cost-browser-go", disabled: browser.busy ? "" : null, onclick: measureBrowser },
           t({ zh: "在这个浏览器里测实验台（⑧）的 forward", en: "Time the lab's (⑧) forward in this browser" })),
         h("span", { class: "caption", id: "cost-browser-note", "aria-live": "polite" }, note)),
@@ -200,7 +208,9 @@ export function initVerifyCost(costs, models, answer) {
           dataTable({ caption: t({ zh: "实测：一次 forward 的耗时", en: "measured: the time of one forward" }), head, rows }, { class: "calc numbers" })),
         h("p", { class: "caption" }, t({
         zh: `每格上面是这次 forward 的耗时除以 1 个位置的耗时，下面是耗时本身。耗时是 ${costs.repeats} 次交替重复的中位数（每次重复取 ${costs.calls_per_repeat} 次调用的中位数）；比值先在每次重复里除以同一次重复的 1 个位置，再取中位数，所以不一定等于两个耗时相除：机器的速度在重复之间漂移得比在一次重复之内厉害。`,
-        en: `Each cell gives the forward's time over one position's, and under it the time itself. The times are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the ratios divide by one position within each repeat first and then take the median, so they need not equal one time over the other: the machine's speed drifts more between repeats than within one.` }))));
+        en: `Each cell gives the forward's time over one position's, and under it the time itself. The times are medians of ${costs.repeats} interleaved repeats (each the median of ${costs.calls_per_repeat} calls); the ratios divide by one position within each repeat first and then take the median, so they need not equal one time over the other: the machine's speed drifts more between repeats than within one.` })));
+    fold.addEventListener("toggle", renderChart);  // after foldBox's own listener has noted the state
+    el("cost-curve").replaceChildren(chart, legend, fold);
     if (focused) el("cost-browser-go").focus();
   }
 

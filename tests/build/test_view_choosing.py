@@ -110,8 +110,8 @@ def test_the_committed_results(page_data):
 
 
 def temperature_data(verdicts, lowest_T=0.0, papers=()):
-    rows = [{"family": f"f{i}", "at_T0": w, "runs_T1": {"min": 1.0 + i, "max": 1.1 + i}, "runs_T0": {"min": 0.8, "max": 0.9}}
-            for i, w in enumerate(verdicts)]
+    rows = [{"family": f"f{i}", "at_T0": w, "runs_T1": {"min": 1.0 + i, "max": 1.1 + i}, "runs_T0": {"min": 0.8, "max": 0.9},
+             "speedup_T1": 1.05 + i, "speedup_T0": 0.85} for i, w in enumerate(verdicts)]
     change = {"engine": "native", "families": rows} | {f"{w}_at_T0": [r["family"] for r in rows if r["at_T0"] == w]
                                                        for w in ("faster", "slower", "unclear")}
     gpu = {f"p{i}": {"paper": f"P{i}", "arxiv": arxiv, "by_temperature": {"model": "M", "T0": t0, "T1": t1}}
@@ -129,6 +129,7 @@ def test_the_temperature_item_counts_the_answer_runs_verdicts_and_keeps_the_pape
     # the named families carry both paired ranges; the unclear ones are only counted
     assert [(r["family"], r["runs_T1"]["min"], r["runs_T0"]["max"]) for r in item["t_named"]["slower"]] == [("f1", 2.0, 0.9)]
     assert [r["family"] for r in item["t_named"]["faster"]] == ["f0"]
+    assert item["t_widest_unclear"]["family"] == "f3"  # of the unclear ones, the one that moved most is named
     assert item["greedy_seldom_faster"] and item["alpha_lowest_greedy"] and item["temperature_no_reason"]
     assert [(p["paper"], p["T0"], p["T1"]) for p in item["papers"]] == [("P1", "3.1–3.4", "2.3–2.6"), ("P0", "4", "3.6")]
     assert item["papers_greedy_above"] and item["papers_lowest_T1"] == 2.3  # papers without by_temperature are left out
@@ -140,6 +141,7 @@ def test_the_temperature_items_facts_turn_with_the_data():
     assert not item["greedy_seldom_faster"] and not item["alpha_lowest_greedy"] and not item["temperature_no_reason"]
     assert not item["papers_greedy_above"]  # the ranges overlap
     assert temperature_item(temperature_data(["unclear"]))["papers"] == []
+    assert temperature_item(temperature_data(["faster", "slower"]))["t_widest_unclear"] is None
 
 
 def test_a_published_span_prints_one_figure_where_its_ends_agree():

@@ -119,6 +119,9 @@ def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
     assert box["growth"] == {"forward": pytest.approx(110), "drafting": pytest.approx(2 * 1.1), "rest": pytest.approx(4 / 0.7 * 1.1),
                              "weights": pytest.approx(4e8 / 3e6)}
     assert box["others_grow_less"]
+    assert box["forward_about"] == 110  # printed to two significant figures
+    box_heavier = ledger.answer_box({"regime": {**regime, "points": [regime["points"][0], {**regime["points"][1], "plain": plain(0.5161)}]}})
+    assert box_heavier["growth"]["forward"] == pytest.approx(0.5161 * 1.1 / 0.002) and box_heavier["forward_about"] == 280
     # as trained the draft model leads (the left column says so); the forward (110×) grows less than the weights (133×)
     assert box["leader_as_trained"] is other and not box["forward_outgrows_weights"]
     assert box["family"] == "ngram" and box["trained"] and trained["row"] is light_row and heavy["row"] is heavy_row

@@ -14,7 +14,7 @@ import { loadLab } from "../../static/js/lab_model.js";
 import { compareRuns, firstMismatch, raceResult } from "../../static/js/lab_race.js";
 import {
   cacheNote, charTitle, compareDone, compareProgress, counterReadouts, DRAFTS_HEAD, draftCells, draftsCaption, gammaOut,
-  identicalText, LAB_DEFAULTS, LAB_METHODS, laneName, laneStats, methodLabel, roundSummary, noCacheNote, promptProblem, raceButton,
+  identicalText, LAB_DEFAULTS, LAB_METHODS, laneName, laneStats, methodLabel, roundSummary, noCacheNote, prob, promptProblem, raceButton,
   raceReadouts, roundTitle, sameSettings, temperatureOut,
 } from "../../static/js/lab_text.js";
 import { FAMILY_LABEL } from "../../static/js/labels.js";
@@ -195,4 +195,15 @@ test("a round's summary says one draft in the singular", () => {
   assert.match(roundSummary(round([0], 0, "residual"), vocab).en, /: the draft rejected, /);
   assert.match(roundSummary(round([0, 1], 2, "bonus"), vocab).en, /: all 2 drafts passed/);
   assert.match(roundSummary(round([0, 1], 1, "residual"), vocab).en, /: 1 of 2 drafts accepted, draft 2 rejected/);
+});
+
+test("a round's probabilities print to three significant figures, so their quotient can be checked", () => {
+  assert.equal(prob(0.5), "0.500");
+  assert.equal(prob(0.0123456), "0.0123");
+  assert.equal(prob(7.034e-5), "7.03×10⁻⁵");
+  assert.equal(prob(0), "0.000");
+  // the first round a reader saw: p 7.03e-5, q 1.155e-4 printed 7.0×10⁻⁵ and 1.2×10⁻⁴, whose quotient is 0.58, not 0.609
+  const p = 7.034e-5, q = 1.155e-4;
+  const printed = Number(prob(p).replace("×10⁻⁵", "e-5")) / Number(prob(q).replace("×10⁻⁴", "e-4"));
+  assert.ok(Math.abs(printed - p / q) < 0.005, printed);
 });

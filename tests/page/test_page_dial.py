@@ -69,7 +69,8 @@ def test_the_dial_labels_its_lines_in_their_colours_and_keeps_its_note_clear(ope
         assert k["fill"] == k["stroke"] == k["sampleStroke"] and k["dash"] == k["sampleDash"]
     ys = [k["y"] for k in keys]  # the lines' order (fastest at the heaviest scale first), top to bottom
     assert ys == sorted(ys)
-    assert page.locator("#dial-widget ul.dial-legend").count() == 0
+    assert page.locator("#dial-widget ul.dial-legend li").count() == 0  # the phone's legend: the labels do its work
+    assert not page.locator("#dial-widget ul.dial-legend").is_visible()
     clash = page.evaluate("""() => {
       const note = [...document.querySelectorAll('#dial-widget .dial-note')].at(-1).getBoundingClientRect();
       const hit = (r) => r.right > note.left && r.left < note.right && r.bottom > note.top && r.top < note.bottom;
@@ -87,8 +88,15 @@ def test_on_a_phone_the_dial_and_its_grid_fit_the_width(open_page, lang):
     assert fig.evaluate("(el) => el.scrollWidth <= el.clientWidth")  # no sideways scrolling
     box = page.locator("#dial-widget .dial-shown").bounding_box()  # the selected (heaviest) scale's band is on screen
     assert box and box["x"] + box["width"] <= 390
-    assert page.locator("#dial-widget .dial-key").count() == 0  # the lines are named by the grid below
+    assert page.locator("#dial-widget .dial-key").count() == 0  # the lines are named by the legend below
     families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
+    legend = page.locator("#dial-widget ul.dial-legend")
+    assert legend.is_visible() and legend.locator("li svg.dial-swatch").count() == len(families)
+    assert legend.evaluate("(el) => el.scrollWidth <= el.clientWidth")
+    heaviest = sorted(POINTS[-1]["best"]["T1"], key=lambda r: -r["speedup"])[0]
+    assert f"{heaviest['speedup']:.2f}×" in legend.locator("li").first.inner_text()  # each name with its speedup at the heaviest scale
+    assert not page.locator("#dial-widget table.dial-grid").is_visible()  # the grid is folded off the main path
+    page.click("#dial-grid-details > summary")
     assert page.locator("#dial-widget table.dial-grid tbody th svg.dial-swatch").count() == len(families)
     grid = page.locator("#dial-widget .dial-grid-box")
     assert grid.evaluate("(el) => el.scrollWidth <= el.clientWidth")  # every scale's column on screen

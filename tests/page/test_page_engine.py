@@ -40,11 +40,22 @@ def test_roofline_controls(open_page):
 
 
 def test_cost_curve_draws_every_measured_point(open_page):
+    """The main path draws the engine ⑥ ranks on alone; opening the numbers' fold adds every other
+    engine's curve, and closing it takes them away again."""
     page = open_page()
     engines = len(COSTS["engines"])
+    answer = orjson.loads((ROOT / "experiments/results/regime.json").read_bytes())["engine"]
+    assert answer in COSTS["engines"]
+    assert page.locator("#cost-curve .curve").count() == 1
+    assert page.locator(f"#cost-curve .curve.{answer} circle").count() == len(COSTS["positions"])
+    assert "⑥" in page.locator("#cost-curve .legend").inner_text()
+    page.click("#cost-curve .numbers-box > summary")
+    page.wait_for_function(f"document.querySelectorAll('#cost-curve .curve').length === {engines}")
     assert page.locator("#cost-curve circle").count() == engines * len(COSTS["positions"])
     assert page.locator("#cost-curve tbody tr").count() == len(COSTS["positions"])
     assert page.locator("#cost-curve .readout").count() == engines
+    page.click("#cost-curve .numbers-box > summary")
+    page.wait_for_function("document.querySelectorAll('#cost-curve .curve').length === 1")
 
 
 def test_the_javascript_forward_is_timed_in_the_browser_beside_pytorch(open_page):

@@ -84,6 +84,8 @@ def test_gamma_sliders_and_modes(open_page):
                 s = theorem_3_8(alpha, g, c)
                 assert row[2] == f"{s:.2f}×"
                 assert row[1].startswith("–" if s <= 1 else str(g))
+    assert not page.locator("#gamma-mode-recompute").is_visible()  # the mode switch sits off the main path
+    page.click("#gamma-widget .numbers-box > summary")
     page.click("#gamma-mode-recompute")
     assert page.locator("#gamma-mode-recompute").get_attribute("aria-pressed") == "true"
     assert page.locator("#gamma-c-out").inner_text() == f"{SWEEP['c']['recompute']:.3f}"
@@ -94,7 +96,6 @@ def test_gamma_sliders_and_modes(open_page):
     note = page.locator("#gamma-measured-note").inner_text()
     assert f"{price[str(1)]:.1f} (γ = 1) to {price[str(gammas[-1])]:.1f} (γ = {gammas[-1]}) main forwards" in note
     first = sweep_rows("recompute")[0]
-    page.click("#gamma-widget .numbers-box > summary")
     assert f"{first['alpha']:.3f}" in page.locator("#gamma-measured tbody tr").first.inner_text()
     page.fill("#gamma-c", "0.5")
     page.click("#gamma-reset")
@@ -344,6 +345,7 @@ def test_state_comes_back_from_the_hash(open_page):
     page = open_page(hash_="#lang=en&gmode=recompute&galpha=0.6&gc=0.3&lmode=recompute&lsort=alpha-asc")
     page.evaluate("document.getElementById('deep-ledger-trained').open = true")  # the in-cache ledger is a deep dive
     assert page.locator("#gamma-mode-recompute").get_attribute("aria-pressed") == "true"
+    assert page.locator("#gamma-mode-recompute").is_visible()  # a link to the other mode unfolds its switch
     assert page.locator("#gamma-alpha-out").inner_text() == "0.600"
     assert page.locator("#gamma-c-out").inner_text() == "0.300"
     assert page.locator("#ledger-mode-recompute").get_attribute("aria-pressed") == "true"

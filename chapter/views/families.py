@@ -80,6 +80,17 @@ def alpha_not_enough(rows, fastest_family, most=2):
     return {"bar": bar, "rows": slow, "several": len(slow) > 1} if slow else None
 
 
+def lookups_dearer(rows, engine):
+    """On the native engine, the table drafters whose drafting costs more a round than the draft model's
+    (their lookups run in Python, the draft model's whole round in one C++ call): the draft model's map
+    row (`bar`) and theirs, in the map's order. None elsewhere, or where no table costs more."""
+    bar = next((m for m in rows if m["family"] == "draft" and m["T1"]), None)
+    if engine != "native" or bar is None:
+        return None
+    dear = [m for m in rows if m["group"] == "table" and m["T1"] and m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"]]
+    return {"bar": bar, "rows": dear} if dear else None
+
+
 def level_with(fastest, rows):
     """The runner-up to the fastest timed row where their paired ranges overlap (⑥'s box calls the two
     level): None where the fastest is clearly ahead or runs alone."""
@@ -218,6 +229,7 @@ def view(data):
         "n_families": len(fa["families"]),
         "map": rows,
         "alpha_not_enough": slow,
+        "lookups_dearer": lookups_dearer(rows, engine),
         # ③'s α while decoding, beside the draft model's teacher-forced α where the sentence quotes it
         "alpha_twin": alpha_twin(rows, data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["alpha"])
                       if slow and slow["bar"]["family"] == "draft" else None,

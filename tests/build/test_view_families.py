@@ -156,3 +156,17 @@ def test_the_runner_up_is_named_level_only_where_the_paired_ranges_overlap():
     assert families.level_with(draft, [mtp, draft, ngram]) is ngram
     assert families.level_with(draft, [mtp, draft]) is None  # clearly ahead of the next
     assert families.level_with(draft, [draft]) is None
+
+
+def test_tables_whose_python_lookups_cost_more_than_the_draft_models_round_are_named_on_the_native_engine():
+    """⑤'s sentence on lookups: on the native engine (the draft model's round in one C++ call), the table
+    drafters whose drafting a round costs more than the draft model's, in the map's order; none elsewhere."""
+    def row(family, group, drafting):
+        return {"family": family, "group": group, "T1": {"drafter_per_round": drafting}}
+    rows = [row("draft", "model", 0.34), row("ngram", "table", 0.48), row("lookup", "table", 0.15),
+            row("medusa", "head", 0.57), row("suffix", "table", 1.12)]
+    dear = families.lookups_dearer(rows, "native")
+    assert dear["bar"]["family"] == "draft" and [m["family"] for m in dear["rows"]] == ["ngram", "suffix"]
+    assert families.lookups_dearer(rows, "compiled") is None  # the claim is about the native engine's C++ round
+    assert families.lookups_dearer([row("draft", "model", 2.0), *rows[1:]], "native") is None  # no table dearer
+    assert families.lookups_dearer(rows[1:], "native") is None  # no draft model to compare with

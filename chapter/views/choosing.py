@@ -152,6 +152,7 @@ def slowest_view(data):
     per_char = slowest["plain_per_char"]  # plain decoding's cost per character in the slowest row's own run
     estimate = round(slowest["tokens_per_main"], 2) * round(per_char, 2) / round(slowest["round_total"], 2) if per_char else None
     return {"n_compared": sp["rows"], "n_slower": len(sp["families"]), "n_unclear": len(sp["unclear"]) if "unclear" in sp else None,
+            "unclear": sp.get("unclear", []),  # named, since no table on the main path shows which
             "slowest": slowest, "slow_per_char": per_char, "slowest_estimate": estimate}
 
 

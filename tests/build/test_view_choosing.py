@@ -91,6 +91,7 @@ def test_the_slowest_rows_estimate_is_made_of_the_printed_figures():
     with_unclear = slower()
     with_unclear["families"]["summary"]["slower_than_plain"]["unclear"] = ["z"]
     assert slowest_view(with_unclear)["n_unclear"] == 1
+    assert slowest_view(with_unclear)["unclear"] == ["z"] and slowest_view(slower())["unclear"] == []  # named on the page
 
 
 def test_the_committed_results(page_data):

@@ -134,7 +134,7 @@ def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
     assert list(read_json(results / "costs.json")["engines"]) == ["eager"]
     html = render(load_results(results))
     assert 'id="ledger-mode-compiled"' not in html
-    assert "the others were not measured this time" in html
+    assert "Only the eager engine was measured this time." in html
 
 
 def test_a_family_added_in_a_test_reaches_families_json_and_the_page(measured):

@@ -41,6 +41,25 @@ def test_the_family_map_names_each_kind_and_its_box_says_how_each_drafts(open_pa
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_phone_the_family_map_stacks_each_family_with_its_columns_named(open_page, lang):
+    """At 390 px ⑤'s map scrolls nowhere: each family is a block, each number under its column's name in
+    the page's language (the header row is hidden), the speedup on screen."""
+    page = open_page(width=390, hash_=f"#lang={lang}")
+    box = page.locator("#family-map").locator("xpath=..")
+    assert box.evaluate("(el) => el.scrollWidth <= el.clientWidth")
+    assert not page.locator("#family-map thead").is_visible()
+    heads = page.locator("#family-map thead th").count() - 1  # the family's column names itself
+    cells = page.locator("#family-map tbody tr[data-family]").first.locator("td")
+    named = [cells.nth(i).evaluate("(td) => getComputedStyle(td, '::before').content.replace(/^\"|\"$/g, '')") for i in range(cells.count())]
+    assert len(named) == heads == 4
+    assert named == [cells.nth(i).get_attribute(f"data-col-{lang}") for i in range(heads)] and all(named)
+    # the names follow the language: English names in English, Chinese ones in Chinese
+    assert (named[0] == "Extra parameters") == (lang == "en")
+    speed = cells.last.bounding_box()
+    assert speed["x"] + speed["width"] <= 390
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_on_a_phone_a_tables_caption_wraps_in_view_above_what_scrolls(open_page, lang):
     page = open_page(width=390, hash_=f"#lang={lang}")
     open_deep(page, "recent")

@@ -63,13 +63,14 @@ def dial_choice(point, engine):
     return {**choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"]),
             "c": point["c"]["draft"]}
 
+
 def box_gamma_turns(points, sizes):
     """⑥'s answer box shows another family's γ at both ends (the heaviest scale's fastest, as trained and
     heavy): {family, light, heavy} where that family drafts chains and its best γ moves the other way from
     the draft model's `sizes` (as trained, heavy), so ③ can say so; else None."""
     fastest = points[-1]["best"]["T1"][0]
     trained = find_row(points[0]["best"]["T1"], family=fastest["family"])
-    if fastest["family"] == "draft" or not trained or "chain" != fastest["shape"] or "chain" != trained["shape"]:
+    if fastest["family"] == "draft" or not trained or fastest["shape"] != "chain" or trained["shape"] != "chain":
         return None
     turn = (trained["size"] - fastest["size"]) * (sizes[0] - sizes[1])
     return {"family": fastest["family"], "light": trained["size"], "heavy": fastest["size"]} if turn < 0 else None

@@ -46,7 +46,7 @@ def cost_curve(costs, answer=None):
     engines, summary = costs["engines"], costs["summary"]
     flat = flat_engine(summary, answer)
     compiled = engines.get("compiled")
-    return {"n_engines": len(engines), "other_engines": len(engines) - 1, "several_engines": len(engines) > 1, "threads_plural": costs["threads"] != 1,
+    return {"other_engines": len(engines) - 1, "several_engines": len(engines) > 1, "threads_plural": costs["threads"] != 1,
             "last_position": costs["positions"][-1], "second_position": costs["positions"][1],
             "eager_ms": milliseconds(engines["eager"]), "has_compiled": bool(compiled),
             "compiled_ms": milliseconds(compiled) if compiled else None,

@@ -3,6 +3,7 @@ regime aside before it tell it, each figure against regime.json; the lede's answ
 the verdict rule defined once, in #rule-verdict."""
 import re
 
+from chapter.views import regime
 from tests.build.test_page_text import lang_text
 from tests.helpers import results
 
@@ -48,11 +49,15 @@ def lede(page):
     return page[start:page.index("</p>", start)]
 
 
-def test_the_aside_names_both_effects_and_the_lede_gives_a_plain_answer(rendered_page):
+def test_the_aside_names_both_effects_and_the_lede_gives_a_plain_answer(rendered_page, page_data):
     html = aside(rendered_page)
     en, zh = lang_text(html, "en"), lang_text(html, "zh")
-    assert "cheap verify" in en and "dear forward" in en and "One CPU core shows mainly the second" in en
-    assert "验收便宜" in zh and "forward 贵" in zh and "单个 CPU 核上主要看到第二种" in zh
+    assert "cheap verify" in en and "dear forward" in en and "What ⑥'s dial changes is the second" in en
+    assert "验收便宜" in zh and "forward 贵" in zh and "表盘改变的是第二种" in zh
+    # on one CPU core the verify is cheap but never free: the dial's r_5 band, as ① prints it
+    band = regime.r5_band(page_data["regime"]["points"])
+    assert band["min"] > 1 and "but never free" in en and "但从不白送" in zh
+    assert f"5 positions cost {band['min']:.2f}–{band['max']:.2f}× one" in en and f"{band['min']:.2f}–{band['max']:.2f} 倍" in zh
     # the answer: one plain sentence, in the lede (issue 49, finding 3), said once
     en, zh = lang_text(lede(rendered_page), "en"), lang_text(lede(rendered_page), "zh")
     answer = re.search(r"The measured answer: ([^(]*)\(", en).group(1)

@@ -60,8 +60,8 @@ def view(data):
     return {"main_params": first_seed_run(data["models"], "main")["params"],
             "budget": lesson_budget(data["published"]["lesson_budget"]),
             "as_trained": dial_end(points[0]), "heavy": dial_end(points[-1]),
-            # the aside's "cheap but never free": the band the 5-position verify stays in over the dial (as ① prints it)
-            "r5": {**r5_band(points), "above_one": r5_band(points)["min"] > 1},
+            # the aside's "cheap but never free": the band the 5-position verify stays in over the dial, as ① prints it
+            "mechanism": mechanism(data["regime"]),
             # the verdict rule's example (sections/verdict_rule.html.j2, in ④): the badge just above it, the MTP
             # head as trained; the heaviest scale's fastest row where the dial lacks that row
             "example": find_row(points[0]["best"]["T1"], family="mtp") or dial_end(points[-1])["fastest"]}

@@ -140,8 +140,9 @@ export function initVerifyCost(costs, models, answer) {
   const sizes = [models.runs[`main_s${seed}`].params, ...MODEL_SIZES];
   const state = { device: "h100", size: 2, k: 4 };
   const engines = Object.keys(ENGINE_LABEL).filter((engine) => engine in costs.engines); // from the most overhead to the least
+  const answerMeasured = engines.includes(answer);
   const curves = engines.map((engine) => ({ engine, points: costCurve(costs.engines[engine], costs.positions),
-    faint: engine !== answer && engines.includes(answer) }));
+    faint: engine !== answer && answerMeasured }));
   const el = (id) => document.getElementById(id);
   // the lab's forward (WebAssembly or JavaScript), timed in this browser when the reader asks (null: not yet)
   const browser = { points: null, busy: false, error: null, kernel: "js" };
@@ -180,7 +181,7 @@ export function initVerifyCost(costs, models, answer) {
   // the chart and its legend: the answer engine alone while the fold is closed (where it was measured)
   function renderChart() {
     const all = measuredCurves();
-    const drawn = numbersFold.open || !engines.includes(answer) ? all : all.filter((c) => c.engine === answer);
+    const drawn = numbersFold.open || !answerMeasured ? all : all.filter((c) => c.engine === answer);
     chart.replaceChildren(curveSvg(drawn, costs.positions));
     legend.replaceChildren(...drawn.map((c) => h("span", { class: c.engine === answer ? "lead" : null }, h("span", { class: `swatch line-${c.engine}` }),
       t(c.label ?? ENGINE_LABEL[c.engine]), c.engine === answer ? t({ zh: "（⑥ 用它排名）", en: " (⑥ ranks on it)" }) : null)));

@@ -162,7 +162,7 @@ def dont_view(data):
     is_flat: then the twin's speedups come from a dear forward, not a free verify), and the n-gram table's size and how many times the main model's weights it is."""
     fa = data["families"]
     points = data["regime"]["points"]
-    return {"r5": r5_band(points), "heavy_bytes": points[-1]["main_bytes"],  # ①'s band of r_5 over the dial
+    return {"r5": r5_band(points),  # ①'s band of r_5 over the dial
             "heavy_verify_priced": points[-1]["r"]["5"] > flat_bound(data["costs"]),
             "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_entries": fa["costs"]["ngram"].get("entries"), "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
 

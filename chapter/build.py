@@ -430,7 +430,9 @@ def check_figures(html):
 # a verdict badge printed by macros.verdict (or format.js verdictBadgeHTML), with the paired speedups
 # it was judged on: its class, its verdict, min, max, n, and the words it shows in each language
 VERDICT = re.compile(r'<a class="verdict v-(\w+)" href="#rule-verdict" data-v="(\w+)" data-min="([^"]+)" data-max="([^"]+)" '
-                     r'data-n="(\d+)"[^>]*><span lang="zh">([^<]*)</span><span lang="en">([^<]*)</span></a>')
+                     r'data-n="(\d+)"[^>]*><span lang="zh">(.*?)</span><span lang="en">(.*?)</span></a>', re.S)
+# a badge's words may sit in spans of their own (macros.badge_text), which VERDICT's groups hold as they are
+TAGS = re.compile(r"<[^>]+>")
 # wording that calls a row faster or slower than plain decoding: only macros.verdict may print it,
 # or a sentence that states the rule itself ("in every paired repeat", 每次成对测量都/里都)
 VERDICT_WORDS = re.compile(r"\b(?:(?:faster|slower) than|beats?) plain decoding(?! in (?:every|all \d+) paired repeats?)|"
@@ -444,13 +446,14 @@ def verdict_clashes(html):
     each in a line."""
     text = re.sub(r"<script\b.*?</script>|<style\b.*?</style>", "", html, flags=re.S)
     problems = []
-    for cls, v, lo, hi, n, zh, en in VERDICT.findall(text):
+    for cls, v, lo, hi, n, *words in VERDICT.findall(text):
         runs = {"min": float(lo), "max": float(hi), "n": int(n)}
+        zh, en = (html_lib.unescape(TAGS.sub("", w)) for w in words)
         if v != (rule := paired_verdict(runs)) or cls != v:
             problems.append(f"a verdict says {v!r} (class v-{cls}) where the rule gives {rule!r} (paired repeats {lo}–{hi}, n = {n})")
-        elif [html_lib.unescape(zh), html_lib.unescape(en)] != [(want := verdict_badge(runs))["zh"], want["en"]]:
-            problems.append(f"a verdict badge reads {html_lib.unescape(en)!r} / {html_lib.unescape(zh)!r} where its runs give {want['en']!r} / {want['zh']!r}")
-    rest = re.sub(r"<[^>]+>", "", VERDICT.sub("", text))
+        elif [zh, en] != [(want := verdict_badge(runs))["zh"], want["en"]]:
+            problems.append(f"a verdict badge reads {en!r} / {zh!r} where its runs give {want['en']!r} / {want['zh']!r}")
+    rest = TAGS.sub("", VERDICT.sub("", text))
     problems += [f"a sentence calls a row faster or slower outside the verdict rule: …{rest[max(0, m.start() - 80):m.end() + 20]}…"
                  for m in VERDICT_WORDS.finditer(rest)]
     return problems

@@ -1,6 +1,6 @@
 // Tiny DOM helpers: build HTML and SVG elements, and a column chart made of plain elements
 // (text stays readable at any width; the chart scrolls sideways when it has many columns).
-import { verdictBadgeParts } from "./format.js";
+import { BADGE_SEP, badgeParts, verdictBadgeParts } from "./format.js";
 import { lang } from "./i18n.js";
 import { FAMILY_LABEL } from "./labels.js";
 
@@ -33,7 +33,8 @@ function setAttrs(el, attrs) {
 // its aria-label in the page's language now. runs: the row's paired speedups {min, max, n}.
 export function verdictBadge(runs) {
   const { attrs, text } = verdictBadgeParts(runs, lang(), FAMILY_LABEL.plain);
-  return h("a", attrs, h("span", { lang: "zh" }, text.zh), h("span", { lang: "en" }, text.en));
+  const words = (l) => h("span", { lang: l }, badgeParts(text[l]).flatMap((p, i) => [i ? BADGE_SEP : null, h("span", { class: "nowrap" }, p)]));
+  return h("a", attrs, words("zh"), words("en"));
 }
 
 // Present for screen readers, invisible on screen (the usual clip pattern).

@@ -79,8 +79,12 @@ export function verdictBadgeParts(runs, lang, plain) {
     "data-aria-zh": aria.zh, "data-aria-en": aria.en, "aria-label": aria[lang] }, text: verdictBadgeText(runs) };
 }
 
+// A badge's words in parts, each kept on one line, so a narrow column wraps it only at " · " (as macros.badge_text).
+export const BADGE_SEP = " · ";
+export const badgeParts = (words) => words.split(BADGE_SEP);
+
 export function verdictBadgeHTML(runs, lang, plain) {
   const { attrs, text } = verdictBadgeParts(runs, lang, plain);
-  return `<a ${Object.entries(attrs).map(([k, v]) => `${k}="${escapeHTML(v)}"`).join(" ")}>` +
-    `<span lang="zh">${escapeHTML(text.zh)}</span><span lang="en">${escapeHTML(text.en)}</span></a>`;
+  const words = (l) => `<span lang="${l}">${badgeParts(text[l]).map((p) => `<span class="nowrap">${escapeHTML(p)}</span>`).join(BADGE_SEP)}</span>`;
+  return `<a ${Object.entries(attrs).map(([k, v]) => `${k}="${escapeHTML(v)}"`).join(" ")}>${words("zh")}${words("en")}</a>`;
 }

@@ -196,10 +196,7 @@ def temperature_item(data):
     # the families named as clearly faster or slower: their rows, whose paired ranges show they do not overlap
     clauses = dict(t0_clauses(data))
     named = {word: clauses.get(word, []) for word in ("faster", "slower")}
-    unclear = clauses.get("unclear", [])
-    # the unclear family that moved most: named, so a reader who sees it move on ⑥'s T = 0 chart learns its ranges overlap
-    widest = max(unclear, key=lambda r: abs(r["speedup_T0"] - r["speedup_T1"]), default=None)
-    return {"t_families": n, "t_counts": counts, "t_named": named, "t_widest_unclear": widest,
+    return {"t_families": n, "t_counts": counts, "t_named": named,
             "greedy_seldom_faster": greedy_seldom_faster,
             "alpha_lowest_greedy": alpha_lowest_greedy,
             "papers": papers, "papers_greedy_above": all(p["greedy_above"] for p in papers), "papers_lowest_T1": lowest_T1,

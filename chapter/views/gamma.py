@@ -64,18 +64,6 @@ def dial_choice(point, engine):
             "c": point["c"]["draft"]}
 
 
-def box_gamma_turns(points, sizes):
-    """⑥'s answer box shows another family's γ at both ends (the heaviest scale's fastest, as trained and
-    heavy): {family, light, heavy} where that family drafts chains and its best γ moves the other way from
-    the draft model's `sizes` (as trained, heavy), so ③ can say so; else None."""
-    fastest = points[-1]["best"]["T1"][0]
-    trained = find_row(points[0]["best"]["T1"], family=fastest["family"])
-    if fastest["family"] == "draft" or not trained or fastest["shape"] != "chain" or trained["shape"] != "chain":
-        return None
-    turn = (trained["size"] - fastest["size"]) * (sizes[0] - sizes[1])
-    return {"family": fastest["family"], "light": trained["size"], "heavy": fastest["size"]} if turn < 0 else None
-
-
 def gamma_choice(data):
     """③'s small table of the best γ by speedup, for the draft model at T = 1 on the answer engine (⑥'s dial,
     SPEC §10: one answer engine), at the model as trained and at the heaviest twin; and the facts its rule
@@ -90,7 +78,6 @@ def gamma_choice(data):
     sizes = [r["best"]["size"] for r in rows]
     return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
             "best_lo": min(sizes), "best_hi": max(sizes), "best_moves": min(sizes) != max(sizes),
-            "box_turns": box_gamma_turns(points, sizes),
             # the widget starts at the eager engine's c; the dial's drafts cost less, one reason its best γ differs
             "cheaper_drafts": all(r["c"] < data["gamma_sweep"]["c"]["kvcache"] for r in rows)}
 

@@ -88,7 +88,7 @@ def twins(data):
     regime = data["regime"]
     light, heavy = regime["points"][0], regime["points"][-1]
     dearest = next(p for p in regime["points"] if p["scale"] == data["dial"]["dearest_verify_scale"])
-    return {"light": light, "heavy": heavy, "dearest": dearest,
+    return {"light": light, "heavy": heavy, "dearest": dearest, "k_max": max(int(k) for k in light["r"]),
             "dearest_between": dearest["scale"] not in (light["scale"], heavy["scale"]),
             "bandwidth_gb_s": regime["roofline"]["bandwidth_bytes_per_s"] / 1e9,
             "matmul_gflop_s": regime["roofline"]["flops_per_s"] / 1e9}

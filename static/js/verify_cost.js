@@ -133,7 +133,7 @@ function browserError(message) {
   return { zh: `这个浏览器测不了：${message}`, en: `This browser cannot time it: ${message}` };
 }
 
-// answer: the engine ⑥ ranks on (regime.json's), drawn alone on the main path; opening the numbers'
+// answer: the engine ⑤–⑦ rank on (regime.json's), drawn alone on the main path; opening the numbers'
 // fold adds the other engines' curves, faint, and the browser's once timed
 export function initVerifyCost(costs, models, answer) {
   const seed = models.meta.seeds[0];
@@ -184,7 +184,7 @@ export function initVerifyCost(costs, models, answer) {
     const drawn = numbersFold.open || !answerMeasured ? all : all.filter((c) => c.engine === answer);
     chart.replaceChildren(curveSvg(drawn, costs.positions));
     legend.replaceChildren(...drawn.map((c) => h("span", { class: c.engine === answer ? "lead" : null }, h("span", { class: `swatch line-${c.engine}` }),
-      t(c.label ?? ENGINE_LABEL[c.engine]), c.engine === answer ? t({ zh: "（⑥ 用它排名）", en: " (⑥ ranks on it)" }) : null)));
+      t(c.label ?? ENGINE_LABEL[c.engine]), c.engine === answer ? t({ zh: "（⑤–⑦ 用它排名）", en: " (⑤–⑦ rank on it)" }) : null)));
   }
   function renderCurve() {
     const shown = measuredCurves();

@@ -486,7 +486,7 @@ def test_the_rerun_sentence_prints_both_runs_figures_under_the_dial(rendered_pag
     tag_regime(data)
     tag_regime({"regime": rerun}, run="rerun")
     note = rerun_note(data["regime"], rerun, data["regime"]["points"][-1]["best"]["T1"][0]["family"])
-    english = re.search(r'<p class="caption rerun-note" lang="en">(.*?)</p>', rendered_page, flags=re.S)
+    english = re.search(r'<p class="rerun-note" lang="en">(.*?)</p>', rendered_page, flags=re.S)
     text = re.sub(r"<[^>]+>", "", english.group(1))
     assert f"{note['dipping_rerun']} of {note['families']} lines dipped" in text
     assert note["rerun_commit"] in text  # the charted run's commit is the page's own, in its footer

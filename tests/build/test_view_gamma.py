@@ -97,17 +97,3 @@ def test_the_view_of_the_committed_results(page_data):
     assert heavy["best"] in page_data["regime"]["points"][-1]["best"]["T1"] and heavy["best"]["family"] == "draft"
     for row in (light, heavy):  # the runner-up is another γ, tried on the same engine
         assert row["runner"]["size"] != row["best"]["size"]
-
-
-def test_the_rule_of_thumb_names_the_box_familys_gamma_where_it_moves_the_other_way():
-    """③ says where ⑥'s box shows a family whose best γ moves the other way from the draft model's (a flat
-    top, not a trend); nothing where the box's family is the draft model, drafts a tree, or moves the same way."""
-    def point(*rows):
-        return {"best": {"T1": [dict(r) for r in rows]}}
-    ngram = lambda size, shape="chain": {"family": "ngram", "shape": shape, "size": size}
-    light, heavy = point(ngram(3), {"family": "draft", "shape": "chain", "size": 5}), point(ngram(5))
-    assert gamma.box_gamma_turns([light, heavy], (5, 3)) == {"family": "ngram", "light": 3, "heavy": 5}
-    assert gamma.box_gamma_turns([light, heavy], (3, 5)) is None  # the same way as the draft model's
-    assert gamma.box_gamma_turns([light, heavy], (4, 4)) is None  # the draft model's did not move
-    assert gamma.box_gamma_turns([light, point(ngram(5, "tree"))], (5, 3)) is None
-    assert gamma.box_gamma_turns([light, point({"family": "draft", "shape": "chain", "size": 3})], (5, 3)) is None

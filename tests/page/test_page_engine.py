@@ -40,7 +40,7 @@ def test_roofline_controls(open_page):
 
 
 def test_cost_curve_draws_every_measured_point(open_page):
-    """The main path draws the engine ⑥ ranks on alone; opening the numbers' fold adds every other
+    """The main path draws the engine ⑤–⑦ rank on alone; opening the numbers' fold adds every other
     engine's curve, and closing it takes them away again."""
     page = open_page()
     engines = len(COSTS["engines"])

@@ -75,9 +75,7 @@ def gamma_choice(data):
     if None in dial:
         return None
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
-    sizes = [r["best"]["size"] for r in rows]
     return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
-            "best_lo": min(sizes), "best_hi": max(sizes), "best_moves": min(sizes) != max(sizes),
             # the widget starts at the eager engine's c; the dial's drafts cost less, one reason its best γ differs
             "cheaper_drafts": all(r["c"] < data["gamma_sweep"]["c"]["kvcache"] for r in rows)}
 

@@ -56,7 +56,7 @@ def test_the_best_gamma_table_takes_the_dials_two_ends():
     assert c["rows"][0]["runner_fig"] == "draft|chain4|native|kvcache|T1|regime-x1-choose"
     assert c["rows"][1]["runner_fig"] == "draft|chain2|native|kvcache|T1|regime-x140-choose"
     assert (c["rows"][0]["tried_en"], c["rows"][0]["tried_zh"]) == ("1, 4, 5, 8", "1、4、5、8")
-    assert c["interior"] and c["flat"] and (c["best_lo"], c["best_hi"]) == (3, 5)
+    assert c["interior"] and c["flat"]
     assert [r["c"] for r in c["rows"]] == [0.08, 0.08] and c["cheaper_drafts"]  # the dial drafts cheaper than the eager engine
     assert not gamma.gamma_choice(choice_data(light, heavy, eager_c=0.05))["cheaper_drafts"]
 

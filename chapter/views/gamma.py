@@ -60,8 +60,7 @@ def dial_choice(point, engine):
         return None
     runner = runner_up(tried, best)
     fig = runner and answer_condition(runner, engine, 1.0, f"regime-x{point['scale']:g}-choose")
-    return {**choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"]),
-            "c": point["c"]["draft"]}
+    return choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"])
 
 
 def gamma_choice(data):
@@ -75,9 +74,7 @@ def gamma_choice(data):
     if None in dial:
         return None
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
-    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
-            # the widget starts at the eager engine's c; the dial's drafts cost less, one reason its best γ differs
-            "cheaper_drafts": all(r["c"] < data["gamma_sweep"]["c"]["kvcache"] for r in rows)}
+    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows)}
 
 
 def view(data):

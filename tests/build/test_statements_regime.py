@@ -52,8 +52,8 @@ def lede(page):
 def test_the_aside_names_both_effects_and_the_lede_gives_a_plain_answer(rendered_page, page_data):
     html = aside(rendered_page)
     en, zh = lang_text(html, "en"), lang_text(html, "zh")
-    assert "cheap verify" in en and "dear forward" in en and "What ⑥'s dial changes is the second" in en
-    assert "验收便宜" in zh and "forward 贵" in zh and "表盘改变的是第二种" in zh
+    assert "cheap verify" in en and "dear forward" in en and "how much the second effect buys" in en
+    assert "验收便宜" in zh and "forward 贵" in zh and "第二种好处有多大" in zh
     # on one CPU core the verify is cheap but never free (every scale's r_5 above 1×), pointing to ①, which prints the band
     band = regime.r5_band(page_data["regime"]["points"])
     assert band["min"] > 1 and "but never free (①)" in en and "但从不白送（①）" in zh

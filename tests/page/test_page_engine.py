@@ -48,7 +48,7 @@ def test_cost_curve_draws_every_measured_point(open_page):
     assert answer in COSTS["engines"]
     assert page.locator("#cost-curve .curve").count() == 1
     assert page.locator(f"#cost-curve .curve.{answer} circle").count() == len(COSTS["positions"])
-    assert "⑥" in page.locator("#cost-curve .legend").inner_text()
+    assert "⑤–⑦ rank on it" in page.locator("#cost-curve .legend").inner_text()
     page.click("#cost-curve .numbers-box > summary")
     page.wait_for_function(f"document.querySelectorAll('#cost-curve .curve').length === {engines}")
     assert page.locator("#cost-curve circle").count() == engines * len(COSTS["positions"])

@@ -74,7 +74,12 @@ def gamma_choice(data):
     if None in dial:
         return None
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
-    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows)}
+    sweep = data["gamma_sweep"]
+    trained_c, trained_gamma = points[0]["c"]["draft"], rows[0]["best"]["size"]
+    # ⑤ names the draft model's γ on the native engine, longer than the sliders' best: said where drafting there is cheaper
+    longer = trained_c < sweep["c"]["kvcache"] and trained_gamma > sweep["summary"]["fastest"]["kvcache"]["gamma"]
+    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
+            "native": {"c": trained_c, "gamma": trained_gamma} if longer else None}
 
 
 def view(data):

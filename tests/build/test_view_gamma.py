@@ -36,12 +36,13 @@ def timed(size, speedup, lo=None, hi=None, n=3, family="draft"):
             "speedup_runs": {"min": lo, "max": hi, "n": n}, "verdict": "unclear"}
 
 
-def point(scale, best, tried):
-    return {"scale": scale, "main_bytes": 1000 * scale, "best": {"T1": best}, "choose": {"T1": tried}}
+def point(scale, best, tried, c=0.08):
+    return {"scale": scale, "main_bytes": 1000 * scale, "best": {"T1": best}, "choose": {"T1": tried}, "c": {"draft": c}}
 
 
-def choice_data(light, heavy):
-    return {"regime": {"engine": "native", "points": [light, point(4, [], []), heavy]}}
+def choice_data(light, heavy, eager_c=0.24, eager_gamma=3):
+    return {"regime": {"engine": "native", "points": [light, point(4, [], []), heavy]},
+            "gamma_sweep": {"c": {"kvcache": eager_c}, "summary": {"fastest": {"kvcache": {"gamma": eager_gamma}}}}}
 
 
 def test_the_best_gamma_table_takes_the_dials_two_ends():
@@ -56,6 +57,10 @@ def test_the_best_gamma_table_takes_the_dials_two_ends():
     assert c["rows"][1]["runner_fig"] == "draft|chain2|native|kvcache|T1|regime-x140-choose"
     assert (c["rows"][0]["tried_en"], c["rows"][0]["tried_zh"]) == ("1, 4, 5, 8", "1、4、5、8")
     assert c["interior"] and c["flat"]
+    # ③ says why ⑤'s γ (5, native) is longer than the sliders' best (3, eager): drafting there is cheaper
+    assert c["native"] == {"c": 0.08, "gamma": 5}
+    assert gamma.gamma_choice(choice_data(light, heavy, eager_c=0.05))["native"] is None  # not cheaper: not said
+    assert gamma.gamma_choice(choice_data(light, heavy, eager_gamma=5))["native"] is None  # not longer: not said
 
 
 def test_the_rule_of_thumbs_facts_fail_on_one_row():

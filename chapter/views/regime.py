@@ -2,7 +2,7 @@
 in, and what one CPU core shows of it along the dial (the mechanism); and `pays`, the chapter's answer
 that the lede gives (views/header.py)."""
 from chapter.views.dial import dial_end, milliseconds, plain_forward_s
-from chapter.views.rows import find_row, first_seed_run
+from chapter.views.rows import first_seed_run
 
 MECHANISM_FAMILY = "ngram"  # the drafter whose round the mechanism is told with: a table, with no weights to grow heavy
 VERIFY_K = "5"  # the verify the mechanism quotes: 5 positions (γ = 4), r_5 at every scale
@@ -61,7 +61,4 @@ def view(data):
             "budget": lesson_budget(data["published"]["lesson_budget"]),
             "as_trained": dial_end(points[0]), "heavy": dial_end(points[-1]),
             # the aside's "cheap but never free": the band the 5-position verify stays in over the dial, as ① prints it
-            "mechanism": mechanism(data["regime"]),
-            # the verdict rule's example (sections/verdict_rule.html.j2, in ④): the badge just above it, the MTP
-            # head as trained; the heaviest scale's fastest row where the dial lacks that row
-            "example": find_row(points[0]["best"]["T1"], family="mtp") or dial_end(points[-1])["fastest"]}
+            "mechanism": mechanism(data["regime"])}

@@ -3,7 +3,7 @@ regime aside before it tell it, each figure against regime.json; the lede's answ
 the verdict rule defined once, in #rule-verdict."""
 import re
 
-from chapter.views import regime
+from chapter.views import families, regime
 from tests.build.test_page_text import lang_text
 from tests.helpers import results
 
@@ -65,10 +65,14 @@ def test_the_aside_names_both_effects_and_the_lede_gives_a_plain_answer(rendered
     assert "measured answer" not in lang_text(html, "en") and "实测的回答" not in lang_text(html, "zh")
 
 
-def test_the_rule_is_defined_once_with_a_verdict_beside_it(rendered_page):
+def test_the_rule_is_defined_once_with_a_verdict_beside_it(rendered_page, page_data):
     assert rendered_page.count('id="rule-verdict"') == 1
     start = rendered_page.index('id="rule-verdict"')
     rule = rendered_page[start:rendered_page.index("</div>", start)]
+    # in ⑤, where the rankings begin, after the paragraph that names the fastest family as trained; its example is that badge
+    assert rendered_page.index('id="s-families"') < start < rendered_page.index('id="s-ledger"')
+    runs = families.view(page_data)["fastest"]["T1"]["speedup_runs"]
+    assert f'data-min="{runs["min"]}" data-max="{runs["max"]}" data-n="{runs["n"]}"' in rule
     en, zh = lang_text(rule, "en"), lang_text(rule, "zh")
     assert "every paired repeat lies above 1×" in en and "cannot tell" in en and "range" in en
     assert "成对测量" in zh and "都高于 1×" in zh and "分不出" in zh

@@ -74,12 +74,13 @@ def gamma_choice(data):
     if None in dial:
         return None
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
-    sweep = data["gamma_sweep"]
-    trained_c, trained_gamma = points[0]["c"]["draft"], rows[0]["best"]["size"]
-    # ⑤ names the draft model's γ on the native engine, longer than the sliders' best: said where drafting there is cheaper
-    longer = trained_c < sweep["c"]["kvcache"] and trained_gamma > sweep["summary"]["fastest"]["kvcache"]["gamma"]
+    sweep, trained = data["gamma_sweep"], rows[0]["best"]
+    # ⑤ names the draft model's γ on the native engine, longer than the sliders' best: said where a draft there
+    # costs less than the sliders' c (its round's drafting, in plain forwards as ⑤'s map prints it, per draft)
+    per_draft = trained["drafter_per_round"] / trained["size"]
+    longer = per_draft < sweep["c"]["kvcache"] and trained["size"] > sweep["summary"]["fastest"]["kvcache"]["gamma"]
     return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
-            "native": {"c": trained_c, "gamma": trained_gamma} if longer else None}
+            "native": {"round": trained["drafter_per_round"], "gamma": trained["size"], "per_draft": per_draft} if longer else None}
 
 
 def view(data):

@@ -30,14 +30,14 @@ def test_the_recompute_verify_is_priced_at_both_ends_and_below_one_only_when_eve
     assert price["all_below_one"] is below
 
 
-def timed(size, speedup, lo=None, hi=None, n=3, family="draft"):
+def timed(size, speedup, lo=None, hi=None, n=3, family="draft", drafting=0.35):
     lo, hi = speedup if lo is None else lo, speedup if hi is None else hi
-    return {"family": family, "shape": "chain", "size": size, "speedup": speedup,
+    return {"family": family, "shape": "chain", "size": size, "speedup": speedup, "drafter_per_round": drafting,
             "speedup_runs": {"min": lo, "max": hi, "n": n}, "verdict": "unclear"}
 
 
-def point(scale, best, tried, c=0.08):
-    return {"scale": scale, "main_bytes": 1000 * scale, "best": {"T1": best}, "choose": {"T1": tried}, "c": {"draft": c}}
+def point(scale, best, tried):
+    return {"scale": scale, "main_bytes": 1000 * scale, "best": {"T1": best}, "choose": {"T1": tried}}
 
 
 def choice_data(light, heavy, eager_c=0.24, eager_gamma=3):
@@ -58,7 +58,7 @@ def test_the_best_gamma_table_takes_the_dials_two_ends():
     assert (c["rows"][0]["tried_en"], c["rows"][0]["tried_zh"]) == ("1, 4, 5, 8", "1、4、5、8")
     assert c["interior"] and c["flat"]
     # ③ says why ⑤'s γ (5, native) is longer than the sliders' best (3, eager): drafting there is cheaper
-    assert c["native"] == {"c": 0.08, "gamma": 5}
+    assert c["native"] == {"round": 0.35, "gamma": 5, "per_draft": pytest.approx(0.07)}
     assert gamma.gamma_choice(choice_data(light, heavy, eager_c=0.05))["native"] is None  # not cheaper: not said
     assert gamma.gamma_choice(choice_data(light, heavy, eager_gamma=5))["native"] is None  # not longer: not said
 

@@ -55,6 +55,7 @@ export function histColumns(vocab, ids, counts, n, p) {
   }));
 }
 
+const CONTEXT_SHOWN = 48;  // characters of a position's context the strip shows, its end
 export const HIST_HEAD = [{ zh: "字符", en: "character" }, { zh: "次数", en: "count" }, { zh: "频率", en: "frequency" }, { zh: "p", en: "p" }];
 
 // The calculation card for char x: [{label, value}], labels as {zh, en} or plain strings.
@@ -112,7 +113,9 @@ export function initAcceptance(acceptance) {
       type: "button", "aria-pressed": String(i === state.pos), onclick: () => pick(i),
     }, `${t(KIND[pos.kind] || { zh: pos.kind, en: pos.kind })} · α ${fixed(pos.alpha_theory, 2)}`)));
     const ctx = current().context;
-    el("accept-context").replaceChildren(h("span", {}, ctx.slice(-48).replace(/\n/g, "↵")),
+    // the strip shows the context's end; a leading ellipsis says the rest of the 64 characters is there
+    const shown = ctx.length > CONTEXT_SHOWN ? `…${ctx.slice(-CONTEXT_SHOWN)}` : ctx;
+    el("accept-context").replaceChildren(h("span", {}, shown.replace(/\n/g, "↵")),
       h("span", { class: "here", title: t({ zh: "要预测的位置", en: "the position being predicted" }) }, "?"));
   }
 

@@ -44,7 +44,7 @@ from chapter.views.choosing import published
 from chapter.views.dial import dial_view, peer_view
 from chapter.views.lab import lab_compare
 from chapter.views.mtp import deepseek_scale
-from chapter.views.rows import paired_verdict, tag_regime, tag_rows, verdict_badge
+from chapter.views.rows import BADGE_SEP, paired_verdict, tag_regime, tag_rows, verdict_badge
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "experiments" / "results"
@@ -302,6 +302,7 @@ def environment(templates):
     env.globals["ms_pair"] = ms_pair
     env.filters["shuffled"] = shuffled
     env.globals["verdict_badge"] = verdict_badge  # chapter/views/rows.py: a verdict's badge words (macros.verdict)
+    env.globals["badge_sep"] = BADGE_SEP  # and the separator a narrow column may wrap them at (macros.badge_text)
     env.globals["trails"] = CODE_TRAIL  # chapter/code_trail.py: the end of every section
     # Filled anew by every render, in place: jinja2 keeps an imported template (macros.html.j2) with
     # the globals it first saw, so a new object here would not reach it.

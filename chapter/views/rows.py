@@ -103,6 +103,7 @@ def paired_verdict(runs):
 BADGE_WORD = {"faster": {"zh": "更快", "en": "faster"}, "slower": {"zh": "更慢", "en": "slower"},
               "unclear": {"zh": "分不出", "en": "can't tell"}}
 BADGE_ONE_RUN = {"zh": "只测一次", "en": "one run"}
+BADGE_SEP = " · "  # between a badge's parts, where a narrow column may wrap it (macros.badge_text; format.js BADGE_SEP)
 
 
 def verdict_badge(runs):
@@ -111,7 +112,7 @@ def verdict_badge(runs):
     if runs["n"] < 2:
         return dict(BADGE_ONE_RUN)
     word, span = BADGE_WORD[paired_verdict(runs)], f"{runs['min']:.2f}–{runs['max']:.2f}×"
-    return {"zh": f"{word['zh']} · {span} · {runs['n']} 对", "en": f"{word['en']} · {span} · {runs['n']} pairs"}
+    return {"zh": BADGE_SEP.join((word["zh"], span, f"{runs['n']} 对")), "en": BADGE_SEP.join((word["en"], span, f"{runs['n']} pairs"))}
 
 
 def judge(row):

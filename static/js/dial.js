@@ -42,6 +42,12 @@ export function leadFamilies(series) {
   return leads;
 }
 
+// The lines the chart draws: each kind's lead alone, or every family once the grid below it is open.
+export const dialLines = (series, all) => {
+  const leads = leadFamilies(series);
+  return all ? series : series.filter((f) => leads.has(f.family));
+};
+
 // The dial as a grid: a row per family in the chart's order, a cell per scale (null where the family
 // did not run), each with its row's verdict, so that where a family pays for good reads along its row.
 export function dialGridRows(series, regime) {
@@ -101,7 +107,8 @@ export function labelHeights(series, y, frame) {
 const lastSpeed = (f) => f.points[f.points.length - 1].row.speedup;
 const sample = (family, x1, x2, y) => s("line", { class: "dial-sample", x1, x2, y1: y, y2: y, "stroke-dasharray": familyDash(family) });
 
-function dialSvg(series, regime, chosen, shownScale, narrow) {
+// series: every family (it sets the axes); drawn: the lines shown (the leads alone while the grid is folded).
+function dialSvg(series, drawn, regime, chosen, shownScale, narrow) {
   const leads = leadFamilies(series);
   const frame = narrow ? DIAL_FRAME.narrow : DIAL_FRAME.wide;
   const { W, H, L, R, T, B } = frame;
@@ -115,7 +122,7 @@ function dialSvg(series, regime, chosen, shownScale, narrow) {
   const step = top - bottom > 2.5 ? 0.5 : 0.25;
   const ticks = [];
   for (let v = Math.ceil(bottom / step) * step; v <= top; v += step) ticks.push(Number(v.toFixed(2)));
-  const ends = narrow ? [] : labelHeights(series, y, frame);
+  const ends = narrow ? [] : labelHeights(drawn, y, frame);
   const keyX = W - R + 14;
   return s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: `dial-chart${narrow ? " narrow" : ""}`,
     "aria-label": t({ zh: `每种草稿方法最快一行的加速比（相对同一档的${FAMILY_LABEL.plain.zh}）与主模型的字节数（对数刻度）；数字见下表`, en: `each family's fastest row's speedup (over ${FAMILY_LABEL.plain.en} at the same scale) against the main model's bytes (log scale); the numbers are in the table below` }) },
@@ -134,7 +141,7 @@ function dialSvg(series, regime, chosen, shownScale, narrow) {
   ticks.map((v) => s("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, `${v}×`)),
   regime.points.map((p) => s("text", { x: x(p.main_bytes), y: H - B + 16, "text-anchor": "middle" }, megabytes(p.main_bytes).replace(" MB", ""))),
   s("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, t({ zh: "主模型的权重（MB，对数刻度）", en: "the main model's weights (MB, log scale)" })),
-  series.map((f, i) => {
+  drawn.map((f, i) => {
     const end = f.points[f.points.length - 1];
     return s("g", { class: `dial-line ${familyClass(f.family)}${f.family === chosen ? " on" : ""}${leads.has(f.family) ? "" : " faint"}` },
       s("polyline", { points: f.points.map((p) => `${x(p.bytes)},${y(p.row.speedup)}`).join(" "), "stroke-dasharray": familyDash(f.family) }),
@@ -250,7 +257,7 @@ export function initDial(regime) {
   let state = dialFromHash(hashGet, regime, { key: "T1", scale: heaviest.scale });
   const root = document.getElementById("dial-widget");
   const chart = root.querySelector(".dial-figs"), grid = root.querySelector(".dial-grid-box"), table = root.querySelector(".dial-table");
-  const legend = root.querySelector(".dial-legend");
+  const legend = root.querySelector(".dial-legend"), gridFold = root.querySelector("#dial-grid-details");
   const temps = [...root.querySelectorAll("[data-dial-t]")], scales = root.querySelector(".dial-scales");
   const phone = window.matchMedia?.(NARROW);
 
@@ -262,9 +269,11 @@ export function initDial(regime) {
       onclick: () => { state.scale = p.scale; hashSet("dialx", p.scale); draw(); } }, megabytes(p.main_bytes))));
     // on a phone the chart fits the width and a legend under it names its lines
     const narrow = Boolean(phone?.matches), chosen = series[0]?.family;
+    // one line per kind of drafter until the reader opens the grid, which adds the other families, faint
+    const drawn = dialLines(series, gridFold.open);
     chart.replaceChildren(h("figure", { class: "dial-fig", "aria-label": t({ zh: "表盘图", en: "the dial's chart" }) },
-      dialSvg(series, regime, chosen, state.scale, narrow)));
-    legend.replaceChildren(...(narrow ? dialLegend(series, chosen) : []));
+      dialSvg(series, drawn, regime, chosen, state.scale, narrow)));
+    legend.replaceChildren(...(narrow ? dialLegend(drawn, chosen) : []));
     legend.hidden = !narrow;
     grid.replaceChildren(dialGrid(series, regime, chosen, narrow));
     const rows = point.best[state.key] ?? [];
@@ -290,6 +299,7 @@ export function initDial(regime) {
   });
   onLangChange(draw);
   phone?.addEventListener?.("change", draw);
+  gridFold.addEventListener("toggle", draw);
   draw();
 }
 

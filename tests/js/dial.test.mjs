@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import "./registry.mjs";
-import { DIAL_FRAME, dialFromHash, dialGridRows, dialSeries, labelHeights, leadFamilies, megabytes, rkSeries, spreadLabels } from "../../static/js/dial.js";
+import { DIAL_FRAME, dialFromHash, dialGridRows, dialLines, dialSeries, labelHeights, leadFamilies, megabytes, rkSeries, spreadLabels } from "../../static/js/dial.js";
 import { familyClass } from "../../static/js/labels.js";
 
 const lastSpeedup = (f) => f.points.at(-1).row.speedup;
@@ -92,6 +92,9 @@ test("one bold line per kind of drafter: the kind's fastest family at the heavie
   const fake = [{ family: "ngram", points: [{ row: { speedup: 2 } }] }, { family: "lookup", points: [{ row: { speedup: 1 } }] },
     { family: "draft", points: [{ row: { speedup: 1.5 } }] }];
   assert.deepEqual([...leadFamilies(fake)], ["ngram", "draft"]);
+  // the chart draws the leads alone while the grid is folded, every family once it is open, in the same order
+  assert.deepEqual(dialLines(fake, false).map((f) => f.family), ["ngram", "draft"]);
+  assert.deepEqual(dialLines(fake, true), fake);
 });
 
 test("the dial's grid: a cell per scale in the chart's order, its verdict by the paired rule, null where a family did not run", () => {

@@ -7,6 +7,16 @@ from tests.helpers import ROOT
 
 REGIME = orjson.loads((ROOT / "experiments/results/regime.json").read_bytes())
 POINTS = REGIME["points"]
+GROUP = {f["name"]: f["group"] for f in orjson.loads((ROOT / "experiments/results/registry.json").read_bytes())["families"]}
+
+
+def families_at(key="T1"):
+    return {r["family"] for p in POINTS for r in p["best"][key]}
+
+
+def kinds_at(key="T1"):
+    """The lines the chart draws while its grid is folded: one per kind of drafter (⑤'s map)."""
+    return {GROUP[f] for f in families_at(key)}
 
 
 def mb(bytes_):
@@ -18,8 +28,10 @@ def test_the_dial_draws_every_family_and_its_buttons_pick_the_table(open_page, l
     page = open_page(hash_=f"#lang={lang}")
     dial = page.locator("#dial-widget")
     dial.scroll_into_view_if_needed()
-    families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
-    assert dial.locator("g.dial-line").count() == len(families)
+    assert dial.locator("g.dial-line").count() == len(kinds_at())  # one line per kind while the grid is folded
+    page.click("#dial-grid-details > summary")  # the grid adds every other family, faint
+    assert dial.locator("g.dial-line").count() == len(families_at())
+    assert dial.locator("g.dial-line.faint").count() == len(families_at()) - len(kinds_at())
     assert dial.locator("g.rk-line").count() == 0  # r_k is drawn once, in ①'s deep dive on the heavy twins
     page.evaluate("document.getElementById('deep-twin-rk').open = true")
     assert page.locator("#rk-widget g.rk-line").count() == len(POINTS)
@@ -63,8 +75,7 @@ def test_the_dial_labels_its_lines_in_their_colours_and_keeps_its_note_clear(ope
       return { stroke: getComputedStyle(line).stroke, fill: getComputedStyle(label).fill, sampleStroke: getComputedStyle(sample).stroke,
         dash: line.getAttribute('stroke-dasharray'), sampleDash: sample.getAttribute('stroke-dasharray'), y: label.getBBox().y };
     })""")
-    families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
-    assert len(keys) == len(families)
+    assert len(keys) == len(kinds_at())  # the grid is folded: a line per kind
     for k in keys:
         assert k["fill"] == k["stroke"] == k["sampleStroke"] and k["dash"] == k["sampleDash"]
     ys = [k["y"] for k in keys]  # the lines' order (fastest at the heaviest scale first), top to bottom
@@ -89,15 +100,16 @@ def test_on_a_phone_the_dial_and_its_grid_fit_the_width(open_page, lang):
     box = page.locator("#dial-widget .dial-shown").bounding_box()  # the selected (heaviest) scale's band is on screen
     assert box and box["x"] + box["width"] <= 390
     assert page.locator("#dial-widget .dial-key").count() == 0  # the lines are named by the legend below
-    families = {r["family"] for p in POINTS for r in p["best"]["T1"]}
+    families = families_at()
     legend = page.locator("#dial-widget ul.dial-legend")
-    assert legend.is_visible() and legend.locator("li svg.dial-swatch").count() == len(families)
+    assert legend.is_visible() and legend.locator("li svg.dial-swatch").count() == len(kinds_at())
     assert legend.evaluate("(el) => el.scrollWidth <= el.clientWidth")
     heaviest = sorted(POINTS[-1]["best"]["T1"], key=lambda r: -r["speedup"])[0]
     assert f"{heaviest['speedup']:.2f}×" in legend.locator("li").first.inner_text()  # each name with its speedup at the heaviest scale
     assert not page.locator("#dial-widget table.dial-grid").is_visible()  # the grid is folded off the main path
     page.click("#dial-grid-details > summary")
     assert page.locator("#dial-widget table.dial-grid tbody th svg.dial-swatch").count() == len(families)
+    assert legend.locator("li svg.dial-swatch").count() == len(families)  # the open grid's lines join the legend
     grid = page.locator("#dial-widget .dial-grid-box")
     assert grid.evaluate("(el) => el.scrollWidth <= el.clientWidth")  # every scale's column on screen
     # the scale buttons, in the table's box: no row holds a single button
@@ -114,8 +126,8 @@ def test_the_dial_draws_one_bold_line_per_kind_and_a_grid_of_every_verdict(open_
     page = open_page(hash_=f"#lang={lang}")
     dial = page.locator("#dial-widget")
     dial.scroll_into_view_if_needed()
-    registry = orjson.loads((ROOT / "experiments/results/registry.json").read_bytes())
-    group = {f["name"]: f["group"] for f in registry["families"]}
+    group = GROUP
+    page.click("#dial-grid-details > summary")
     for key in ["T1", "T0"]:
         if key == "T0":
             page.click("#dial-widget [data-dial-t=T0]")
@@ -125,7 +137,8 @@ def test_the_dial_draws_one_bold_line_per_kind_and_a_grid_of_every_verdict(open_
             if group[r["family"]] not in {group[f] for f in leads}:
                 leads.append(r["family"])
         bold = dial.locator("g.dial-line:not(.faint)")
-        assert bold.count() == len(leads) == len({group[r["family"]] for p in POINTS for r in p["best"][key]})
+        assert bold.count() == len(leads) == len(kinds_at(key))
+        assert dial.locator("g.dial-line.faint").count() == len(families_at(key)) - len(leads)
         grid = dial.locator("table.dial-grid tbody tr")
         shown = grid.evaluate_all("rs => rs.map((r) => [...r.querySelectorAll('td')].map((td) => td.className))")
         names = grid.evaluate_all("rs => rs.map((r) => r.querySelector('th').textContent.trim())")

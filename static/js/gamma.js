@@ -62,7 +62,7 @@ export function optimalRows(sliderAlpha, c, gammaMax) {
 
 // The two charts of one mode at the sliders' α and c: chart specs for gammaChartSvg, with the
 // aria text as a {zh, en} pair. verifyPrices[γ−1]: a verify forward's measured price in main
-// forwards (the dashed curve is drawn only when every γ has one).
+// forwards (the dashed curve is drawn only when every γ has one; null: not drawn).
 export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
   const gammas = Array.from({ length: gammaMax }, (_, i) => i + 1);
   const best = optimalGamma(alpha, c, gammaMax);
@@ -82,7 +82,7 @@ export function gammaCharts(rows, { alpha, c, mode }, gammaMax, verifyPrices) {
       level: 1,
       best: best.pays ? { gamma: best.gamma, value: best.speedup } : null, // no ring when no γ pays
       curves: [{ cls: "curve", dots: true, values: gammas.map((g) => speedupTheory(alpha, g, c)) },
-        ...(verifyPrices.every((v) => v > 0) ? [{ cls: "curve2", values: gammas.map((g, i) => speedupTheory(alpha, g, c, verifyPrices[i])) }] : [])],
+        ...(verifyPrices?.every((v) => v > 0) ? [{ cls: "curve2", values: gammas.map((g, i) => speedupTheory(alpha, g, c, verifyPrices[i])) }] : [])],
       points: rows.map((r) => ({ gamma: r.gamma, value: r.speedup, min: r.speedup_runs.min, max: r.speedup_runs.max,
         title: `γ = ${r.gamma}: ${fixed(r.speedup, 2)}× (${fixed(r.speedup_runs.min, 2)}–${fixed(r.speedup_runs.max, 2)}), Theorem 3.8 ${fixed(r.speedup_theory, 2)}×` })),
     },
@@ -125,7 +125,8 @@ export function initGamma(gammaSweep) {
   }
 
   function renderCharts() {
-    const priced = gammas.map((g) => verifyPrice(state.mode, g));
+    // the verify-priced curve belongs to the folded box under the charts: drawn only while it is open
+    const priced = el("gamma-numbers").open ? gammas.map((g) => verifyPrice(state.mode, g)) : null;
     const specs = gammaCharts(rowsOf(state.mode), state, gammaMax, priced);
     el("gamma-chart-tokens").innerHTML = gammaChartSvg({ ...specs.tokens, aria: t(specs.tokens.aria) });
     el("gamma-chart-speed").innerHTML = gammaChartSvg({ ...specs.speed, aria: t(specs.speed.aria) });
@@ -194,6 +195,7 @@ export function initGamma(gammaSweep) {
   };
   for (const m of modes) el(`gamma-mode-${m}`).addEventListener("click", () => loadMeasured(m));
   el("gamma-reset").addEventListener("click", () => loadMeasured(state.mode));
+  el("gamma-numbers").addEventListener("toggle", renderCharts);  // the dashed curve comes and goes with the box
   onHashChange((hash) => { fromHash(hash); render(); });
   onLangChange(render);
   fromHash({ gmode: hashGet("gmode"), galpha: hashGet("galpha"), gc: hashGet("gc") });

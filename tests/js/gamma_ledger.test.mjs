@@ -247,6 +247,7 @@ test("γ charts: curves over 1..γmax, measured points of the mode, the dashed c
   assert.equal(specs.speed.curves.length, 2);
   close(specs.speed.curves[1].values[0], expectedTokens(0.7, 1) / (0.2 + 1.2));
   assert.equal(gammaCharts(rows, state, 8, [1.2, undefined, 1, 1, 1, 1, 1, 1]).speed.curves.length, 1);
+  assert.equal(gammaCharts(rows, state, 8, null).speed.curves.length, 1);  // the box under the charts is closed
   assert.equal(specs.speed.best.gamma, optimalGamma(0.7, 0.2, 8).gamma);
   // when no γ beats plain decoding the chart marks none, as the readout says
   assert.equal(gammaCharts(rows, { alpha: 0.05, c: 1, mode: "kvcache" }, 8, rows.map(() => 1)).speed.best, null);

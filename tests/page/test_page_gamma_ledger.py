@@ -60,7 +60,9 @@ def test_gamma_defaults_teach(open_page):
     g = best_gamma(best["alpha"], SWEEP["c"]["kvcache"])
     assert optimal_table(page)[-1][1] == str(g)  # the slider's row: the best γ at the measured α and c
     assert not page.locator("#gamma-measured").is_visible()  # the table behind the chart, folded
+    assert page.locator("#gamma-chart-speed .curve2").count() == 0  # and with it the verify-priced curve
     page.click("#gamma-widget .numbers-box > summary")
+    assert page.locator("#gamma-chart-speed .curve2").count() == 1  # opening the box draws it
     measured = page.locator("#gamma-measured tbody tr")
     assert measured.count() == len(sweep_rows("kvcache"))
     for tr, row in zip(measured.all(), sweep_rows("kvcache")):

@@ -57,7 +57,10 @@ def test_lab_waits_until_it_is_seen(open_page):
     open_deep(page, "lab-races")
     assert page.locator("#lab-race-go").is_enabled() and page.locator("#lab-heavy-go").is_enabled()
     assert f"{LAB['main']['params']:,}" in page.locator("#lab-status").inner_text()
-    # the defaults teach: a few rounds are already on show, with drafts and verdicts
+    # the defaults teach: a few rounds are already on show, with drafts and verdicts in a fold off the main path
+    assert page.locator("#lab-round-box").get_attribute("open") is None and not page.locator("#lab-drafts").is_visible()
+    page.locator("#lab-round-box > summary").click()
+    assert page.locator("#lab-drafts").is_visible()
     assert page.locator("#lab-round-title").inner_text() == "Round 3 of 3"
     assert page.locator("#lab-drafts tbody tr").count() == 4  # draft model, γ = 4
     assert page.locator("#lab-text [data-round]").count() > 3
@@ -98,7 +101,7 @@ def test_characters_outside_the_vocabulary_are_refused_by_name(open_page):
     assert not msg.is_visible()
     assert page.locator("#lab-step").is_enabled()
     page.click("#lab-step")
-    assert page.locator("#lab-round-title").inner_text() == "第 1 轮，共 1 轮"
+    assert page.locator("#lab-round-title").text_content() == "第 1 轮，共 1 轮"
     page.fill("#lab-prompt-text", "")
     assert msg.is_visible() and page.locator("#lab-step").is_disabled()
 
@@ -156,6 +159,7 @@ def test_the_modelled_clock_prices_the_same_race_and_follows_its_controls(open_p
 
 def test_stepping_at_t1_shows_rounds_and_moves_the_counters(open_page):
     page = loaded(open_page(hash_="#lang=en&lab-s=7"))
+    page.locator("#lab-round-box > summary").click()  # the round's drafts and verdicts, in their fold
     before = counters(page)
     assert before["main forwards (one per round)"] == "3"
     page.click("#lab-step")
@@ -334,7 +338,7 @@ def test_without_webassembly_simd_the_lab_keeps_the_javascript_forward(browser, 
     assert "JavaScript" in page.text_content("#lab-kernel-note")
     assert page.locator("#lab-heavy-scale option").count() == 1
     assert not page.locator("#lab-heavy-go").is_disabled()
-    assert page.locator("#lab-round-title").inner_text() == "Round 3 of 3"  # the rest of the lab runs as before
+    assert page.locator("#lab-round-title").text_content() == "Round 3 of 3"  # the rest of the lab runs as before
     if how == "no SIMD":
         assert page.errors == []
         page.context.close()

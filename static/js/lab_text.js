@@ -139,7 +139,6 @@ export function counterReadouts(c, settings) {
     [c && c.mainForwards ? fixed(c.emitted / c.mainForwards, 2) : "—", { zh: "每次主模型 forward 的字数", en: "characters per main forward" }],
     [plain ? "—" : alpha === null ? "—" : fixed(alpha, 3), plain ? { zh: `实测 α：${FAMILY_LABEL.plain.zh}没有草稿`, en: `measured α: ${FAMILY_LABEL.plain.en} has no drafts` }
       : { zh: `实测 α = 接受 ${c ? c.accepted : 0} ÷ 检查 ${c ? c.checked : 0}`, en: `measured α = ${c ? c.accepted : 0} accepted ÷ ${c ? c.checked : 0} checked` }],
-    [c ? `${fixed(c.mainMs, 0)} / ${fixed(c.drafterMs, 0)}` : "—", { zh: "累计计算毫秒：主模型 / 草稿员（全部 forward）", en: "computing ms so far, all forwards: main / drafter" }],
   ];
 }
 

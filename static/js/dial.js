@@ -31,9 +31,14 @@ export function dialSeries(regime, key) {
 }
 
 // The line drawn bold for each kind of drafter (registry.json's group, ⑤'s map): its fastest family at
-// the heaviest scale. The other families are drawn faint, so that the chart reads one line per kind.
-export function leadFamilies(series) {
+// the heaviest scale, or the family named in `keep` (another temperature's lead, so that switching
+// temperature keeps each kind's line) where it ran. The other families are drawn faint.
+export function leadFamilies(series, keep = new Set()) {
   const kinds = new Set(), leads = new Set();
+  for (const f of series) {
+    const kind = familyClass(f.family);
+    if (keep.has(f.family)) { leads.add(f.family); kinds.add(kind); }
+  }
   for (const f of series) {
     const kind = familyClass(f.family);
     if (!kinds.has(kind)) leads.add(f.family);
@@ -43,10 +48,7 @@ export function leadFamilies(series) {
 }
 
 // The lines the chart draws: each kind's lead alone, or every family once the grid below it is open.
-export const dialLines = (series, all) => {
-  const leads = leadFamilies(series);
-  return all ? series : series.filter((f) => leads.has(f.family));
-};
+export const dialLines = (series, all, leads = leadFamilies(series)) => (all ? series : series.filter((f) => leads.has(f.family)));
 
 // The dial as a grid: a row per family in the chart's order, a cell per scale (null where the family
 // did not run), each with its row's verdict, so that where a family pays for good reads along its row.
@@ -108,8 +110,7 @@ const lastSpeed = (f) => f.points[f.points.length - 1].row.speedup;
 const sample = (family, x1, x2, y) => s("line", { class: "dial-sample", x1, x2, y1: y, y2: y, "stroke-dasharray": familyDash(family) });
 
 // series: every family (it sets the axes); drawn: the lines shown (the leads alone while the grid is folded).
-function dialSvg(series, drawn, regime, chosen, shownScale, narrow) {
-  const leads = leadFamilies(series);
+function dialSvg(series, drawn, leads, regime, chosen, shownScale, narrow) {
   const frame = narrow ? DIAL_FRAME.narrow : DIAL_FRAME.wide;
   const { W, H, L, R, T, B } = frame;
   const bytes = regime.points.map((p) => p.main_bytes);
@@ -269,10 +270,12 @@ export function initDial(regime) {
       onclick: () => { state.scale = p.scale; hashSet("dialx", p.scale); draw(); } }, megabytes(p.main_bytes))));
     // on a phone the chart fits the width and a legend under it names its lines
     const narrow = Boolean(phone?.matches), chosen = series[0]?.family;
-    // one line per kind of drafter until the reader opens the grid, which adds the other families, faint
-    const drawn = dialLines(series, gridFold.open);
+    // one line per kind of drafter until the reader opens the grid, which adds the other families, faint;
+    // each kind keeps its T = 1 family at T = 0, so that the switch moves lines instead of swapping them
+    const leads = leadFamilies(series, leadFamilies(dialSeries(regime, "T1")));
+    const drawn = dialLines(series, gridFold.open, leads);
     chart.replaceChildren(h("figure", { class: "dial-fig", "aria-label": t({ zh: "表盘图", en: "the dial's chart" }) },
-      dialSvg(series, drawn, regime, chosen, state.scale, narrow)));
+      dialSvg(series, drawn, leads, regime, chosen, state.scale, narrow)));
     legend.replaceChildren(...(narrow ? dialLegend(drawn, chosen) : []));
     legend.hidden = !narrow;
     grid.replaceChildren(dialGrid(series, regime, chosen, narrow));

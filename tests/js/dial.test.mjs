@@ -92,6 +92,8 @@ test("one bold line per kind of drafter: the kind's fastest family at the heavie
   const fake = [{ family: "ngram", points: [{ row: { speedup: 2 } }] }, { family: "lookup", points: [{ row: { speedup: 1 } }] },
     { family: "draft", points: [{ row: { speedup: 1.5 } }] }];
   assert.deepEqual([...leadFamilies(fake)], ["ngram", "draft"]);
+  // another temperature's lead keeps its kind's line where it ran; a kind without one falls back to its fastest
+  assert.deepEqual([...leadFamilies(fake, new Set(["lookup", "eagle"]))].sort(), ["draft", "lookup"]);
   // the chart draws the leads alone while the grid is folded, every family once it is open, in the same order
   assert.deepEqual(dialLines(fake, false).map((f) => f.family), ["ngram", "draft"]);
   assert.deepEqual(dialLines(fake, true), fake);

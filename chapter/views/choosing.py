@@ -159,12 +159,15 @@ def slowest_view(data):
 def dont_view(data):
     """The rest of the "when not to speculate" list: the band r_5 stays in over the dial (as ① prints it), whether the heaviest twin's
     5-position verify is still priced (past the flatness slack costs.json records, experiments/stats.py
-    is_flat: then the twin's speedups come from a dear forward, not a free verify), and the n-gram table's size and how many times the main model's weights it is."""
+    is_flat: then the twin's speedups come from a dear forward, not a free verify), the n-gram table's size and how many times the main model's weights it is,
+    and whether prompt lookup and lookahead decoding, which need almost no memory, pay for good at no scale of ⑥'s dial (data.dial)."""
     fa = data["families"]
     points = data["regime"]["points"]
     return {"r5": r5_band(points),  # ①'s band of r_5 over the dial
             "heavy_verify_priced": points[-1]["r"]["5"] > flat_bound(data["costs"]),
-            "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_entries": fa["costs"]["ngram"].get("entries"), "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"]}
+            "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_entries": fa["costs"]["ngram"].get("entries"), "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"],
+            # the two drafters that need almost no memory, where neither pays for good at any scale of ⑥'s dial
+            "light_never_pay": {"lookup", "lookahead"} <= set(data["dial"]["never"])}
 
 
 def span(lo_hi):

@@ -35,11 +35,8 @@ export function dialSeries(regime, key) {
 // temperature keeps each kind's line) where it ran. The other families are drawn faint.
 export function leadFamilies(series, keep = new Set()) {
   const kinds = new Set(), leads = new Set();
-  for (const f of series) {
-    const kind = familyClass(f.family);
-    if (keep.has(f.family)) { leads.add(f.family); kinds.add(kind); }
-  }
-  for (const f of series) {
+  // the kept families first, so that each claims its kind before the kind's fastest can
+  for (const f of [...series.filter((g) => keep.has(g.family)), ...series]) {
     const kind = familyClass(f.family);
     if (!kinds.has(kind)) leads.add(f.family);
     kinds.add(kind);
@@ -261,6 +258,7 @@ export function initDial(regime) {
   const legend = root.querySelector(".dial-legend"), gridFold = root.querySelector("#dial-grid-details");
   const temps = [...root.querySelectorAll("[data-dial-t]")], scales = root.querySelector(".dial-scales");
   const phone = window.matchMedia?.(NARROW);
+  const keepT1 = leadFamilies(dialSeries(regime, "T1"));  // each kind's line at T = 1, kept at T = 0
 
   function draw() {
     for (const b of temps) b.setAttribute("aria-pressed", String(b.dataset.dialT === state.key));
@@ -272,7 +270,7 @@ export function initDial(regime) {
     const narrow = Boolean(phone?.matches), chosen = series[0]?.family;
     // one line per kind of drafter until the reader opens the grid, which adds the other families, faint;
     // each kind keeps its T = 1 family at T = 0, so that the switch moves lines instead of swapping them
-    const leads = leadFamilies(series, leadFamilies(dialSeries(regime, "T1")));
+    const leads = leadFamilies(series, keepT1);
     const drawn = dialLines(series, gridFold.open, leads);
     chart.replaceChildren(h("figure", { class: "dial-fig", "aria-label": t({ zh: "表盘图", en: "the dial's chart" }) },
       dialSvg(series, drawn, leads, regime, chosen, state.scale, narrow)));

@@ -54,10 +54,13 @@ export function figHTML(text, quantity, condition) {
 export const BADGE_WORD = { faster: { zh: "更快", en: "faster" }, slower: { zh: "更慢", en: "slower" }, unclear: { zh: "分不出", en: "can't tell" } };
 export const BADGE_ONE_RUN = { zh: "只测一次", en: "one run" };
 
+// Between a badge's parts, where a narrow column may wrap it (rows.BADGE_SEP's twin; badgeParts splits on it).
+export const BADGE_SEP = " · ";
+
 export function verdictBadgeText(runs) {
   if (runs.n < 2) return { ...BADGE_ONE_RUN };
   const word = BADGE_WORD[pairedVerdict(runs)], span = `${runs.min.toFixed(2)}–${runs.max.toFixed(2)}×`;
-  return { zh: `${word.zh} · ${span} · ${runs.n} 对`, en: `${word.en} · ${span} · ${runs.n} pairs` };
+  return { zh: [word.zh, span, `${runs.n} 对`].join(BADGE_SEP), en: [word.en, span, `${runs.n} pairs`].join(BADGE_SEP) };
 }
 
 // The accessible name starts with the words shown (axe: label-content-name-mismatch), then says them in full.
@@ -79,8 +82,7 @@ export function verdictBadgeParts(runs, lang, plain) {
     "data-aria-zh": aria.zh, "data-aria-en": aria.en, "aria-label": aria[lang] }, text: verdictBadgeText(runs) };
 }
 
-// A badge's words in parts, each kept on one line, so a narrow column wraps it only at " · " (as macros.badge_text).
-export const BADGE_SEP = " · ";
+// A badge's words in parts, each kept on one line, so a narrow column wraps it only at BADGE_SEP (as macros.badge_text).
 export const badgeParts = (words) => words.split(BADGE_SEP);
 
 export function verdictBadgeHTML(runs, lang, plain) {

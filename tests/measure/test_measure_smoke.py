@@ -23,6 +23,7 @@ from experiments.methods import FAMILIES, Family
 from experiments.model import GPT, GPTConfig, save_checkpoint
 from experiments.runners import DrafterBase
 from experiments.runs import DRAFT_SNAPSHOTS, run_name
+from experiments.stats import theorem_3_8
 
 SEEDS = (0, 1, 2)
 HEAD_SEEDS = (0, 1)  # seed 2 has no Medusa or EAGLE drafter: the families' α skips it
@@ -132,7 +133,12 @@ def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
     assert "compiled" not in read_json(results / "ledger.json")
     assert "peer" not in read_json(results / "ledger.json")
     assert list(read_json(results / "costs.json")["engines"]) == ["eager"]
+    # without the native engine ③'s kv-cache sweep falls back to eager, and says so without "which ⑤–⑦ rank on"
+    sweep = read_json(results / "gamma_sweep.json")
+    assert sweep["engines"] == {"kvcache": "eager", "recompute": "eager"}
+    assert {r["engine"] for r in sweep["rows"]} == {"eager"}
     html = render(load_results(results))
+    assert "with a kv cache on the eager engine: c =" in " ".join(html.split())
     assert 'id="ledger-mode-compiled"' not in html
     assert "Only the eager engine was measured this time." in html
 
@@ -294,6 +300,25 @@ def test_costs_per_engine(measured):
             assert spread["n"] == SIZES.cost_repeats
             paired = engine["over_main_spread"][n]  # ratios paired repeat by repeat
             assert paired["min"] <= engine["over_main"][n] <= paired["max"] and paired["n"] == SIZES.cost_repeats
+
+
+def test_gamma_sweeps_kv_cache_rows_run_on_the_answer_engine(measured):
+    """③'s kv-cache rows are the native lane of the ledger's kv-cache run (plain and γ = 1..γmax),
+    priced by that lane's own c; its recompute rows are the eager ledger's."""
+    sweep, ledger = read_json(measured / "gamma_sweep.json"), read_json(measured / "ledger.json")
+    assert sweep["engines"] == {"kvcache": "native", "recompute": "eager"}
+    assert ledger["engines"] == ["eager", "compiled"]  # the ledger itself keeps its engines
+    kv = [r for r in sweep["rows"] if r["mode"] == "kvcache"]
+    assert {r["engine"] for r in kv} == {"native"} and [r["gamma"] for r in kv] == list(range(1, sweep["gamma_max"] + 1))
+    rc = [r for r in sweep["rows"] if r["mode"] == "recompute"]
+    eager = [r for r in ledger["rows"] if r["method"] == "draft" and r["mode"] == "recompute"]
+    assert [(r["gamma"], r["speedup"], r["alpha"]) for r in rc] == [(r["gamma"], r["speedup"], r["alpha"]) for r in eager]
+    assert sweep["c"] == {m: sweep["lane_costs"][m]["c"] for m in ("kvcache", "recompute")}
+    assert sweep["lane_costs"]["recompute"] == sweep["forward_costs"]["recompute"] == ledger["forward_costs"]["recompute"]
+    assert sweep["c"]["kvcache"] != ledger["forward_costs"]["kvcache"]["c"]  # the native price, not the eager one
+    for r in kv:  # Theorem 3.8 of each row at its own α and the lane's c
+        assert r["speedup_theory"] == pytest.approx(theorem_3_8(r["alpha"], r["gamma"], sweep["c"]["kvcache"]))
+    assert sweep["summary"]["fastest"]["kvcache"]["gamma"] == max(kv, key=lambda r: r["speedup"])["gamma"]
 
 
 def test_burst_verdict_follows_the_pooled_test(measured):

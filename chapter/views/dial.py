@@ -155,12 +155,18 @@ def dips(points, family, key="T1"):
     return [points[i]["scale"] for i in range(1, len(points) - 1)
             if None not in speed[i - 1:i + 2] and speed[i] < min(speed[i - 1], speed[i + 1])]
 
+def same_machine(a, b):
+    """Did two results files run on the same kind of machine (meta: device name, device type, CPU details)?"""
+    key = lambda meta: (meta.get("device"), meta.get("device_type"), meta.get("cpu"))
+    return key(a["meta"]) == key(b["meta"])
+
 def rerun_note(regime, rerun, family):
     """What a full rerun of the dial (build.load_rerun) says of the committed dial's first dip in the
     family's line: at that scale, the row's in-loop verify and speedup in both runs, the family's verify at
     the committed run's other scales, the rerun's commit, and how many families dip there in each run.
-    None without a rerun, without a dip, or when the rerun lacks that scale or that family there."""
-    scales = dips(regime["points"], family) if rerun else []
+    None without a rerun, without a dip, when the rerun ran on another machine (its dips say nothing of
+    this one's), or when the rerun lacks that scale or that family there."""
+    scales = dips(regime["points"], family) if rerun and same_machine(regime, rerun) else []
     if not scales:
         return None
     at = {p["scale"]: i for i, p in enumerate(regime["points"])}[scales[0]]

@@ -83,6 +83,7 @@ def view(data):
     summary, costs = sweep["summary"], sweep["forward_costs"]
     kv_rows = [r for r in sweep["rows"] if r["mode"] == "kvcache"]
     return {"sweep": sweep, "best": summary["fastest"]["kvcache"], "n_gammas": len(kv_rows),
+            "kv_repeats": kv_rows[0]["repeats"],  # every row of a lane ran the same repeats (measure/ledger.py)
             # the engine of the charts' squares (the answer engine where it built) and of recompute mode
             "engine": sweep["engines"]["kvcache"], "rc_engine": sweep["engines"]["recompute"],
             "ranking_engine": sweep["engines"]["kvcache"] == data["regime"]["engine"],  # the engine ⑤–⑦ rank on

@@ -293,14 +293,19 @@ def measure(args, data, seeds, sizes):
         for mode, engine in lanes:
             print(f"  {mode} {engine}: main {costs[mode, engine]['seconds']['main'] * 1e3:.3f} ms, "
                   f"c = {costs[mode, engine]['c']:.3f}, c_mtp = {costs[mode, engine]['c_mtp']:.3f}", flush=True)
-        for mode in MODES:  # the engines of one mode are interleaved in one run, so they compare fairly
-            methods = {(engine, spec): fn for m, engine in lanes if m == mode
+        # the ledger's engines of one mode are interleaved in one run, so they compare fairly; ③'s native lane
+        # runs on its own, with more repeats: its runs last tens of ms, and an eager run before one leaves
+        # the caches cold for it
+        groups = [(mode, [e for m, e in lanes if m == mode and e != SWEEP_ENGINE], sizes.ledger_repeats) for mode in MODES]
+        groups += [("kvcache", [SWEEP_ENGINE], sizes.sweep_repeats)] * (sweep_lane["kvcache"] == SWEEP_ENGINE)
+        for mode, group, repeats in groups:
+            methods = {(engine, spec): fn for engine in group
                        for spec, fn in decoder_runs(main, draft, prompt, n_chars, mode, TEMPERATURE,
                                                     args.device, engine, specs_of(engine)).items()}
-            if mode == "kvcache":  # the library a reader would use, timed in the same run
+            if mode == "kvcache" and "eager" in group:  # the library a reader would use, timed in the ledger's run
                 peers, peer_check = peer_runs(main, draft, prompt, n_chars, data) if args.device == "cpu" else ({}, None)
                 methods.update(peers)
-            runs = interleaved(methods, sizes.ledger_repeats, warmup=1, device=args.device)
+            runs = interleaved(methods, repeats, warmup=1, device=args.device)
             all_runs.update({(mode, *key): run for key, run in runs.items()})
             for (engine, spec), run in runs.items():
                 if engine == "peer":
@@ -341,10 +346,12 @@ def measure(args, data, seeds, sizes):
 
 def gamma_sweep(setup, rows, costs, lane):
     """gamma_sweep.json's payload: the draft model's rows of each mode's lane ({mode: engine}), the c and
-    forward prices of that lane (lane_costs; setup's forward_costs stay the eager engine's, both modes)."""
+    forward prices of that lane (lane_costs; setup's forward_costs stay the eager engine's, both modes).
+    Each row says how many repeats it ran (sampling seeds 0 .. repeats − 1): the native lane ran more."""
     draft_rows = [r for r in rows if r["method"] == "draft" and r["engine"] == lane[r["mode"]]]
-    sweep_rows = [{k: r[k] for k in ("gamma", "mode", "engine", "alpha", "tokens_per_main", "tokens_per_main_expected",
-                                     "speedup", "speedup_runs", "speedup_theory", "run_lengths", "burst", "wall_s")}
+    sweep_rows = [{k: r[k] for k in ("gamma", "mode", "engine", "repeats", "alpha", "tokens_per_main",
+                                     "tokens_per_main_expected", "speedup", "speedup_runs", "speedup_theory",
+                                     "run_lengths", "burst", "wall_s")}
                   for r in draft_rows]
     sweep = {**setup, "engines": lane, "gammas": sorted({r["gamma"] for r in draft_rows}), "rows": sweep_rows,
              "c": {mode: costs[mode, engine]["c"] for mode, engine in lane.items()},

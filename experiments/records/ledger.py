@@ -220,6 +220,7 @@ class GammaRow(TypedDict):  # the draft model at one γ in one mode, on that mod
     gamma: int
     mode: str
     engine: Engine             # the mode's lane (GammaSweepFile.engines)
+    repeats: PositiveInt       # timed runs, sampling seeds 0 .. repeats − 1 (the native lane runs more than the ledger)
     alpha: float
     tokens_per_main: float
     tokens_per_main_expected: float  # (1 - α^{γ+1}) / (1 - α) at the measured α

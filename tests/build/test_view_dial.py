@@ -106,6 +106,8 @@ def test_a_rerun_speaks_of_the_first_dip_with_both_commits_and_nothing_without_o
     assert note["most_dip"] and note["fewer_in_rerun"] and note["dip_is_the_runs"]
     assert dial.rerun_note(committed, None, "ngram") is None  # no rerun file: nothing printed
     assert dial.rerun_note(rerun, committed, "ngram") is None  # the rerun's own line has no dip
+    elsewhere = {**rerun, "meta": {**rerun["meta"], "device": "another CPU"}}
+    assert dial.rerun_note(committed, elsewhere, "ngram") is None  # a rerun on another machine says nothing of this one's dip
     rerun["points"] = [p for p in rerun["points"] if p["scale"] != 16]
     assert dial.rerun_note(committed, rerun, "ngram") is None  # the rerun lacks the dip's scale
 

@@ -86,6 +86,7 @@ def test_the_view_of_the_committed_results(page_data):
     assert v["best"] is sweep["summary"]["fastest"]["kvcache"]
     kv = [r for r in sweep["rows"] if r["mode"] == "kvcache"]
     assert v["n_gammas"] == len(kv) and v["gamma_before_max"] == sweep["gamma_max"] - 1
+    assert {r["repeats"] for r in kv} == {v["kv_repeats"]}  # the sentence's one count holds for every square
     # the squares and the sliders' c come from one lane: the answer engine's kv cache, as ⑤–⑦ rank on
     assert v["engine"] == sweep["engines"]["kvcache"] == page_data["regime"]["engine"]
     assert {r["engine"] for r in kv} == {v["engine"]} and sweep["c"]["kvcache"] == sweep["lane_costs"]["kvcache"]["c"]

@@ -29,7 +29,7 @@ SEEDS = (0, 1, 2)
 HEAD_SEEDS = (0, 1)  # seed 2 has no Medusa or EAGLE drafter: the families' α skips it
 LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the checkpoint
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
-SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
+SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3, sweep_repeats=4,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,),
               condition_lengths=(8, 16), condition_repeats=2,
@@ -319,6 +319,8 @@ def test_gamma_sweeps_kv_cache_rows_run_on_the_answer_engine(measured):
     for r in kv:  # Theorem 3.8 of each row at its own α and the lane's c
         assert r["speedup_theory"] == pytest.approx(theorem_3_8(r["alpha"], r["gamma"], sweep["c"]["kvcache"]))
     assert sweep["summary"]["fastest"]["kvcache"]["gamma"] == max(kv, key=lambda r: r["speedup"])["gamma"]
+    # the native lane runs on its own with more repeats; the recompute lane keeps the ledger's
+    assert {r["repeats"] for r in kv} == {SIZES.sweep_repeats} and {r["repeats"] for r in rc} == {SIZES.ledger_repeats}
 
 
 def test_burst_verdict_follows_the_pooled_test(measured):

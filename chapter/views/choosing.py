@@ -5,8 +5,8 @@ from pathlib import Path
 
 import orjson
 
-from chapter.views.regime import r5_band
-from chapter.views.verify import flat_bound
+from chapter.views.regime import r5_band, r5_falls
+from chapter.views.rows import flat_bound
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
 
@@ -164,6 +164,9 @@ def dont_view(data):
     fa = data["families"]
     points = data["regime"]["points"]
     return {"r5": r5_band(points),  # ①'s band of r_5 over the dial
+            # where r_5 falls along the dial, the model as trained is itself a busy case: its ends, as ① prints them
+            "r5_falls": r5_falls(points, flat_bound(data["costs"])),
+            "r5_light": points[0]["r"]["5"], "r5_heavy": points[-1]["r"]["5"],
             "heavy_verify_priced": points[-1]["r"]["5"] > flat_bound(data["costs"]),
             "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_entries": fa["costs"]["ngram"].get("entries"), "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"],
             # the two drafters that need almost no memory, where neither pays for good at any scale of ⑥'s dial

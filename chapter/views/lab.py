@@ -1,6 +1,6 @@
 """⑧, the lab (sections/lab.html.j2): the Python figures the browser's runs are held against (lab_compare, also
 read by static/js/lab.js), ①'s eager curve as the lab's deep dive quotes it, and what rounding to float16 changed."""
-from chapter.views.verify import flat_bound
+from chapter.views.rows import flat_bound
 
 
 LAB_GAMMA = 4  # the lab's default γ (static/js/lab_text.js LAB_DEFAULTS)

@@ -2,7 +2,7 @@
 in, and what one CPU core shows of it along the dial (the mechanism); and `pays`, the chapter's answer
 that the lede gives (views/header.py)."""
 from chapter.views.dial import dial_end, milliseconds, plain_forward_s
-from chapter.views.rows import first_seed_run
+from chapter.views.rows import first_seed_run, flat_bound
 
 MECHANISM_FAMILY = "ngram"  # the drafter whose round the mechanism is told with: a table, with no weights to grow heavy
 VERIFY_K = "5"  # the verify the mechanism quotes: 5 positions (γ = 4), r_5 at every scale
@@ -32,17 +32,24 @@ def r5_band(points):
     return {"min": min(r5), "max": max(r5)}
 
 
-def mechanism(regime, family=MECHANISM_FAMILY):
+def r5_falls(points, bound):
+    """Does the verify of 5 positions get cheaper along the dial: as trained dearer than at the heaviest scale
+    by more than the flat bound allows (rows.flat_bound)? So on a CPU whose small forward is arithmetic-bound
+    and whose twins read memory: the verify gets cheaper with the weights, as on a GPU."""
+    return points[0]["r"][VERIFY_K] > bound * points[-1]["r"][VERIFY_K]
+
+
+def mechanism(regime, bound, family=MECHANISM_FAMILY):
     """What the dial shows on one CPU core, from its lightest and heaviest scale: the band the verify of
-    5 positions stays in (r_5 at every scale), and how the round's other costs (drafting; sampling, the rule
-    and the loop) compare with a forward that grows dear. The booleans give each comparison's direction,
-    for the sentences' wording."""
+    5 positions stays in (r_5 at every scale), or, where it falls, its two ends; and how the round's other
+    costs (drafting; sampling, the rule and the loop) compare with a forward that grows dear. The booleans
+    give each comparison's direction, for the sentences' wording. bound: the flat bound (rows.flat_bound)."""
     points = regime["points"]
     light, heavy = mechanism_end(points[0], family), mechanism_end(points[-1], family)
     band = r5_band(points)
     return {"light": light, "heavy": heavy,
-            # the verify of 5 positions across every scale: a band, not a trend (① prints its ends)
-            "r5": band, "r5_above_one": band["min"] > 1,
+            # the verify of 5 positions across every scale: a band (① prints its ends), unless it falls (r5_falls)
+            "r5": band, "r5_above_one": band["min"] > 1, "r5_falls": r5_falls(points, bound),
             "forward_dearer": heavy["forward"]["ms"] > light["forward"]["ms"],
             "drafter_shrinks": heavy["drafter"] < light["drafter"], "other_shrinks": heavy["other"] < light["other"]}
 
@@ -61,4 +68,4 @@ def view(data):
             "budget": lesson_budget(data["published"]["lesson_budget"]),
             "as_trained": dial_end(points[0]), "heavy": dial_end(points[-1]),
             # the aside's "cheap but never free": the band the 5-position verify stays in over the dial, as ① prints it
-            "mechanism": mechanism(data["regime"])}
+            "mechanism": mechanism(data["regime"], flat_bound(data["costs"]))}

@@ -1,7 +1,7 @@
 """①, one forward verifies a chain (sections/verify.html.j2): the verify grid's example, the price of
 extra positions (costs.json), a token tree's price (families.json) and the heavy twins' (regime.json)."""
 from chapter.views.regime import mechanism
-from chapter.views.rows import first_seed_run
+from chapter.views.rows import first_seed_run, flat_bound
 
 GRID_GAMMA = 4  # the grid opens on a chain short enough to read
 FAST_ENGINES = ("aot", "native")  # the engines that take the dispatch cost away, in the deep dive's order
@@ -32,12 +32,6 @@ def flat_engine(summary, answer=None):
     if compiled and compiled["flat_until"] == longest and summary["eager"]["flat_until"] != longest:
         return "compiled"
     return "eager"
-
-
-def flat_bound(costs):
-    """The most a forward may cost, over one position, and still count as flat: costs.json records one
-    slack (experiments/stats.py FLAT_SLACK) beside each engine's curve, and every run measures eager's."""
-    return 1 + costs["summary"]["eager"]["flat_slack"]
 
 
 def cost_curve(costs, answer=None):
@@ -108,5 +102,5 @@ def view(data):
             "block_size": main["config"]["block_size"], "draft_params": draft["params"],
             "main_float32_mb": 4 * main["params"] / 1e6,
             **cost_curve(data["costs"], data["regime"]["engine"]), **steepest(data["costs"]), "tree_engine": tree_engine, "tree_prices": prices, **twins(data),
-            "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mechanism(data["regime"]),
+            "fast_engines": fast, "two_fast_engines": len(fast) == 2, "mechanism": mechanism(data["regime"], flat_bound(data["costs"])),
             "prefix_bitwise_equal": data["causal"]["prefix_check"]["max_abs_diff"] == 0}

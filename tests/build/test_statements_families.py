@@ -247,12 +247,12 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
 
     data = copy.deepcopy(DATA)
     light, heavy = data["regime"]["points"][0], data["regime"]["points"][-1]
-    light["r"].update({"5": 1.37, "9": 2.46})
+    light["r"].update({"5": 1.19, "9": 2.46})
     heavy["r"].update({"5": 1.04, "9": 1.21})
     en = busy(build.render(data), "en")
     r5 = [p["r"]["5"] for p in data["regime"]["points"]]
     band = f"{min(r5):.2f}–{max(r5):.2f}"
-    assert band == "1.04–1.37"  # the two ends set here are the band's ends
+    assert band.startswith("1.04–")  # the twin's end set here is the band's lower end
     assert f"5 positions cost {band}× one at every scale (①)" in en
     assert "not a free verify" not in en  # the twin's 1.04 is within the flatness slack: its verify is nearly free
     slack = DATA["costs"]["summary"][DATA["regime"]["engine"]]["flat_slack"]
@@ -260,4 +260,10 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     assert ("a dear forward, not a free verify" in busy(build.render(DATA), "en")) == priced
     zh = busy(build.render(data), "zh")
     assert f"每一档验收 5 个位置都是 1 个位置的 {band} 倍（①）" in zh
+    # where the verify falls along the dial (1.37 as trained, past 1.15 × 1.04), the model as trained is the busy case
+    light["r"]["5"] = 1.37
+    en, zh = busy(build.render(data), "en"), busy(build.render(data), "zh")
+    assert "the model as trained is such a case: 5 positions cost 1.37× one, against 1.04× on the heaviest twin (①)" in en
+    assert "按原样训练的模型就是这种情形：验收 5 个位置是 1 个位置的 1.37 倍；最重的加重版上只有 1.04 倍（①）" in zh
+    assert "at every scale" not in en
     assert "而不是免费的验收" not in zh

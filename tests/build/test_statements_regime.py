@@ -1,8 +1,10 @@
 """Issue 49, findings 1, 3 and 4 (the rule): the mechanism the dial shows on one CPU core, as ① and the
 regime aside before it tell it, each figure against regime.json; the lede's answer in one plain sentence;
 the verdict rule defined once, in #rule-verdict."""
+import copy
 import re
 
+from chapter import build
 from chapter.views import families, regime
 from tests.build.test_page_text import lang_text
 from tests.helpers import results
@@ -42,6 +44,27 @@ def test_one_shows_the_fixed_costs_vanishing_not_the_verify_going_free(rendered_
     # the round's other costs are counted once, in ⑥'s box (test_view_ledger), and only pointed to here
     assert "other costs grow far less and vanish beside it (⑥'s box counts them)" in en and "⑥ 的方框逐项列出" in zh
     assert "GPU's regime" not in en
+
+
+def test_where_the_verify_falls_along_the_dial_one_and_the_aside_say_so():
+    """A machine whose small forward is arithmetic-bound (5 positions 2.22× one as trained) and whose twins read
+    memory (1.30× on the heaviest): ① prints the two ends and says the verify gets cheaper, as on a GPU, where it
+    printed a band; the aside says the verify as trained is not cheap and that ⑥ measures both effects."""
+    data = copy.deepcopy(build.load_results())
+    points = data["regime"]["points"]
+    points[0]["r"]["5"], points[-1]["r"]["5"] = 2.22, 1.30
+    for p in points[1:-1]:
+        p["r"]["5"] = 1.5
+    page = build.render(data)
+    html = twin_paragraphs(page)
+    en, zh = lang_text(html, "en"), lang_text(html, "zh")
+    assert "5 positions (γ = 4) cost 2.22× one as trained and only 1.30× at the heaviest scale" in en
+    assert "the verify gets cheaper, as on a GPU" in en and "The forward itself grows dear too" in en
+    assert "按原样训练时是 1 个位置的 2.22 倍，最重一档只有 1.30 倍" in zh and "forward 本身也变贵了" in zh
+    assert "at every scale" not in en and "never free" not in en
+    en, zh = lang_text(aside(page), "en"), lang_text(aside(page), "zh")
+    assert "a verify of the model as trained is not cheap (①)" in en and "what both effects buy" in en
+    assert "按原样训练的模型验收并不便宜（①）" in zh and "never free" not in en
 
 
 def lede(page):

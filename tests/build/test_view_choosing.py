@@ -165,3 +165,6 @@ def test_the_twins_verify_is_priced_only_past_the_flatness_slack(r5, priced):
     assert v["light_never_pay"]  # neither light drafter pays for good at any scale
     assert not dont_view({**data, "dial": {"never": ["lookahead"]}})["light_never_pay"]
     assert v["r5"] == {"min": min(1.3, r5), "max": max(1.3, r5)}   # ①'s band, quoted again
+    assert v["r5_falls"] is (1.3 > 1.15 * r5)  # 1.3 as trained against the twin's: past the slack only beside 1.02
+    falls = {**data, "regime": {"engine": "native", "points": [{"r": {"5": 2.22}}, {"r": {"5": r5}}]}}
+    assert dont_view(falls)["r5_falls"] and (dont_view(falls)["r5_light"], dont_view(falls)["r5_heavy"]) == (2.22, r5)

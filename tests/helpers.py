@@ -4,6 +4,7 @@ chi-square test, the tiny training run's failures, the engines' feed schedule, a
 deep-dive opener. Test files import these names from here (`from tests.helpers import ...`), never
 from another test file or a conftest.py; fixtures come from the conftest.py files, by pytest's
 injection (tests/conftest.py for the whole suite, a folder's own for what only that folder uses)."""
+import copy
 import os
 import random
 import subprocess
@@ -14,6 +15,8 @@ import numpy as np
 import torch
 from scipy import stats
 
+from chapter import build
+from chapter.views.rows import paired_verdict
 from experiments import aot
 from experiments.generate import main as generate_main
 from experiments.jsonio import RESULTS, read_json
@@ -197,3 +200,25 @@ class FlakyData:
             if self.calls > self.fail_after:
                 raise Interrupted
         return self.data.batch(split, *args)
+
+
+def dipped():
+    """The committed results with a dip made in the heaviest scale's fastest family at a middle scale (slower
+    there than at both neighbours, its in-loop verify the dearest of its line), and a rerun of that dial on the
+    same machine, from a later commit, without the dip: what a dip and its rerun look like on the page."""
+    data = copy.deepcopy(build.load_results())
+    points = data["regime"]["points"]
+    family = points[-1]["best"]["T1"][0]["family"]
+    row_at = lambda point: next(r for r in point["best"]["T1"] if r["family"] == family)
+    rerun = copy.deepcopy(data["regime"])
+    rerun["meta"] = {**rerun["meta"], "git_commit": "0123456789ab", "date": "2099-01-01T00:00:00Z"}
+    mid = len(points) // 2
+    row = row_at(points[mid])
+    speedup = 0.8 * min(row_at(points[mid - 1])["speedup"], row_at(points[mid + 1])["speedup"])
+    row["verify_over_main"] = 0.3 + max(row_at(p)["verify_over_main"] for p in points)
+    row["speedup"], row["speedup_runs"] = speedup, {**row["speedup_runs"], "median": speedup, "min": 0.95 * speedup,
+                                                      "max": 1.05 * speedup}
+    row["verdict"] = paired_verdict(row["speedup_runs"])
+    again = row_at(rerun["points"][mid])
+    assert again["speedup"] > speedup  # the rerun's row, as measured, is faster there: no dip in the rerun
+    return data, rerun, family

@@ -1,6 +1,6 @@
-"""③, how many to guess (sections/gamma.html.j2): the γ sweep of the eager draft model (gamma_sweep.json),
-how closely it follows the formula (deep/gamma-fit.html.j2), and the table of the draft model's best γ on
-⑥'s dial (regime.json), the chapter's answer engine."""
+"""③, how many to guess (sections/gamma.html.j2): the draft model's γ sweep (gamma_sweep.json: kv cache on
+the answer engine, recompute on the eager engine), how closely it follows the formula (deep/gamma-fit.html.j2),
+and the table of the draft model's best γ on ⑥'s dial (regime.json), the chapter's answer engine."""
 from chapter.views.glossary import context_window
 from chapter.views.rows import answer_condition, find_row, first_seed_run
 
@@ -74,20 +74,20 @@ def gamma_choice(data):
     if None in dial:
         return None
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
-    sweep, trained = data["gamma_sweep"], rows[0]["best"]
-    # ⑤ names the draft model's γ on the native engine, longer than the sliders' best: said where a draft there
-    # costs less than the sliders' c (its round's drafting, in plain forwards as ⑤'s map prints it, per draft)
-    per_draft = trained["drafter_per_round"] / trained["size"]
-    longer = per_draft < sweep["c"]["kvcache"] and trained["size"] > sweep["summary"]["fastest"]["kvcache"]["gamma"]
-    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
-            "native": {"round": trained["drafter_per_round"], "gamma": trained["size"], "per_draft": per_draft} if longer else None}
+    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows)}
 
 
 def view(data):
     """What ③, how many to guess (sections/gamma.html.j2) prints, computed here so that the template only formats it."""
     sweep, models = data["gamma_sweep"], data["models"]
     summary, costs = sweep["summary"], sweep["forward_costs"]
-    return {"sweep": sweep, "best": summary["fastest"]["kvcache"], "n_gammas": len(sweep["gammas"]),
+    kv_rows = [r for r in sweep["rows"] if r["mode"] == "kvcache"]
+    return {"sweep": sweep, "best": summary["fastest"]["kvcache"], "n_gammas": len(kv_rows),
+            "kv_repeats": kv_rows[0]["repeats"],  # every row of a lane ran the same repeats (measure/ledger.py)
+            # the engine of the charts' squares (the answer engine where it built) and of recompute mode
+            "engine": sweep["engines"]["kvcache"], "rc_engine": sweep["engines"]["recompute"],
+            "ranking_engine": sweep["engines"]["kvcache"] == data["regime"]["engine"],  # the engine ⑤–⑦ rank on
+            "eager_c": {mode: costs[mode]["c"] for mode in costs},  # the FAQ's c of both modes, on the eager engine
             "gamma_max": sweep["gamma_max"], "gamma_before_max": sweep["gamma_max"] - 1, "block_size": context_window(data),
             "main_layers": layers(models, "main"), "draft_layers": layers(models, "draft"),
             # the median repeat's two forwards behind c, in seconds (build.ms_pair prints them)

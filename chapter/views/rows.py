@@ -50,9 +50,9 @@ def tag_rows(data):
     for run, rows in (("families", families["rows"]), ("sweep", families["sweep"])):
         for row in rows:
             family_row(row, row["engine"], row["temperature"], run, None)  # a full row: nothing to restore
-    sweep = data["gamma_sweep"]  # ③'s rows are the ledger's eager draft-model rows, so they share its conditions
+    sweep = data["gamma_sweep"]  # ③'s rows are the ledger run's draft-model rows, each on its mode's lane
     for row in sweep["rows"]:
-        row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", row["mode"], sweep["temperature"], "ledger")
+        row["fig"] = figure_condition("draft", f"chain{row['gamma']}", row["engine"], row["mode"], sweep["temperature"], "ledger")
         judge(row)
     for mode, row in ledger["summary"]["fastest"].items():
         restore_runs(row, ledger["rows"], ("method", "gamma"), {"mode": mode}, f"ledger.json: field 'summary.fastest.{mode}'")
@@ -61,7 +61,7 @@ def tag_rows(data):
                      where="ledger.json: field 'compiled.fastest'")
     for mode, row in sweep["summary"]["fastest"].items():
         restore_runs(row, sweep["rows"], ("gamma",), {"mode": mode}, f"gamma_sweep.json: field 'summary.fastest.{mode}'")
-        row["fig"] = figure_condition("draft", f"chain{row['gamma']}", "eager", mode, sweep["temperature"], "ledger")
+        row["fig"] = figure_condition("draft", f"chain{row['gamma']}", sweep["engines"][mode], mode, sweep["temperature"], "ledger")
     summary, engine = families["summary"], families["summary"]["primary_engine"]  # rows the sentences quote, cut down
     for key, temperature in (("T1", 1.0), ("T0", 0.0)):
         if key in summary.get("fastest", {}):

@@ -29,6 +29,7 @@ class Sizes:
     samples_per_position: int = 20  # sampled γ = 1 verifies per position and snapshot (divergence)
     ledger_chars: int = 600         # chars each ledger run generates
     ledger_repeats: int = 5         # timed runs per method and mode, each with its own sampling seed
+    sweep_repeats: int = 15         # the same for ③'s native kv-cache sweep, whose runs last tens of ms
     forward_calls: int = 60         # timed calls per forward price and repeat, after forward_warmup untimed ones
     forward_warmup: int = 10
     cost_repeats: int = 7           # interleaved repeats of every forward price (costs.py)

@@ -1,6 +1,9 @@
 """ledger.json (⑥'s in-cache ledger, a deep dive) and gamma_sweep.json (section ③): every decoder from "ROMEO:\n" at
 T = 1, both modes, timed with interleaved repeats after a warm-up; the price of each kind of
-forward; where each run's time went; the greedy identity check. `ledger_summary` and
+forward; where each run's time went; the greedy identity check. ③'s kv-cache sweep runs on the
+answer engine (SWEEP_ENGINE, γ = 1..γmax), in the same interleaved run as the kv-cache ledger, so
+that ③'s c and best γ are those of the engine ⑤–⑦ rank on; its recompute sweep is the eager
+engine's (the only one with that mode). `ledger_summary` and
 `gamma_summary` write what the sections conclude from each file's payload.
 
 Its results are declared in experiments/records/ledger.py: LedgerFile (ledger.json) and GammaSweepFile (gamma_sweep.json)."""
@@ -51,12 +54,14 @@ def forward_costs(main, draft, mode, engines, device, sizes):
 
 PLAIN = Spec("plain")
 SPECS = (PLAIN, *(Spec("draft", g) for g in LEDGER_GAMMAS), Spec("mtp", 1))  # the ledger's methods
+SWEEP_ENGINE = "native"  # ③'s kv-cache sweep: the answer engine (SPEC §10), eager where it cannot build
+SWEEP_SPECS = (PLAIN, *(Spec("draft", g) for g in range(1, GAMMA + 1)))
 
 
-def decoder_runs(main, draft, prompt, n_chars, mode, temperature, device, engine="eager"):
-    """{spec: fn(seed) -> Result} for every method of the ledger."""
+def decoder_runs(main, draft, prompt, n_chars, mode, temperature, device, engine="eager", specs=SPECS):
+    """{spec: fn(seed) -> Result} for every method of the ledger (or of `specs`)."""
     models = Models(main, draft)
-    return {spec: decoder(spec, models, prompt, n_chars, temperature, mode, engine, device) for spec in SPECS}
+    return {spec: decoder(spec, models, prompt, n_chars, temperature, mode, engine, device) for spec in specs}
 
 
 def ledger_row(spec, mode, run, plain_wall, costs, n_chars, engine="eager"):
@@ -201,7 +206,7 @@ def tokens_drops(of_mode):
 
 def gamma_summary(payload):
     """What section ③'s prose quotes about the draft model's γ rows, from the payload `measure`
-    writes (its rows and forward_costs)."""
+    writes (its rows, and forward_costs: the eager engine's, both modes, for the cache's gain)."""
     rows, costs = payload["rows"], payload["forward_costs"]
     below = sum(r["tokens_per_main"] < r["tokens_per_main_expected"] for r in rows)
     deviation = [abs(r["tokens_per_main"] / r["tokens_per_main_expected"] - 1) for r in rows]
@@ -220,8 +225,8 @@ def gamma_summary(payload):
         # the fastest γ per mode, and what one more draft adds at its α going from γmax − 1 to γmax
         "fastest": {mode: {"gamma": r["gamma"], "alpha": r["alpha"], "speedup": r["speedup"],
                            "gain_of_last_draft": r["alpha"] ** GAMMA} for mode, r in fastest.items()},
-        # how many times faster one forward gets with the kv-cache than recomputing the window, from
-        # the times c is made of, so that c_kvcache / c_recompute = gain main / gain draft exactly
+        # how many times faster one forward gets with the kv-cache than recomputing the window on the eager
+        # engine, from the times its c is made of, so that its c_kvcache / c_recompute = gain main / gain draft
         "kvcache_forward_gain": gain,
         # so c is larger with the cache when the main model gains more from it
         "c_with_cache": "larger" if gain["main"] > gain["draft"] else "smaller" if gain["main"] < gain["draft"] else "same",
@@ -273,9 +278,13 @@ def peer_row(method, run, runs, n_chars):
 def measure(args, data, seeds, sizes):
     threads = set_threads(1)
     main, draft = main_and_draft(args, seeds[0])
-    engines = available_engines(main, engines_of(args, LEDGER_ENGINES))
+    engines = available_engines(main, engines_of(args, (*LEDGER_ENGINES, SWEEP_ENGINE)))
+    # ③'s lane per mode: the answer engine's kv cache where it builds; recompute runs on eager alone
+    sweep_lane = {"kvcache": SWEEP_ENGINE if SWEEP_ENGINE in engines else "eager", "recompute": "eager"}
     prompt, n_chars = data.encode(LEDGER_PROMPT), sizes.ledger_chars
-    lanes = [(mode, "eager") for mode in MODES] + [("kvcache", "compiled")] * ("compiled" in engines)
+    lanes = ([(mode, "eager") for mode in MODES] + [("kvcache", "compiled")] * ("compiled" in engines)
+             + [("kvcache", SWEEP_ENGINE)] * (sweep_lane["kvcache"] == SWEEP_ENGINE))
+    specs_of = lambda engine: SWEEP_SPECS if engine == SWEEP_ENGINE else SPECS
     rows, costs, all_runs = [], {}, {}
     with torch.inference_mode():
         for mode in MODES:
@@ -284,14 +293,19 @@ def measure(args, data, seeds, sizes):
         for mode, engine in lanes:
             print(f"  {mode} {engine}: main {costs[mode, engine]['seconds']['main'] * 1e3:.3f} ms, "
                   f"c = {costs[mode, engine]['c']:.3f}, c_mtp = {costs[mode, engine]['c_mtp']:.3f}", flush=True)
-        for mode in MODES:  # the engines of one mode are interleaved in one run, so they compare fairly
-            methods = {(engine, spec): fn for m, engine in lanes if m == mode
+        # the ledger's engines of one mode are interleaved in one run, so they compare fairly; ③'s native lane
+        # runs on its own, with more repeats: its runs last tens of ms, and an eager run before one leaves
+        # the caches cold for it
+        groups = [(mode, [e for m, e in lanes if m == mode and e != SWEEP_ENGINE], sizes.ledger_repeats) for mode in MODES]
+        groups += [("kvcache", [SWEEP_ENGINE], sizes.sweep_repeats)] * (sweep_lane["kvcache"] == SWEEP_ENGINE)
+        for mode, group, repeats in groups:
+            methods = {(engine, spec): fn for engine in group
                        for spec, fn in decoder_runs(main, draft, prompt, n_chars, mode, TEMPERATURE,
-                                                    args.device, engine).items()}
-            if mode == "kvcache":  # the library a reader would use, timed in the same run
+                                                    args.device, engine, specs_of(engine)).items()}
+            if mode == "kvcache" and "eager" in group:  # the library a reader would use, timed in the ledger's run
                 peers, peer_check = peer_runs(main, draft, prompt, n_chars, data) if args.device == "cpu" else ({}, None)
                 methods.update(peers)
-            runs = interleaved(methods, sizes.ledger_repeats, warmup=1, device=args.device)
+            runs = interleaved(methods, repeats, warmup=1, device=args.device)
             all_runs.update({(mode, *key): run for key, run in runs.items()})
             for (engine, spec), run in runs.items():
                 if engine == "peer":
@@ -311,7 +325,7 @@ def measure(args, data, seeds, sizes):
              "seeds": list(range(sizes.ledger_repeats)), "gamma_max": GAMMA,
              "forward_costs": {mode: costs[mode, "eager"] for mode in MODES}}
     kv_runs = {key[1:]: run for key, run in all_runs.items() if key[0] == "kvcache"}
-    ledger = {**setup, "rows": eager, "greedy_check": greedy, "engines": engines}
+    ledger = {**setup, "rows": eager, "greedy_check": greedy, "engines": [e for e in engines if e in LEDGER_ENGINES]}
     if "compiled" in engines:
         compiled_rows = [r for r in rows if r["engine"] == "compiled"]
         ledger["compiled"] = {
@@ -327,13 +341,20 @@ def measure(args, data, seeds, sizes):
                           "check": peer_check,
                           "rows": [peer_row(m, kv_runs["peer", m], kv_runs, n_chars) for m in peer.PEER_METHODS]}
     ledger["summary"] = ledger_summary(ledger)
-    draft_rows = [r for r in eager if r["method"] == "draft"]
-    sweep_rows = [{k: r[k] for k in ("gamma", "mode", "alpha", "tokens_per_main", "tokens_per_main_expected",
-                                     "speedup", "speedup_runs", "speedup_theory", "run_lengths", "burst",
-                                     "wall_s")}
+    return {"ledger": ledger, "gamma_sweep": gamma_sweep(setup, rows, costs, sweep_lane)}
+
+
+def gamma_sweep(setup, rows, costs, lane):
+    """gamma_sweep.json's payload: the draft model's rows of each mode's lane ({mode: engine}), the c and
+    forward prices of that lane (lane_costs; setup's forward_costs stay the eager engine's, both modes).
+    Each row says how many repeats it ran (sampling seeds 0 .. repeats − 1): the native lane ran more."""
+    draft_rows = [r for r in rows if r["method"] == "draft" and r["engine"] == lane[r["mode"]]]
+    sweep_rows = [{k: r[k] for k in ("gamma", "mode", "engine", "repeats", "alpha", "tokens_per_main",
+                                     "tokens_per_main_expected", "speedup", "speedup_runs", "speedup_theory",
+                                     "run_lengths", "burst", "wall_s")}
                   for r in draft_rows]
-    costs_eager = setup["forward_costs"]
-    sweep = {**setup, "gammas": list(LEDGER_GAMMAS), "rows": sweep_rows,
-             "c": {mode: costs_eager[mode]["c"] for mode in MODES},
-             "burst_pooled": {mode: pooled_burst_check(eager, mode) for mode in MODES}}
-    return {"ledger": ledger, "gamma_sweep": {**sweep, "summary": gamma_summary(sweep)}}
+    sweep = {**setup, "engines": lane, "gammas": sorted({r["gamma"] for r in draft_rows}), "rows": sweep_rows,
+             "c": {mode: costs[mode, engine]["c"] for mode, engine in lane.items()},
+             "lane_costs": {mode: costs[mode, engine] for mode, engine in lane.items()},
+             "burst_pooled": {mode: pooled_burst_check(draft_rows, mode) for mode in MODES}}
+    return {**sweep, "summary": gamma_summary(sweep)}

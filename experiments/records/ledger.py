@@ -216,9 +216,11 @@ class Modes(TypedDict):
     recompute: float
 
 
-class GammaRow(TypedDict):  # the draft model at one γ in one mode
+class GammaRow(TypedDict):  # the draft model at one γ in one mode, on that mode's lane
     gamma: int
     mode: str
+    engine: Engine             # the mode's lane (GammaSweepFile.engines)
+    repeats: PositiveInt       # timed runs, sampling seeds 0 .. repeats − 1 (the native lane runs more than the ledger)
     alpha: float
     tokens_per_main: float
     tokens_per_main_expected: float  # (1 - α^{γ+1}) / (1 - α) at the measured α
@@ -279,9 +281,16 @@ class GammaSummary(TypedDict):  # what the section's prose quotes (ledger.py gam
     c_with_cache: str          # larger | smaller | same: c with the cache against recompute
 
 
-class GammaSweepFile(TimedSetup):  # the draft model's rows, γ in {1, 2, 3, 4, 6, 8}
-    gammas: list
-    c: Modes
+class Lanes(TypedDict):  # the engine each mode's rows ran on
+    kvcache: Engine            # the answer engine (native) where it builds, else eager
+    recompute: Engine          # eager: the only engine with that mode
+
+
+class GammaSweepFile(TimedSetup):  # the draft model's rows: kv cache γ = 1..γmax, recompute γ in {1, 2, 3, 4, 6, 8}
+    engines: Lanes
+    gammas: list               # every γ of the rows
+    c: Modes                   # c of each mode's lane (lane_costs[mode].c); forward_costs are the eager engine's
+    lane_costs: dict[str, ForwardCosts]  # keys recompute | kvcache: the forward prices of each mode's lane
     rows: list[GammaRow]
     burst_pooled: dict[str, PooledBurst]
     summary: GammaSummary

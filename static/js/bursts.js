@@ -99,7 +99,7 @@ export function initBursts(gammaSweep) {
     });
     const pooled = gammaSweep.burst_pooled[state.mode];
     el("bursts-readouts").replaceChildren(
-      ...burstReadouts(row, gammaSweep.repeats).map((r) => readoutBox(r.value, t(r.key))),
+      ...burstReadouts(row, row.repeats).map((r) => readoutBox(r.value, t(r.key))),
       readoutBox(`χ² ${fixed(pooled.chi2, 1)} · p ${pooled.p === null ? "–" : sci(pooled.p)}`,
         t({ zh: `${modePhrase(state.mode).zh} γ ≥ 2 的 ${pooled.rows} 行合并，自由度 ${pooled.dof}`,
           en: `the ${pooled.rows} rows with γ ≥ 2 in ${modePhrase(state.mode).en} together, ${pooled.dof} degrees of freedom` })));

@@ -107,7 +107,8 @@ export function initGamma(gammaSweep) {
   const rowsOf = (mode) => gammaSweep.rows.filter((r) => r.mode === mode).sort((a, b) => a.gamma - b.gamma);
   const fastest = (mode) => rowsOf(mode).reduce((a, b) => (b.speedup > a.speedup ? b : a));
   const measured = (mode) => ({ alpha: fastest(mode).alpha, c: gammaSweep.c[mode] });
-  const verifyPrice = (mode, g) => gammaSweep.forward_costs[mode]?.verify_over_main?.[String(g)];  // views/gamma.recompute_verify reads the same
+  // the verify's price on each mode's lane (the engine its squares ran on); views/gamma.recompute_verify reads recompute's
+  const verifyPrice = (mode, g) => gammaSweep.lane_costs[mode]?.verify_over_main?.[String(g)];
   const sliders = { alpha: el("gamma-alpha"), c: el("gamma-c") };
   const inRange = (text, input) => {
     const v = Number.parseFloat(text);

@@ -87,7 +87,8 @@ def test_c_is_printed_with_the_two_times_that_reproduce_it():
     draft, main, c = map(float, re.search(r"so c = ([\d.]+) / ([\d.]+) =\s+([\d.]+)", text).groups())
     assert round(draft / main, 3) == c  # the printed times divide to the printed c
     gain = results["gamma_sweep"]["summary"]["kvcache_forward_gain"]
-    larger = results["gamma_sweep"]["c"]["kvcache"] > results["gamma_sweep"]["c"]["recompute"]
+    eager = results["gamma_sweep"]["forward_costs"]  # the FAQ compares the modes on the eager engine, which runs both
+    larger = eager["kvcache"]["c"] > eager["recompute"]["c"]
     assert ("so c is larger with the cache than in recompute mode" in text) == larger == (gain["main"] > gain["draft"])
     assert "(;" not in text and "（；" not in text
 

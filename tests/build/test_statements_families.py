@@ -256,7 +256,8 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     assert f"5 positions cost {band}× one at every scale (①)" in en
     assert "not a free verify" not in en  # the twin's 1.04 is within the flatness slack: its verify is nearly free
     slack = DATA["costs"]["summary"][DATA["regime"]["engine"]]["flat_slack"]
-    priced = DATA["regime"]["points"][-1]["r"]["5"] > 1 + slack
+    points = DATA["regime"]["points"]
+    priced = points[-1]["r"]["5"] > 1 + slack and not points[0]["r"]["5"] > (1 + slack) * points[-1]["r"]["5"]
     assert ("a dear forward, not a free verify" in busy(build.render(DATA), "en")) == priced
     zh = busy(build.render(data), "zh")
     assert f"每一档验收 5 个位置都是 1 个位置的 {band} 倍（①）" in zh

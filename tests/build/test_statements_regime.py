@@ -5,7 +5,7 @@ import copy
 import re
 
 from chapter import build
-from chapter.views import families, regime
+from chapter.views import families, regime, verify
 from tests.build.test_page_text import lang_text
 from tests.helpers import results
 
@@ -36,11 +36,16 @@ def test_one_shows_the_fixed_costs_vanishing_not_the_verify_going_free(rendered_
     html = twin_paragraphs(rendered_page)
     en, zh = lang_text(html, "en"), lang_text(html, "zh")
     r5 = [p["r"]["5"] for p in dial["points"]]
+    falls = regime.r5_falls(dial["points"], 1 + results("costs")["summary"]["eager"]["flat_slack"])
     for text in (en, zh):
-        assert "%.2f–%.2f" % (min(r5), max(r5)) in text  # a band over every scale, not two ends that read as a trend
+        if falls:  # the verify gets cheaper along the dial: its two ends, as a trend
+            assert "%.2f" % r5[0] in text and "%.2f" % r5[-1] in text and "%.2f–%.2f" % (min(r5), max(r5)) not in text
+        else:      # a band over every scale, not two ends that read as a trend
+            assert "%.2f–%.2f" % (min(r5), max(r5)) in text
         assert "%.3f" % ms_light in text and "%.1f" % ms_heavy in text  # ledger_macros.ms: 3 decimals below 1 ms
     assert ms_heavy > ms_light and row_heavy["drafter_per_round"] < row_light["drafter_per_round"]
-    assert (": cheap, but never free" in en) == (min(r5) > 1)
+    assert (": cheap, but never free" in en) == (min(r5) > 1 and not falls)
+    assert ("the verify gets cheaper, as on a GPU" in en) == falls
     # the round's other costs are counted once, in ⑥'s box (test_view_ledger), and only pointed to here
     assert "other costs grow far less and vanish beside it (⑥'s box counts them)" in en and "⑥ 的方框逐项列出" in zh
     assert "GPU's regime" not in en
@@ -75,16 +80,22 @@ def lede(page):
 def test_the_aside_names_both_effects_and_the_lede_gives_a_plain_answer(rendered_page, page_data):
     html = aside(rendered_page)
     en, zh = lang_text(html, "en"), lang_text(html, "zh")
-    assert "cheap verify" in en and "dear forward" in en and "how much the second effect buys" in en
-    assert "验收便宜" in zh and "forward 贵" in zh and "第二种好处有多大" in zh
-    # on one CPU core the verify is cheap but never free (every scale's r_5 above 1×), pointing to ①, which prints the band
-    band = regime.r5_band(page_data["regime"]["points"])
-    assert band["min"] > 1 and "but never free (①)" in en and "但从不白送（①）" in zh
+    assert "cheap verify" in en and "dear forward" in en and "验收便宜" in zh and "forward 贵" in zh
+    # on one CPU core the verify is cheap but never free (every scale's r_5 above 1×), pointing to ①, which prints the
+    # band; or, where it falls along the dial, not cheap as trained, and ⑥ measures both effects
+    points = page_data["regime"]["points"]
+    if regime.r5_falls(points, 1 + page_data["costs"]["summary"]["eager"]["flat_slack"]):
+        assert "not cheap (①)" in en and "what both effects buy" in en and "验收并不便宜（①）" in zh
+    else:
+        band = regime.r5_band(points)
+        assert "how much the second effect buys" in en and "第二种好处有多大" in zh
+        assert band["min"] > 1 and "but never free (①)" in en and "但从不白送（①）" in zh
     # the answer: one plain sentence, in the lede (issue 49, finding 3), said once
     en, zh = lang_text(lede(rendered_page), "en"), lang_text(lede(rendered_page), "zh")
     answer = re.search(r"The measured answer: ([^(]*)\(", en).group(1)
     assert len(answer.split()) <= 22 and not re.search(r"paired|famil|twin|dial|n-gram", answer)
-    assert "选对草稿员，投机就划算" in zh
+    as_trained = any(r["verdict"] == "faster" for r in points[0]["best"]["T1"])  # some method pays as trained
+    assert ("选对草稿员，投机就划算" in zh) == as_trained and ("选对草稿员的投机才划算" in zh) == (not as_trained)
     assert "measured answer" not in lang_text(html, "en") and "实测的回答" not in lang_text(html, "zh")
 
 
@@ -100,3 +111,17 @@ def test_the_rule_is_defined_once_with_a_verdict_beside_it(rendered_page, page_d
     assert "every paired repeat lies above 1×" in en and "cannot tell" in en and "range" in en
     assert "成对测量" in zh and "都高于 1×" in zh and "分不出" in zh
     assert 'class="verdict' in rule
+
+
+def test_ones_curve_sentence_quotes_the_engine_the_chart_draws(rendered_page, page_data):
+    """Under ①'s chart: a flat start and its stretch on the drawn engine, or, where even 2 positions cost more
+    than the flat bound, that engine's r_2 (not the eager engine's, which the chart does not draw)."""
+    v = verify.view(page_data)
+    start = rendered_page.index('<div class="widget" id="cost-curve">')
+    en = lang_text(rendered_page[start:rendered_page.index("Theorem 3.8</a> (③)", start)], "en")
+    r = page_data["costs"]["engines"][v["flat_engine"]]["over_main"]
+    label = next(e["label"] for e in page_data["registry"]["engines"] if e["name"] == v["flat_engine"])
+    if v["flat_start"]:
+        assert f"up to {v['flat_max']} positions stay within" in en
+    else:
+        assert f"{v['second_position']} positions already cost {r[str(v['second_position'])]:.2f}× one on the {label['en']}" in en

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from chapter.build import load_rerun, load_results
 from chapter.views import dial
 from chapter.views.rows import tag_regime
+from tests.helpers import dipped
 
 
 def row(family, verdict, shape="chain", size=3, speedup=1.2):
@@ -112,16 +112,15 @@ def test_a_rerun_speaks_of_the_first_dip_with_both_commits_and_nothing_without_o
     assert dial.rerun_note(committed, rerun, "ngram") is None  # the rerun lacks the dip's scale
 
 
-def test_the_committed_rerun_puts_the_dip_at_47_mb_down_to_the_verify():
-    """The committed dial against experiments/results/reruns/: at the dip the committed verify is the
-    dearer, and the rerun's row is faster there than the committed one."""
-    results = load_results()
-    rerun = load_rerun(results)
+def test_a_rerun_puts_a_dip_down_to_the_verify():
+    """A dial with a dip (tests.helpers.dipped) against its rerun on the same machine: at the dip the charted
+    verify is the dearer, and the rerun's row is faster there than the charted one."""
+    results, rerun, family = dipped()
     tag_regime(results)
     tag_regime({"regime": rerun}, run="rerun")
     v = dial.view({**results, "dial": dial.dial_view(results)}, rerun=rerun)
     note = v["rerun"]
-    assert note is not None and note["family"] == v["fastest"]["family"]
+    assert note is not None and note["family"] == family == v["fastest"]["family"]
     assert note["row"]["verify_over_main"] > note["rerun_row"]["verify_over_main"]
     assert note["rerun_row"]["speedup"] > note["row"]["speedup"]
     assert note["verify_dear"]  # dearer than the family's verify at every other scale of the charted run

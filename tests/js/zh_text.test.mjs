@@ -84,7 +84,7 @@ test("generated Chinese: full-width punctuation next to Chinese, no space betwee
       outputs.push(burstVerdict(pooled, mode));
     }
   }
-  for (const row of gamma.rows.filter((r) => r.gamma >= 2)) outputs.push(burstReadouts(row, gamma.repeats));
+  for (const row of gamma.rows.filter((r) => r.gamma >= 2)) outputs.push(burstReadouts(row, row.repeats));
   for (const row of ledger.rows) {
     const plain = ledger.rows.find((r) => r.mode === row.mode && r.method === "plain");
     const costs = ledger.forward_costs[row.mode];

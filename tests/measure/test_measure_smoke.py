@@ -23,12 +23,13 @@ from experiments.methods import FAMILIES, Family
 from experiments.model import GPT, GPTConfig, save_checkpoint
 from experiments.runners import DrafterBase
 from experiments.runs import DRAFT_SNAPSHOTS, run_name
+from experiments.stats import theorem_3_8
 
 SEEDS = (0, 1, 2)
 HEAD_SEEDS = (0, 1)  # seed 2 has no Medusa or EAGLE drafter: the families' α skips it
 LAMBDA = 0.25  # not the chapter's 0.3: the results must carry the λ of the checkpoint
 TINY = dict(vocab_size=65, n_layer=1, n_embd=16, n_head=2, mlp_hidden=32, block_size=64)
-SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3,
+SIZES = Sizes(fresh_repeats=1, n_positions=64, draws=400, samples_per_position=2, ledger_chars=30, ledger_repeats=3, sweep_repeats=4,
               forward_calls=3, forward_warmup=1, alpha_runs=2, sample_chars=30, cost_repeats=2,
               cost_positions=(1, 4, 16, 32), family_gammas=(1, 2), family_trees=(4,),
               condition_lengths=(8, 16), condition_repeats=2,
@@ -132,7 +133,12 @@ def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
     assert "compiled" not in read_json(results / "ledger.json")
     assert "peer" not in read_json(results / "ledger.json")
     assert list(read_json(results / "costs.json")["engines"]) == ["eager"]
+    # without the native engine ③'s kv-cache sweep falls back to eager, and says so without "which ⑤–⑦ rank on"
+    sweep = read_json(results / "gamma_sweep.json")
+    assert sweep["engines"] == {"kvcache": "eager", "recompute": "eager"}
+    assert {r["engine"] for r in sweep["rows"]} == {"eager"}
     html = render(load_results(results))
+    assert "with a kv cache on the eager engine: c =" in " ".join(html.split())
     assert 'id="ledger-mode-compiled"' not in html
     assert "Only the eager engine was measured this time." in html
 
@@ -294,6 +300,27 @@ def test_costs_per_engine(measured):
             assert spread["n"] == SIZES.cost_repeats
             paired = engine["over_main_spread"][n]  # ratios paired repeat by repeat
             assert paired["min"] <= engine["over_main"][n] <= paired["max"] and paired["n"] == SIZES.cost_repeats
+
+
+def test_gamma_sweeps_kv_cache_rows_run_on_the_answer_engine(measured):
+    """③'s kv-cache rows are the native lane of the ledger's kv-cache run (plain and γ = 1..γmax),
+    priced by that lane's own c; its recompute rows are the eager ledger's."""
+    sweep, ledger = read_json(measured / "gamma_sweep.json"), read_json(measured / "ledger.json")
+    assert sweep["engines"] == {"kvcache": "native", "recompute": "eager"}
+    assert ledger["engines"] == ["eager", "compiled"]  # the ledger itself keeps its engines
+    kv = [r for r in sweep["rows"] if r["mode"] == "kvcache"]
+    assert {r["engine"] for r in kv} == {"native"} and [r["gamma"] for r in kv] == list(range(1, sweep["gamma_max"] + 1))
+    rc = [r for r in sweep["rows"] if r["mode"] == "recompute"]
+    eager = [r for r in ledger["rows"] if r["method"] == "draft" and r["mode"] == "recompute"]
+    assert [(r["gamma"], r["speedup"], r["alpha"]) for r in rc] == [(r["gamma"], r["speedup"], r["alpha"]) for r in eager]
+    assert sweep["c"] == {m: sweep["lane_costs"][m]["c"] for m in ("kvcache", "recompute")}
+    assert sweep["lane_costs"]["recompute"] == sweep["forward_costs"]["recompute"] == ledger["forward_costs"]["recompute"]
+    assert sweep["c"]["kvcache"] != ledger["forward_costs"]["kvcache"]["c"]  # the native price, not the eager one
+    for r in kv:  # Theorem 3.8 of each row at its own α and the lane's c
+        assert r["speedup_theory"] == pytest.approx(theorem_3_8(r["alpha"], r["gamma"], sweep["c"]["kvcache"]))
+    assert sweep["summary"]["fastest"]["kvcache"]["gamma"] == max(kv, key=lambda r: r["speedup"])["gamma"]
+    # the native lane runs on its own with more repeats; the recompute lane keeps the ledger's
+    assert {r["repeats"] for r in kv} == {SIZES.sweep_repeats} and {r["repeats"] for r in rc} == {SIZES.ledger_repeats}
 
 
 def test_burst_verdict_follows_the_pooled_test(measured):

@@ -203,6 +203,7 @@ def temperature_item(data):
     clauses = dict(t0_clauses(data))
     named = {word: clauses.get(word, []) for word in ("faster", "slower")}
     return {"t_families": n, "t_counts": counts, "t_named": named,
+            "t_none_moved": counts["faster"] == counts["slower"] == 0,  # then one clause says so, with no "0 of"
             "greedy_seldom_faster": greedy_seldom_faster,
             "alpha_lowest_greedy": alpha_lowest_greedy,
             "papers": papers, "papers_greedy_above": all(p["greedy_above"] for p in papers), "papers_lowest_T1": lowest_T1,

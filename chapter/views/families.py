@@ -77,7 +77,10 @@ def alpha_not_enough(rows, fastest_family, most=2):
         return None
     slow = [m for m in rows if m["alpha"] is not None and m["alpha"] > bar["alpha"] and m["T1"] and m["T1"]["verdict"] == "slower"]
     slow = sorted(slow, key=lambda m: -m["alpha"])[:most]
-    return {"bar": bar, "rows": slow, "several": len(slow) > 1} if slow else None
+    # "drafting costs them more a round" holds only where each round of theirs costs more than the fastest's;
+    # else the point is what a round drafts for its cost (the rounds' sizes differ), said with both figures
+    dearer = bool(bar["T1"]) and all(m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"] for m in slow)
+    return {"bar": bar, "rows": slow, "several": len(slow) > 1, "dearer_round": dearer} if slow else None
 
 
 def lookups_dearer(rows, engine):
@@ -225,11 +228,12 @@ def view(data):
     medusa = fa["costs"]["medusa"]
     rows = [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]]
     slow = alpha_not_enough(rows, fastest["T1"]["family"])
+    dearer = lookups_dearer(rows, engine)
     return {
         "n_families": len(fa["families"]),
         "map": rows,
         "alpha_not_enough": slow,
-        "lookups_dearer": lookups_dearer(rows, engine),
+        "lookups_dearer": dearer,
         # ③'s α while decoding, beside the draft model's teacher-forced α where the sentence quotes it
         "alpha_twin": alpha_twin(rows, data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["alpha"])
                       if slow and slow["bar"]["family"] == "draft" else None,
@@ -243,8 +247,10 @@ def view(data):
         "sweep_repeats": fa["sweep_repeats"], "sweep_single_run": fa["sweep_repeats"] == 1,
         "fastest": fastest, "same_fastest": fastest["T1"]["family"] == fastest["T0"]["family"],
         "level_with_fastest": level_with(fastest["T1"], best["T1"].values()),
-        # a winner drafting from a corpus or the context drafts at next to no cost
-        "fastest_drafts_free": winner.get("source") in ("corpus", "context"),
+        # a winner drafting from a corpus or the context drafts at next to no cost, unless its lookups cost more a
+        # round than the draft model's drafting (lookups_dearer: the next paragraph says so with both figures)
+        "fastest_drafts_free": winner.get("source") in ("corpus", "context")
+                               and not any(m["family"] == winner["name"] for m in (dearer or {}).get("rows", [])),
         "tree_slider_max": len(fa["tree_rounds"]) - 1, "tree_slider_start": min(1, len(fa["tree_rounds"]) - 1),
         "sweep": sweep_view(summary), "tree_price": tree_price(summary), "ngram_best": best["T1"].get("ngram"),
         "main_layers": main_config["n_layer"], "main_width": main_config["n_embd"],

@@ -265,6 +265,6 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     light["r"]["5"] = 1.37
     en, zh = busy(build.render(data), "en"), busy(build.render(data), "zh")
     assert "the model as trained is such a case: 5 positions cost 1.37× one, against 1.04× on the heaviest twin (①)" in en
-    assert "按原样训练的模型就是这种情形：验收 5 个位置是 1 个位置的 1.37 倍；最重的加重版上只有 1.04 倍（①）" in zh
+    assert "按原样训练的模型正是这种情形：验收 5 个位置的耗时是 1 个位置的 1.37 倍，而在最重的加重版上只有 1.04 倍（①）" in zh
     assert "at every scale" not in en
     assert "而不是免费的验收" not in zh

@@ -65,11 +65,11 @@ def test_where_the_verify_falls_along_the_dial_one_and_the_aside_say_so():
     en, zh = lang_text(html, "en"), lang_text(html, "zh")
     assert "5 positions (γ = 4) cost 2.22× one as trained and only 1.30× at the heaviest scale" in en
     assert "the verify gets cheaper, as on a GPU" in en and "The forward itself grows dear too" in en
-    assert "按原样训练时是 1 个位置的 2.22 倍，最重一档只有 1.30 倍" in zh and "forward 本身也变贵了" in zh
+    assert "验收 5 个位置（γ = 4）的耗时是 1 个位置的 2.22 倍，最重一档只有 1.30 倍" in zh and "forward 本身也变贵了" in zh
     assert "at every scale" not in en and "never free" not in en
     en, zh = lang_text(aside(page), "en"), lang_text(aside(page), "zh")
     assert "a verify of the model as trained is not cheap (①)" in en and "what both effects buy" in en
-    assert "按原样训练的模型验收并不便宜（①）" in zh and "never free" not in en
+    assert "按原样训练的模型验收并不便宜（①）" in zh and "两重好处合起来" in zh and "never free" not in en
 
 
 def lede(page):

@@ -127,6 +127,7 @@ def test_the_temperature_item_counts_the_answer_runs_verdicts_and_keeps_the_pape
     item = temperature_item(temperature_data(["faster", "slower", "unclear", "unclear"],
                                              papers=[("2406.1", [4.0, 4.0], [3.6, 3.6]), ("2211.1", [3.1, 3.4], [2.3, 2.6])]))
     assert item["t_counts"] == {"faster": 1, "slower": 1, "unclear": 2} and item["t_families"] == 4
+    assert not item["t_none_moved"] and temperature_item(temperature_data(["unclear", "unclear"]))["t_none_moved"]
     # the named families carry both paired ranges; the unclear ones are only counted
     assert [(r["family"], r["runs_T1"]["min"], r["runs_T0"]["max"]) for r in item["t_named"]["slower"]] == [("f1", 2.0, 0.9)]
     assert [r["family"] for r in item["t_named"]["faster"]] == ["f0"]

@@ -137,6 +137,10 @@ def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
     assert [m["family"] for m in families.alpha_not_enough(rows, "draft", most=5)["rows"]] == ["eagle3", "mtp", "medusa"]
     assert families.alpha_not_enough(rows, "eagle3") is None  # nothing beats the highest α
     assert families.alpha_not_enough(rows, "ngram") is None  # the fastest has no α to beat
+    # "drafting costs them more a round" only where every named row's round costs more than the fastest's
+    assert not slow["dearer_round"]  # 0.5 a round each, as the fastest's
+    rows[0]["T1"]["drafter_per_round"] = 0.3
+    assert families.alpha_not_enough(rows, "draft")["dearer_round"]
 
 
 def test_two_alphas_that_print_alike_are_told_apart_only_when_they_do():
@@ -170,3 +174,18 @@ def test_tables_whose_python_lookups_cost_more_than_the_draft_models_round_are_n
     assert families.lookups_dearer(rows, "compiled") is None  # the claim is about the native engine's C++ round
     assert families.lookups_dearer([row("draft", "model", 2.0), *rows[1:]], "native") is None  # no table dearer
     assert families.lookups_dearer(rows[1:], "native") is None  # no draft model to compare with
+
+
+@pytest.mark.parametrize("cost, free", [(0.001, True), (50.0, False)])
+def test_the_winner_drafts_at_next_to_no_cost_only_where_its_drafting_is_not_dearer_than_the_draft_models(page_data, cost, free):
+    """⑤ says the fastest family "wins by drafting at next to no cost" only for a table or the context whose
+    drafting a round costs no more than the draft model's (a dearer lookup is what the next paragraph names)."""
+    data = copy.deepcopy(page_data)
+    fa = data["families"]
+    engine, winner = fa["summary"]["primary_engine"], fa["summary"]["fastest"]["T1"]["family"]
+    source = next(f["source"] for f in data["registry"]["families"] if f["name"] == winner)
+    row = families.best_rows(fa["rows"], engine, 1.0)[winner]
+    row["drafter_per_round"] = cost
+    v = families.view(data)
+    assert v["fastest_drafts_free"] is (free and source in ("corpus", "context") and engine == "native"
+                                        or (source in ("corpus", "context") and engine != "native"))

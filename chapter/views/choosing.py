@@ -162,12 +162,12 @@ def dont_view(data):
     is_flat: then the twin's speedups come from a dear forward, not a free verify), the n-gram table's size and how many times the main model's weights it is,
     and whether prompt lookup and lookahead decoding, which need almost no memory, pay for good at no scale of ⑥'s dial (data.dial)."""
     fa = data["families"]
-    points = data["regime"]["points"]
+    points, bound = data["regime"]["points"], flat_bound(data["costs"])
     return {"r5": r5_band(points),  # ①'s band of r_5 over the dial
             # where r_5 falls along the dial, the model as trained is itself a busy case: its ends, as ① prints them
-            "r5_falls": r5_falls(points, flat_bound(data["costs"])),
+            "r5_falls": r5_falls(points, bound),
             "r5_light": points[0]["r"]["5"], "r5_heavy": points[-1]["r"]["5"],
-            "heavy_verify_priced": points[-1]["r"]["5"] > flat_bound(data["costs"]),
+            "heavy_verify_priced": points[-1]["r"]["5"] > bound,
             "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_entries": fa["costs"]["ngram"].get("entries"), "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"],
             # the two drafters that need almost no memory, where neither pays for good at any scale of ⑥'s dial
             "light_never_pay": {"lookup", "lookahead"} <= set(data["dial"]["never"])}

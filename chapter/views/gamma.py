@@ -20,11 +20,12 @@ def formula_fit(summary):
             "all_below_theory": kv["rows_below"] == kv["rows"] and rc["rows_below"] == rc["rows"]}
 
 def recompute_verify(sweep):
-    """A recompute-mode verify's price in main forwards at the shortest and longest γ swept (each checked
-    position reruns its own window), and whether every recompute row's paired repeats all ran below 1×."""
-    gammas = sorted(sweep["gammas"])
-    price = sweep["forward_costs"]["recompute"]["verify_over_main"]
+    """A recompute-mode verify's price in main forwards at the shortest and longest γ that mode swept (each
+    checked position reruns its own window), on that mode's lane (lane_costs, as static/js/gamma.js reads it),
+    and whether every recompute row's paired repeats all ran below 1×."""
     rows = [r for r in sweep["rows"] if r["mode"] == "recompute"]
+    gammas = sorted(r["gamma"] for r in rows) or sorted(sweep["gammas"])
+    price = sweep["lane_costs"]["recompute"]["verify_over_main"]
     return {"gamma_lo": gammas[0], "gamma_hi": gammas[-1], "lo": price[str(gammas[0])], "hi": price[str(gammas[-1])],
             "all_below_one": bool(rows) and all(r["speedup_runs"]["max"] < 1 for r in rows)}
 

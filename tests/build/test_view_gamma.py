@@ -22,9 +22,11 @@ def test_the_formula_fit_says_every_row_only_when_both_modes_fall_below_theory_i
 
 @pytest.mark.parametrize("highs, below", [((0.99, 0.7), True), ((0.99, 1.02), False), ((), False)])
 def test_the_recompute_verify_is_priced_at_both_ends_and_below_one_only_when_every_repeat_is(highs, below):
-    rows = [{"mode": "recompute", "speedup_runs": {"max": hi}} for hi in highs] + [{"mode": "kvcache", "speedup_runs": {"max": 1.3}}]
+    gammas = [8, 1][:len(highs)]
+    rows = ([{"mode": "recompute", "gamma": g, "speedup_runs": {"max": hi}} for g, hi in zip(gammas, highs)]
+            + [{"mode": "kvcache", "gamma": 2, "speedup_runs": {"max": 1.3}}])
     sweep = {"gammas": [8, 1, 4], "rows": rows,
-             "forward_costs": {"recompute": {"verify_over_main": {"1": 1.6, "4": 3.6, "8": 6.0}}}}
+             "lane_costs": {"recompute": {"verify_over_main": {"1": 1.6, "4": 3.6, "8": 6.0}}}}
     price = gamma.recompute_verify(sweep)
     assert (price["gamma_lo"], price["lo"], price["gamma_hi"], price["hi"]) == (1, 1.6, 8, 6.0)
     assert price["all_below_one"] is below

@@ -80,7 +80,10 @@ def alpha_not_enough(rows, fastest_family, most=2):
     # "drafting costs them more a round" holds only where each round of theirs costs more than the fastest's;
     # else the point is what a round drafts for its cost (the rounds' sizes differ), said with both figures
     dearer = bool(bar["T1"]) and all(m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"] for m in slow)
-    return {"bar": bar, "rows": slow, "several": len(slow) > 1, "dearer_round": dearer} if slow else None
+    # else, "their rounds are shorter" only where each yields fewer characters a main forward than the fastest's
+    shorter = bool(bar["T1"]) and all(m["T1"]["tokens_per_main"] < bar["T1"]["tokens_per_main"] for m in slow)
+    return {"bar": bar, "rows": slow, "several": len(slow) > 1, "dearer_round": dearer,
+            "shorter_round": shorter, "same_size": len({(m["T1"]["shape"], m["T1"]["size"]) for m in slow}) == 1} if slow else None
 
 
 def lookups_dearer(rows, engine):

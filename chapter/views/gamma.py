@@ -49,6 +49,7 @@ def choice_row(best, tried, runner, runner_fig, engine, main_bytes):
             "tried_zh": tried_text(tried, "、"), "tried_en": tried_text(tried, ", "),
             "runner": runner, "runner_fig": runner_fig,
             "interior": min(tried) < best["size"] < max(tried),  # neither the shortest nor the longest chain tried
+            "largest": best["size"] == max(tried),  # else, at an end, the shortest
             "runner_within": runner is not None and runs["min"] <= runner["speedup"] <= runs["max"]}
 
 def dial_choice(point, engine):
@@ -75,7 +76,13 @@ def gamma_choice(data):
     if None in dial:
         return None
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
-    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows)}
+    fastest_square = data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["gamma"]
+    return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
+            "edges": [r for r in rows if not r["interior"]],  # the rows whose best γ is an end of the γ tried
+            # the squares' fastest γ against the dial's as trained: two runs of one drafter on one engine that
+            # need not agree where the curve is flat (the rule of thumb names both)
+            "square_gamma": fastest_square, "dial_gamma": rows[0]["best"]["size"],
+            "runs_disagree": data["gamma_sweep"]["engines"]["kvcache"] == regime["engine"] and fastest_square != rows[0]["best"]["size"]}
 
 
 def view(data):

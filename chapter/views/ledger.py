@@ -71,7 +71,7 @@ def box_column(point, row):
     rest = row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])
     chars = row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"]
     return {"point": point, "row": row, "bytes": point["main_bytes"],
-            "forward_s": plain_forward_s(point, row), "rest": rest,
+            "forward_s": plain_forward_s(point, row), "rest": rest, "fixed": row["drafter_per_round"] + rest,
             "chars_per_round": chars, "saved_pct": 100 * (1 - 1 / chars),
             "plain_price": chars * row["plain_per_char"]}
 
@@ -107,9 +107,10 @@ def answer_box(data):
             # (b) and (c) grow in time, but less than the forward: so they shrink in plain forwards
             "others_grow_less": max(growth["drafting"], growth["rest"]) < growth["forward"],
             # (b) + (c) under a tenth of what they were: the box says they all but vanish
-            "fixed_vanish": h["row"]["drafter_per_round"] + h["rest"] < 0.1 * (t["row"]["drafter_per_round"] + t["rest"]),
-            # ① about the same at both ends (the box's words)
-            "verify_steady": abs(h["row"]["verify_over_main"] / t["row"]["verify_over_main"] - 1) <= THEORY_CLOSE}
+            "fixed_vanish": h["fixed"] < 0.1 * t["fixed"],
+            # ① about the same at both ends (the box's words), else whether it falls or rises
+            "verify_steady": abs(h["row"]["verify_over_main"] / t["row"]["verify_over_main"] - 1) <= THEORY_CLOSE,
+            "verify_falls": h["row"]["verify_over_main"] < t["row"]["verify_over_main"]}
 
 
 def view(data):

@@ -268,3 +268,64 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     assert "按原样训练的模型正是这种情形：验收 5 个位置的耗时是 1 个位置的 1.37 倍，而在最重的加重版上只有 1.04 倍（①）" in zh
     assert "at every scale" not in en
     assert "而不是免费的验收" not in zh
+
+
+def test_a_high_alpha_sentence_says_why_its_rounds_fall_short():
+    """⑤'s "a high α alone does not pay": where the named families' rounds yield fewer characters a main forward
+    than the fastest's, it prints both yields and both drafting prices; where neither their drafting nor their
+    yield explains it, it only points to ⑥'s box."""
+    from chapter.views import families as V
+
+    def said(data, lang):
+        return one(text(build.render(data), "s-families", lang), "A high α alone" if lang == "en" else "α 高本身")
+
+    slow = V.view(DATA)["alpha_not_enough"]
+    if slow is None or slow["dearer_round"] or not slow["shorter_round"]:
+        pytest.skip("the committed results name no family whose rounds fall short")
+    en, zh = said(DATA, "en"), said(DATA, "zh")
+    top = slow["bar"]["T1"]
+    yields = " and ".join(f"{m['T1']['tokens_per_main']:.2f}" for m in slow["rows"])
+    assert f"{yields} characters per main forward" in en and f"{top['tokens_per_main']:.2f}" in en
+    assert f"against {top['drafter_per_round']:.3f}, so" in en
+    assert f"只得 {yields.replace(' and ', ' 和 ')} 个字" in zh
+    # the fastest yields no more a round than they: the sentence falls back to pointing at ⑥'s box
+    data = copy.deepcopy(DATA)
+    for row in data["families"]["rows"]:
+        if row["family"] == slow["bar"]["family"]:
+            row["tokens_per_main"] = 1.0
+    assert "Yet they run at" in said(data, "en") and "characters per main forward" not in said(data, "en")
+    assert "⑥ 的方框把一轮拆开来算" in said(data, "zh")
+
+
+def test_the_answer_boxs_so_sentence_quotes_both_ends_of_each_part():
+    """⑥'s "So:" sentence prints the verify (a) and drafting plus the rest, (b) + (c), at both ends, with the word
+    that their direction earns: "falls" only where the heavy end's verify is the cheaper."""
+    from chapter.views import ledger as V
+
+    box = V.view(DATA)["answer"]
+    t, h = box["columns"][0], box["columns"][-1]
+    en = one(text(build.render(DATA), "s-ledger", "en"), "So:")
+    tv, hv = (f"{c['row']['verify_over_main']:.2f}" for c in (t, h))
+    word = "stays about the same" if box["verify_steady"] else ("falls" if box["verify_falls"] else "rises")
+    assert f"the verify (a) {word} ({tv} → {hv})" in en
+    assert f"(b) + (c) {'all but vanish' if box['fixed_vanish'] else 'shrink'} ({t['fixed']:.3f} → {h['fixed']:.3f})" in en
+    assert box["verify_falls"] == (h["row"]["verify_over_main"] < t["row"]["verify_over_main"])
+    zh = one(text(build.render(DATA), "s-ledger", "zh"), "所以：")
+    assert f"（{tv} → {hv}）" in zh and f"（{t['fixed']:.3f} → {h['fixed']:.3f}）" in zh
+
+
+def test_the_rule_of_thumb_names_the_two_runs_best_gammas_apart():
+    """③'s rule of thumb: where the squares' fastest γ and the dial's as trained differ on one engine, it names
+    both; where a best γ is an end of the γ tried, it says which end and which way the best may lie."""
+    from chapter.views import gamma as V
+
+    choice = V.view(DATA)["choice"]
+    en = one(text(build.render(DATA), "s-gamma", "en"), "Rule of thumb")
+    zh = one(text(build.render(DATA), "s-gamma", "zh"), "经验法则")
+    named = f"the squares' fastest is γ = {choice['square_gamma']}, while ⑥'s dial"
+    assert (named in en) == (choice["flat"] and choice["runs_disagree"])
+    assert (f"上面方块里最快的是 γ = {choice['square_gamma']}" in zh) == (choice["flat"] and choice["runs_disagree"])
+    for r in choice["edges"]:
+        assert f"the dial's best, γ = {r['best']['size']}, was the {'largest' if r['largest'] else 'smallest'} it tried" in en
+        assert f"may be {'larger' if r['largest'] else 'smaller'} still" in en
+    assert ("may be" in en) == bool(choice["edges"])

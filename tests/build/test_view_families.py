@@ -128,7 +128,8 @@ def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
     """⑤'s sentence under the map: the families whose α beats the fastest family's yet which are slower than
     plain decoding in every paired repeat, highest α first, at most two; none where no such family exists."""
     def row(family, alpha, verdict):
-        return {"family": family, "alpha": alpha, "T1": {"verdict": verdict, "drafter_per_round": 0.5}}
+        return {"family": family, "alpha": alpha, "T1": {"verdict": verdict, "drafter_per_round": 0.5, "tokens_per_main": 2.0,
+                                               "shape": "chain", "size": 1}}
     rows = [row("draft", 0.74, "faster"), row("mtp", 0.86, "slower"), row("eagle", 0.85, "unclear"),
             row("eagle3", 0.87, "slower"), row("medusa", 0.80, "slower"), row("ngram", None, "faster")]
     slow = families.alpha_not_enough(rows, "draft")
@@ -139,8 +140,17 @@ def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
     assert families.alpha_not_enough(rows, "ngram") is None  # the fastest has no α to beat
     # "drafting costs them more a round" only where every named row's round costs more than the fastest's
     assert not slow["dearer_round"]  # 0.5 a round each, as the fastest's
+    assert not slow["shorter_round"]  # 2.0 characters a main forward each, as the fastest's
+    assert slow["same_size"]  # both γ = 1: the sentence names the size once
     rows[0]["T1"]["drafter_per_round"] = 0.3
     assert families.alpha_not_enough(rows, "draft")["dearer_round"]
+    # "their rounds are shorter" only where every named row yields fewer characters a main forward than the fastest
+    rows[0]["T1"]["tokens_per_main"] = 2.5
+    assert families.alpha_not_enough(rows, "draft")["shorter_round"]
+    rows[1]["T1"]["tokens_per_main"] = 2.6  # the MTP head's rounds are longer than the fastest's
+    assert not families.alpha_not_enough(rows, "draft")["shorter_round"]
+    rows[3]["T1"]["size"] = 2  # EAGLE-3 now drafts 2 a round, the MTP head 1
+    assert not families.alpha_not_enough(rows, "draft")["same_size"]
 
 
 def test_two_alphas_that_print_alike_are_told_apart_only_when_they_do():

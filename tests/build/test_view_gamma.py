@@ -42,8 +42,10 @@ def point(scale, best, tried):
     return {"scale": scale, "main_bytes": 1000 * scale, "best": {"T1": best}, "choose": {"T1": tried}}
 
 
-def choice_data(light, heavy):
-    return {"regime": {"engine": "native", "points": [light, point(4, [], []), heavy]}}
+def choice_data(light, heavy, square_gamma=5, square_engine="native"):
+    """The dial's two ends, and ③'s squares: their fastest γ on their engine."""
+    sweep = {"summary": {"fastest": {"kvcache": {"gamma": square_gamma}}}, "engines": {"kvcache": square_engine}}
+    return {"regime": {"engine": "native", "points": [light, point(4, [], []), heavy]}, "gamma_sweep": sweep}
 
 
 def test_the_best_gamma_table_takes_the_dials_two_ends():
@@ -57,7 +59,11 @@ def test_the_best_gamma_table_takes_the_dials_two_ends():
     assert c["rows"][0]["runner_fig"] == "draft|chain4|native|kvcache|T1|regime-x1-choose"
     assert c["rows"][1]["runner_fig"] == "draft|chain2|native|kvcache|T1|regime-x140-choose"
     assert (c["rows"][0]["tried_en"], c["rows"][0]["tried_zh"]) == ("1, 4, 5, 8", "1、4、5、8")
-    assert c["interior"] and c["flat"]
+    assert c["interior"] and c["flat"] and c["edges"] == []
+    # the squares' fastest γ and the dial's as trained are named apart only where they differ on one engine
+    assert not c["runs_disagree"]  # both γ = 5
+    assert gamma.gamma_choice(choice_data(light, heavy, square_gamma=4))["runs_disagree"]
+    assert not gamma.gamma_choice(choice_data(light, heavy, square_gamma=4, square_engine="eager"))["runs_disagree"]
 
 
 def test_the_rule_of_thumbs_facts_fail_on_one_row():
@@ -65,6 +71,9 @@ def test_the_rule_of_thumbs_facts_fail_on_one_row():
     heavy = point(140, [timed(3, 2.0, 1.95, 2.05)], [timed(g, s, n=1) for g, s in ((2, 1.5), (3, 2.03), (6, 1.7))])
     c = gamma.gamma_choice(choice_data(light, heavy))
     assert not c["rows"][0]["interior"] and not c["interior"]
+    assert c["edges"] == [c["rows"][0]] and c["rows"][0]["largest"]  # γ = 8, the largest tried
+    low = point(1, [timed(2, 1.5, 1.4, 1.6)], [timed(g, s, n=1) for g, s in ((2, 1.55), (8, 1.2))])
+    assert not gamma.gamma_choice(choice_data(low, heavy))["rows"][0]["largest"]  # γ = 2, the smallest tried
     assert not c["rows"][1]["runner_within"] and not c["flat"]  # 1.5 lies below the best's 1.95–2.05
 
 

@@ -131,9 +131,9 @@ def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
     # plain decoding's price for as many characters, over the round's, is the speedup
     assert trained["plain_price"] == pytest.approx(light_chars * 1.1)
     assert trained["plain_price"] / light_row["round_total"] == pytest.approx(1.5)
-    fixed = [c["row"]["drafter_per_round"] + c["rest"] for c in (trained, heavy)]  # (b) + (c)
-    assert fixed == [pytest.approx(0.85), pytest.approx(0.03)]
+    assert [c["fixed"] for c in (trained, heavy)] == [pytest.approx(0.85), pytest.approx(0.03)]  # (b) + (c)
     assert box["verify_steady"] and box["fixed_vanish"]
+    assert box["verify_falls"] == (heavy_row["verify_over_main"] < light_row["verify_over_main"])
 
 
 def test_the_answer_box_drops_a_family_not_run_as_trained():

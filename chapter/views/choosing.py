@@ -169,6 +169,8 @@ def dont_view(data):
             "r5_light": points[0]["r"]["5"], "r5_heavy": points[-1]["r"]["5"],
             "heavy_verify_priced": points[-1]["r"]["5"] > bound,
             "ngram_table_mb": fa["costs"]["ngram"]["bytes"] / 1e6, "ngram_entries": fa["costs"]["ngram"].get("entries"), "ngram_over_main": fa["summary"]["memory"]["ngram_over_main"],
+            # printed beside the ratio to two decimals, so that the ratio reproduces from it (3.0 MB would give 5.3)
+            "main_mb": fa["summary"]["memory"]["main_bytes"] / 1e6,
             # the two drafters that need almost no memory, where neither pays for good at any scale of ⑥'s dial
             "light_never_pay": {"lookup", "lookahead"} <= set(data["dial"]["never"])}
 

@@ -329,3 +329,10 @@ def test_the_rule_of_thumb_names_the_two_runs_best_gammas_apart():
         assert f"the dial's best, γ = {r['best']['size']}, was the {'largest' if r['largest'] else 'smallest'} it tried" in en
         assert f"may be {'larger' if r['largest'] else 'smaller'} still" in en
     assert ("may be" in en) == bool(choice["edges"])
+
+
+def test_the_drafter_that_does_not_fit_reproduces_its_ratio_from_the_printed_sizes():
+    """⑦'s memory case: the table's MB over the main model's MB, both as printed, give the printed ratio."""
+    en = one(text(build.render(DATA), "s-choosing", "en"), "does not fit")
+    table, ratio, main = re.search(r"takes ([\d.]+) MB .*?, ([\d.]+)× the main model's ([\d.]+) MB", en).groups()
+    assert f"{float(table) / float(main):.1f}" == ratio

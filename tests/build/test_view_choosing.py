@@ -157,12 +157,13 @@ def test_temperature_is_no_reason_only_where_every_paper_still_pays_at_T1():
 @pytest.mark.parametrize("r5,priced", [(1.19, True), (1.15, False), (1.02, False)])
 def test_the_twins_verify_is_priced_only_past_the_flatness_slack(r5, priced):
     """The busy-hardware case says the twin's speedups come from a dear forward only where its verify is not flat."""
-    data = {"families": {"costs": {"ngram": {"bytes": 15.9e6}}, "summary": {"memory": {"ngram_over_main": 5.4}}},
+    data = {"families": {"costs": {"ngram": {"bytes": 15.9e6}}, "summary": {"memory": {"ngram_over_main": 5.4, "main_bytes": 2.954e6}}},
             "regime": {"engine": "native", "points": [{"r": {"5": 1.3}, "main_bytes": 3e6}, {"r": {"5": r5}, "main_bytes": 4e8}]},
             "costs": {"summary": {"eager": {"flat_slack": 0.15}, "native": {"flat_slack": 0.15}}},
             "dial": {"never": ["lookup", "lookahead"]}}
     v = dont_view(data)
     assert v["heavy_verify_priced"] is priced
+    assert f"{15.9 / v['main_mb']:.1f}" == "5.4"  # the ratio reproduces from the main model's MB as printed, 2.95
     assert v["light_never_pay"]  # neither light drafter pays for good at any scale
     assert not dont_view({**data, "dial": {"never": ["lookahead"]}})["light_never_pay"]
     assert v["r5"] == {"min": min(1.3, r5), "max": max(1.3, r5)}   # ①'s band, quoted again

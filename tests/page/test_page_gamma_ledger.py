@@ -19,6 +19,8 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 # characters or beside full-width punctuation
 ZH_HALF_WIDTH = re.compile(r".{0,8}(?:[\u4e00-\u9fff][,:;?()]|[,:;?()][\u4e00-\u9fff]).{0,8}")
 ZH_SPACE = re.compile(r".{0,8}(?:[\u4e00-\u9fff] +[\u4e00-\u9fff]|[，。：；？！（）、] +| +[，。：；？！（）、]).{0,8}")
+# ... and a space between a Chinese character and a Latin letter ("的 eager 引擎", not "的eager引擎")
+ZH_LATIN = re.compile(r".{0,8}(?:[\u4e00-\u9fff][A-Za-z]|[A-Za-z][\u4e00-\u9fff]).{0,8}")
 
 
 def best_gamma(alpha, c):
@@ -268,7 +270,7 @@ def test_sections_speak_one_language(open_page, lang):
             assert not CJK.search(text), (name, CJK.findall(text)[:10])
         else:
             assert CJK.search(text), name
-            bad = ZH_HALF_WIDTH.findall(text) + ZH_SPACE.findall(text)
+            bad = ZH_HALF_WIDTH.findall(text) + ZH_SPACE.findall(text) + ZH_LATIN.findall(text)
             assert not bad, (name, bad[:10])
     page.evaluate("document.getElementById('lang-toggle').style.visibility = ''")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, "page scrolls sideways"

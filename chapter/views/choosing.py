@@ -181,6 +181,25 @@ def span(lo_hi):
     return f"{lo:g}" if lo == hi else f"{lo:g}–{hi:g}"
 
 
+def temperature_heavy(data):
+    """The same question on the heaviest twin (regime.json, the answer engine): each family's best row at T = 0
+    against its best at T = 1, counted as clearly faster or slower where their paired ranges do not overlap;
+    `example`: the fastest family at T = 1 where it moved. Readers saw greedy lines below T = 1's on the dial."""
+    if "regime" not in data:  # a test's results without the dial
+        return None
+    heavy = data["regime"]["points"][-1]
+    t0 = {r["family"]: r for r in heavy["best"].get("T0", [])}
+    pairs = [(r, t0[r["family"]]) for r in heavy["best"]["T1"] if r["family"] in t0]
+    if not pairs:
+        return None
+    faster = [(a, b) for a, b in pairs if b["speedup_runs"]["min"] > a["speedup_runs"]["max"]]
+    slower = [(a, b) for a, b in pairs if b["speedup_runs"]["max"] < a["speedup_runs"]["min"]]
+    moved = faster + slower
+    example = next(((a, b) for a, b in pairs if (a, b) in moved), None)
+    return {"bytes": heavy["main_bytes"], "n": len(pairs), "faster": len(faster), "slower": len(slower),
+            "example": {"T1": example[0], "T0": example[1]} if example else None}
+
+
 def temperature_item(data):
     """The temperature item of "when not to speculate", in two parts kept apart. Measured here: how many
     families' best rows were faster, slower or could not be told apart at T = 0 against T = 1
@@ -204,7 +223,7 @@ def temperature_item(data):
     # the families named as clearly faster or slower: their rows, whose paired ranges show they do not overlap
     clauses = dict(t0_clauses(data))
     named = {word: clauses.get(word, []) for word in ("faster", "slower")}
-    return {"t_families": n, "t_counts": counts, "t_named": named,
+    return {"t_families": n, "t_counts": counts, "t_named": named, "t_heavy": temperature_heavy(data),
             "t_none_moved": counts["faster"] == counts["slower"] == 0,  # then one clause says so, with no "0 of"
             "greedy_seldom_faster": greedy_seldom_faster,
             "alpha_lowest_greedy": alpha_lowest_greedy,

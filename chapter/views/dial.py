@@ -1,7 +1,7 @@
 """⑥'s dial (regime.json) in words, and the peer library's table on the heaviest twin (both for the
 page's scripts too, as data.dial and data.peer_twin); view() adds what the dial's sentences count and
 compare (sections/dial.html.j2 and its deep dives, templates/deep/twin-build and dial-why)."""
-from chapter.views.rows import find_row
+from chapter.views.rows import find_row, ranges_overlap
 
 
 THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
@@ -155,6 +155,36 @@ def dips(points, family, key="T1"):
     return [points[i]["scale"] for i in range(1, len(points) - 1)
             if None not in speed[i - 1:i + 2] and speed[i] < min(speed[i - 1], speed[i + 1])]
 
+def lead_families(data):
+    """The lines the dial draws with its grid closed (dial.js leadFamilies): the fastest family of each kind
+    (registry.json's group) at the heaviest scale and T = 1, fastest first."""
+    group = {f["name"]: f["group"] for f in data["registry"]["families"]}
+    leads = {}
+    for row in data["regime"]["points"][-1]["best"]["T1"]:
+        leads.setdefault(group[row["family"]], row["family"])
+    return list(leads.values())
+
+
+def line_falls(data):
+    """Each drawn line's falls at T = 1 from one scale to the next, in the lines' order: where the two points'
+    paired ranges overlap (the run cannot tell the scales apart) and, where they do not, whether the one-run
+    tries picked another configuration there. Readers asked why lines fall past 118 MB. None without a fall."""
+    points, falls = data["regime"]["points"], []
+    for family in lead_families(data):
+        rows = [find_row(p["best"]["T1"], family=family) for p in points]
+        for (a, ra), (b, rb) in zip(zip(points, rows), zip(points[1:], rows[1:])):
+            if ra and rb and rb["speedup"] < ra["speedup"]:
+                falls.append({"family": family, "from_bytes": a["main_bytes"], "to_bytes": b["main_bytes"],
+                              "before": ra, "after": rb, "overlap": ranges_overlap(ra, rb), "moved": config_key(ra) != config_key(rb)})
+    if not falls:
+        return None
+    within = [f for f in falls if f["overlap"]]
+    clear = [f for f in falls if not f["overlap"]]
+    moved, unexplained = [f for f in clear if f["moved"]], [f for f in clear if not f["moved"]]
+    return {"n": len(falls), "within": len(within), "example": within[0] if within else None,
+            "moved": moved, "n_moved": len(moved), "unexplained": unexplained, "n_unexplained": len(unexplained)}
+
+
 def same_machine(a, b):
     """Did two results files run on the same kind of machine (meta: device name, device type, CPU details)?"""
     key = lambda meta: (meta.get("device"), meta.get("device_type"), meta.get("cpu"))
@@ -217,5 +247,5 @@ def view(data, rerun=None):
             "config_moved": as_trained is not None and config_key(as_trained) != config_key(fastest),
             "best": dial["best"], "best_elsewhere": dial["best"]["scale"] != heavy["scale"],
             "fresh_check": regime.get("fresh_check"),
-            "pays_summary": pays_summary(dial),
+            "pays_summary": pays_summary(dial), "falls": line_falls(data),
             "theory": theory_lines(dial["theory"]), "rerun": rerun_note(regime, rerun, fastest["family"])}

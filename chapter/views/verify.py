@@ -34,6 +34,20 @@ def flat_engine(summary, answer=None):
     return "eager"
 
 
+def curve_dip(costs, engine):
+    """The first place where more positions cost clearly less on `engine` (the larger count's slowest repeat
+    under the smaller's fastest): readers of ① saw 4 positions under 3. None where the curve never falls."""
+    spread = costs["engines"].get(engine, {}).get("over_main_spread")
+    if spread is None:  # a curve summarised without its repeats (a test's costs.json, say)
+        return None
+    positions = costs["positions"]
+    for k, k_next in zip(positions, positions[1:]):
+        if spread[str(k_next)]["max"] < spread[str(k)]["min"]:
+            return {"k": k, "r": spread[str(k)]["median"], "k_next": k_next, "r_next": spread[str(k_next)]["median"],
+                    "repeats": spread[str(k)]["n"]}
+    return None
+
+
 def cost_curve(costs, answer=None):
     """The measured curve's facts the sentences quote: engines, threads, the flat stretch (on the
     answer engine where it was measured: flat_engine)."""
@@ -45,7 +59,8 @@ def cost_curve(costs, answer=None):
             "eager_ms": milliseconds(engines["eager"]), "has_compiled": bool(compiled),
             "compiled_ms": milliseconds(compiled) if compiled else None,
             "flat_start": summary[flat]["flat_start"], "flat_max": summary[flat]["flat_until"],
-            "flat_engine": flat, "flat_is_answer": flat == answer, "flat_bound": flat_bound(costs)}
+            "flat_engine": flat, "flat_is_answer": flat == answer, "flat_bound": flat_bound(costs),
+            "dip": curve_dip(costs, flat)}
 
 
 def steepest(costs):

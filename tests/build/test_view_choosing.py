@@ -170,3 +170,19 @@ def test_the_twins_verify_is_priced_only_past_the_flatness_slack(r5, priced):
     assert v["r5_falls"] is (1.3 > 1.15 * r5)  # 1.3 as trained against the twin's: past the slack only beside 1.02
     falls = {**data, "regime": {"engine": "native", "points": [{"r": {"5": 2.22}}, {"r": {"5": r5}}]}}
     assert dont_view(falls)["r5_falls"] and (dont_view(falls)["r5_light"], dont_view(falls)["r5_heavy"]) == (2.22, r5)
+
+
+def test_the_temperature_item_counts_the_heaviest_twins_moves_by_their_paired_ranges():
+    """⑦'s temperature item on the heaviest twin: a family counts as faster or slower under greedy decoding only
+    where its T = 0 and T = 1 rows' paired ranges do not overlap; the example is the first that moved."""
+    from chapter.views.choosing import temperature_heavy
+
+    def r(family, lo, hi):
+        return {"family": family, "speedup": (lo + hi) / 2, "speedup_runs": {"min": lo, "max": hi, "n": 3}}
+
+    t1 = [r("ngram", 2.3, 2.9), r("draft", 1.6, 2.3), r("medusa", 1.0, 1.7), r("lookup", 0.9, 1.1)]
+    t0 = [r("ngram", 1.7, 1.9), r("draft", 1.4, 1.7), r("medusa", 1.8, 1.9)]  # lookup not run greedy
+    h = temperature_heavy({"regime": {"points": [{}, {"main_bytes": 4e8, "best": {"T1": t1, "T0": t0}}]}})
+    assert (h["n"], h["slower"], h["faster"]) == (3, 1, 1)  # draft's ranges overlap (1.6–2.3 against 1.4–1.7)
+    assert h["example"]["T1"] is t1[0] and h["example"]["T0"] is t0[0]
+    assert temperature_heavy({"regime": {"points": [{"main_bytes": 4e8, "best": {"T1": t1}}]}}) is None

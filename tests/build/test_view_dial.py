@@ -22,8 +22,10 @@ def data(points, pays, never, theory=None):
     regime = {"points": points, "prompt": "ROMEO:\nBut", "threads": 1, "summary": {"cache_edge_bytes": 2e6},
               "roofline": {"bandwidth_bytes_per_s": 12.5e9}}
     best = {"scale": points[-1]["scale"], "bytes": points[-1]["main_bytes"], "row": points[-1]["best"]["T1"][0]}
-    return {"regime": regime, "dial": {"pays": pays, "never": never, "best": best, "heaviest_cache_multiple": 70.0,
-                                       "theory": theory or {}}}
+    names = dict.fromkeys(r["family"] for p in points for rows in p["best"].values() for r in rows)
+    registry = {"families": [{"name": f, "group": f} for f in names]}  # each family a kind of its own: every line drawn
+    return {"regime": regime, "registry": registry,
+            "dial": {"pays": pays, "never": never, "best": best, "heaviest_cache_multiple": 70.0, "theory": theory or {}}}
 
 
 def test_the_heaviest_fastest_family_is_found_again_as_trained_and_its_configuration_compared():
@@ -154,3 +156,31 @@ def test_the_dip_note_says_whether_greedy_lines_dip_there_too():
     committed["points"][1]["best"]["T0"][1]["speedup"] = 1.0
     assert dial.rerun_note(committed, rerun, "ngram")["greedy_dips_too"] is True
     assert dial.dips(committed["points"], "draft", "T0") == [16]
+
+
+def fall_row(family, speedup, lo, hi, size=3):
+    return {"family": family, "shape": "chain", "size": size, "speedup": speedup,
+            "speedup_runs": {"min": lo, "max": hi, "n": 3}}
+
+
+def test_a_lines_falls_are_told_apart_by_their_paired_ranges_and_configurations():
+    """⑥'s note under the dial: each drawn line's falls from one scale to the next, where the two points'
+    paired ranges overlap (the run cannot tell them apart), where they do not and the configuration moved,
+    and where neither holds; only the lead family of each kind is a drawn line."""
+    registry = {"families": [{"name": "ngram", "group": "table"}, {"name": "lookup", "group": "table"},
+                             {"name": "draft", "group": "model"}, {"name": "eagle", "group": "feature"}]}
+    points = [{"scale": 1, "main_bytes": 3e6, "best": {"T1": [fall_row("ngram", 1.0, 0.9, 1.1), fall_row("lookup", 3.0, 2.9, 3.1),
+                                                              fall_row("draft", 1.5, 1.4, 1.6), fall_row("eagle", 1.0, 0.9, 1.1)]}},
+              {"scale": 4, "main_bytes": 1.2e7, "best": {"T1": [fall_row("ngram", 2.6, 2.3, 2.7), fall_row("draft", 1.2, 1.1, 1.3),
+                                                                fall_row("eagle", 0.8, 0.7, 0.85, size=5), fall_row("lookup", 0.5, 0.4, 0.6)]}},
+              {"scale": 16, "main_bytes": 4.7e7, "best": {"T1": [fall_row("ngram", 2.4, 2.2, 2.9), fall_row("draft", 1.3, 1.2, 1.4),
+                                                                 fall_row("lookup", 1.0, 0.9, 1.1), fall_row("eagle", 0.9, 0.8, 1.0)]}}]
+    d = {"registry": registry, "regime": {"points": points}}
+    assert dial.lead_families(d) == ["ngram", "draft", "eagle"]  # lookup is a table too, slower than the n-gram table
+    falls = dial.line_falls(d)
+    assert falls["n"] == 3 and falls["within"] == 1  # lookup's 3.0 → 0.5 is not drawn
+    assert falls["example"]["family"] == "ngram" and falls["example"]["to_bytes"] == 4.7e7  # 2.6 → 2.4, ranges overlap
+    assert [f["family"] for f in falls["moved"]] == ["eagle"] and falls["n_moved"] == 1  # γ = 3 → 5, 1.0 → 0.8, apart
+    assert [f["family"] for f in falls["unexplained"]] == ["draft"] and falls["n_unexplained"] == 1  # 1.5 → 1.2, apart
+    rising = {"registry": registry, "regime": {"points": [points[0], {**points[0], "scale": 4}]}}
+    assert dial.line_falls(rising) is None  # no line falls

@@ -199,3 +199,19 @@ def test_the_winner_drafts_at_next_to_no_cost_only_where_its_drafting_is_not_dea
     v = families.view(data)
     assert v["fastest_drafts_free"] is (free and source in ("corpus", "context") and engine == "native"
                                         or (source in ("corpus", "context") and engine != "native"))
+
+
+def test_the_draft_rounds_one_call_is_set_beside_gamma_cs_only_where_it_costs_less():
+    """⑤'s lookups paragraph sets ③'s c (one draft forward a call) times γ beside the draft model's one-call
+    round, where ③ timed the same engine, the round is a chain and γ·c (at c as printed) exceeds it."""
+    bar = {"family": "draft", "T1": {"shape": "chain", "size": 3, "drafter_per_round": 0.387}}
+    dearer = {"bar": bar, "rows": []}
+    data = {"gamma_sweep": {"engines": {"kvcache": "native"}, "c": {"kvcache": 0.20234}}}
+    u = families.round_under_c(dearer, data, "native")
+    assert (u["c"], u["gamma"]) == (0.202, 3) and u["calls"] == pytest.approx(0.606)  # 3 × 0.202 as printed
+    assert families.round_under_c(dearer, data, "compiled") is None  # ③ timed the native engine
+    assert families.round_under_c(None, data, "native") is None
+    bar["T1"]["drafter_per_round"] = 0.7  # the round costs more than three calls would
+    assert families.round_under_c(dearer, data, "native") is None
+    bar["T1"].update(drafter_per_round=0.387, shape="tree")
+    assert families.round_under_c(dearer, data, "native") is None

@@ -112,3 +112,17 @@ def test_the_steepest_curve_is_named_with_its_cheap_base_and_each_engines_extra_
     costs["engines"]["eager"] = engine(0.6, 0.76)
     costs["engines"]["native"] = engine(0.7, 1.5)  # dearer base and steeper: the sentence's reason would not hold
     assert verify.steepest(costs)["steepest"] == "native" and not verify.steepest(costs)["steepest_explained"]
+
+
+def test_the_curves_first_clear_dip_is_found_and_a_dip_within_the_repeats_is_not():
+    """① says the price of positions does not rise at every step only where a larger count's slowest repeat
+    lies under the smaller count's fastest (3 positions 2.14×, 4 only 1.83×, as measured here)."""
+    def costs(spreads):
+        return {"positions": [1, 2, 3, 4], "engines": {"native": {"over_main_spread": {
+            str(k): {"median": m, "min": lo, "max": hi, "n": 7} for k, (m, lo, hi) in zip([1, 2, 3, 4], spreads)}}}}
+
+    dip = verify.curve_dip(costs([(1, 1, 1), (1.44, 1.43, 1.45), (2.14, 2.13, 2.15), (1.83, 1.82, 1.84)]), "native")
+    assert (dip["k"], dip["k_next"], dip["r"], dip["r_next"], dip["repeats"]) == (3, 4, 2.14, 1.83, 7)
+    # 4 positions' median under 3's, but their repeats overlap: no dip the run can vouch for
+    assert verify.curve_dip(costs([(1, 1, 1), (1.44, 1.43, 1.45), (2.14, 1.9, 2.2), (2.0, 1.95, 2.1)]), "native") is None
+    assert verify.curve_dip(costs([(1, 1, 1), (1.2, 1.1, 1.3), (1.5, 1.4, 1.6), (2.0, 1.9, 2.1)]), "native") is None

@@ -3,6 +3,7 @@ temperature and scale buttons, the address they write, both languages."""
 import orjson
 import pytest
 
+from chapter.views.dial import lead_families
 from tests.helpers import ROOT
 
 REGIME = orjson.loads((ROOT / "experiments/results/regime.json").read_bytes())
@@ -142,6 +143,9 @@ def test_the_dial_draws_one_bold_line_per_kind_and_a_grid_of_every_verdict(open_
             leads = kept + [f for f in leads if group[f] not in {group[k] for k in kept}]
         else:
             t1_leads = leads
+            # the lines the note under the chart speaks of (views/dial.py lead_families) are the ones drawn
+            registry = {"families": [{"name": f, "group": g} for f, g in group.items()]}
+            assert leads == lead_families({"registry": registry, "regime": REGIME})
         bold = dial.locator("g.dial-line:not(.faint)")
         assert bold.count() == len(leads) == len(kinds_at(key))
         names = bold.evaluate_all("gs => gs.map((g) => g.querySelector('.dial-label').textContent)")

@@ -223,7 +223,10 @@ def temperature_item(data):
     # the families named as clearly faster or slower: their rows, whose paired ranges show they do not overlap
     clauses = dict(t0_clauses(data))
     named = {word: clauses.get(word, []) for word in ("faster", "slower")}
-    return {"t_families": n, "t_counts": counts, "t_named": named, "t_heavy": temperature_heavy(data),
+    heavy = temperature_heavy(data)
+    return {"t_families": n, "t_counts": counts, "t_named": named, "t_heavy": heavy,
+            # greedy decoding helped no family, as trained nor on the heaviest twin: one sentence says both
+            "greedy_never_faster": heavy is not None and counts["faster"] == 0 and heavy["faster"] == 0 and heavy["n"] == n,
             "t_none_moved": counts["faster"] == counts["slower"] == 0,  # then one clause says so, with no "0 of"
             "greedy_seldom_faster": greedy_seldom_faster,
             "alpha_lowest_greedy": alpha_lowest_greedy,

@@ -344,27 +344,43 @@ def test_the_drafter_that_does_not_fit_reproduces_its_ratio_from_the_printed_siz
 
 def test_the_note_under_the_dial_counts_the_falls_of_the_lines_drawn():
     """⑥'s "Where a line falls": the counts and the quoted ends come from views/dial.py line_falls, in both
-    languages; every fall is counted once, as overlapping, moved or unexplained."""
+    languages; every fall is counted once, as overlapping, moved or unexplained; no note without an overlap."""
     from chapter.views import dial as V
 
     falls = V.line_falls(DATA)
     html = build.render(DATA)
     paras = text(html, "s-ledger", "en")
-    if falls is None:
+    if falls is None or not falls["within"]:
         assert not [p for p in paras if p.startswith("Where a line falls")]
         return
     assert falls["within"] + falls["n_moved"] + falls["n_unexplained"] == falls["n"]
     en = one(paras, "Where a line falls")
-    assert f"from one scale to the next: {falls['n']} falls)" in en
-    if falls["within"]:
-        x = falls["example"]
-        assert f"In {falls['within']}, the two points' paired ranges overlap" in en
-        assert f"{x['before']['speedup']:.2f}× at " in en and f"{x['after']['speedup']:.2f}× at " in en
-        assert ranges_overlap_text(x)
+    assert f"(T = 1: {falls['within']} of {falls['n']} falls), the two points' paired ranges overlap" in en
+    x = falls["example"]
+    assert f"{x['before']['speedup']:.2f}× at " in en and f"{x['after']['speedup']:.2f}× at " in en
+    assert ranges_overlap_text(x)
+    assert (f"At {falls['n_moved']} more, another configuration was picked there" in en) == bool(falls["n_moved"])
     zh = one(text(html, "s-ledger", "zh"), "线往下走")
-    assert f"共 {falls['n']} 处" in zh
+    assert f"相邻两档之间往下走的 {falls['n']} 处里，有 {falls['within']} 处" in zh
 
 
 def ranges_overlap_text(fall):
     a, b = fall["before"]["speedup_runs"], fall["after"]["speedup_runs"]
     return a["min"] <= b["max"] and b["min"] <= a["max"]
+
+
+def test_the_temperature_item_says_greedy_helped_nowhere_in_one_sentence_only_where_it_did_not(page_data):
+    """⑦'s temperature item: one sentence for both ends of the dial where greedy decoding made no family clearly
+    faster as trained nor on the heaviest twin, with each end's count of clearly slower; else the two apart."""
+    from chapter.views import choosing as V
+
+    item = V.temperature_item(page_data)
+    h = item["t_heavy"]
+    en = one(text(build.render(DATA), "s-choosing", "en"), "greedy decoding")
+    never = item["t_counts"]["faster"] == 0 and h is not None and h["faster"] == 0 and h["n"] == item["t_families"]
+    assert item["greedy_never_faster"] == never
+    if never:
+        assert f"made none of the {item['t_families']} families clearly faster, as trained or at" in en
+        assert f"and {h['slower'] or 'none'} at " in en
+    else:
+        assert "(measured here, as trained) From T = 1 to greedy decoding" in en

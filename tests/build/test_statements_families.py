@@ -359,7 +359,8 @@ def test_the_note_under_the_dial_counts_the_falls_of_the_lines_drawn():
     x = falls["example"]
     assert f"{x['before']['speedup']:.2f}× at " in en and f"{x['after']['speedup']:.2f}× at " in en
     assert ranges_overlap_text(x)
-    assert (f"At {falls['n_moved']} more, another configuration was picked there" in en) == bool(falls["n_moved"])
+    assert (f" {falls['n_moved']} come where the line switches to another configuration." in en) == bool(falls["n_moved"])
+    assert " ." not in en  # no space before a full stop
     zh = one(text(html, "s-ledger", "zh"), "线往下走")
     assert f"相邻两档之间往下走的 {falls['n']} 处里，有 {falls['within']} 处" in zh
 
@@ -376,11 +377,11 @@ def test_the_temperature_item_says_greedy_helped_nowhere_in_one_sentence_only_wh
 
     item = V.temperature_item(page_data)
     h = item["t_heavy"]
-    en = one(text(build.render(DATA), "s-choosing", "en"), "greedy decoding")
+    en = one(text(build.render(DATA), "s-choosing", "en"), "A high temperature")
     never = item["t_counts"]["faster"] == 0 and h is not None and h["faster"] == 0 and h["n"] == item["t_families"]
     assert item["greedy_never_faster"] == never
     if never:
-        assert f"made none of the {item['t_families']} families clearly faster, as trained or at" in en
-        assert f"and {h['slower'] or 'none'} at " in en
+        assert f"made none of the {item['t_families']} families clearly faster than T = 1, as trained or at" in en
+        assert (f"it made {h['slower']} of them clearly slower" in en) == bool(h["slower"])
     else:
         assert "(measured here, as trained) From T = 1 to greedy decoding" in en

@@ -126,6 +126,25 @@ def pays_summary(dial):
     return {"first": groups[0], "last": last and {"bytes": last["bytes"], "count": paying, "of": paying + len(dial["never"])},
             "never": dial["never"]}
 
+def pays_in_cache(data, summary):
+    """Where the first scale that pays for good still fits in the cache: that scale's r_5, and its first family's
+    round against the model as trained, in plain forwards (the verify; drafting plus the rest). Printed only
+    where the fixed costs fell more than the verify did: there the gain comes mostly from the dearer forward,
+    not a cheap verify (readers took the cache edge for the threshold). None elsewhere."""
+    regime = data["regime"]
+    if summary is None or summary["first"]["scale"] == regime["points"][0]["scale"]:
+        return None
+    point = next(p for p in regime["points"] if p["scale"] == summary["first"]["scale"])
+    family = summary["first"]["families"][0]
+    before, at = find_row(regime["points"][0]["best"]["T1"], family=family), find_row(point["best"]["T1"], family=family)
+    if point["main_bytes"] >= regime["summary"]["cache_edge_bytes"] or not (before and at):
+        return None
+    fixed = lambda r: r["drafter_per_round"] + r.get("other_per_round", r["round_total"] - r["verify_over_main"] - r["drafter_per_round"])
+    parts = {"family": family, "bytes": point["main_bytes"], "r5": point["r"]["5"],
+             "verify": (before["verify_over_main"], at["verify_over_main"]), "fixed": (fixed(before), fixed(at))}
+    return parts if parts["fixed"][0] - parts["fixed"][1] > parts["verify"][0] - parts["verify"][1] else None
+
+
 THEORY_TEMPERATURES = (("T1", "T = 1"), ("T0", "T = 0"))
 
 def theory_lines(theory):
@@ -247,5 +266,5 @@ def view(data, rerun=None):
             "config_moved": as_trained is not None and config_key(as_trained) != config_key(fastest),
             "best": dial["best"], "best_elsewhere": dial["best"]["scale"] != heavy["scale"],
             "fresh_check": regime.get("fresh_check"),
-            "pays_summary": pays_summary(dial), "falls": line_falls(data),
+            "pays_summary": pays_summary(dial), "pays_in_cache": pays_in_cache(data, pays_summary(dial)), "falls": line_falls(data),
             "theory": theory_lines(dial["theory"]), "rerun": rerun_note(regime, rerun, fastest["family"])}

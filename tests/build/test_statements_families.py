@@ -359,7 +359,7 @@ def test_the_note_under_the_dial_counts_the_falls_of_the_lines_drawn():
     x = falls["example"]
     assert f"{x['before']['speedup']:.2f}× at " in en and f"{x['after']['speedup']:.2f}× at " in en
     assert ranges_overlap_text(x)
-    assert (f" {falls['n_moved']} come where the line switches to another configuration." in en) == bool(falls["n_moved"])
+    assert (f" {falls['n_moved']} come where the line switches to another configuration (the " in en) == bool(falls["n_moved"])
     assert " ." not in en  # no space before a full stop
     zh = one(text(html, "s-ledger", "zh"), "线往下走")
     assert f"相邻两档之间往下走的 {falls['n']} 处里，有 {falls['within']} 处" in zh
@@ -381,7 +381,24 @@ def test_the_temperature_item_says_greedy_helped_nowhere_in_one_sentence_only_wh
     never = item["t_counts"]["faster"] == 0 and h is not None and h["faster"] == 0 and h["n"] == item["t_families"]
     assert item["greedy_never_faster"] == never
     if never:
-        assert f"made none of the {item['t_families']} families clearly faster than T = 1, as trained or at" in en
+        assert f"made none of the {item['t_families']} families clearly faster than T = 1 (their paired ranges apart), as trained or at" in en
         assert (f"it made {h['slower']} of them clearly slower" in en) == bool(h["slower"])
     else:
         assert "(measured here, as trained) From T = 1 to greedy decoding" in en
+
+
+def test_paying_inside_the_cache_and_the_dials_k_5_are_said_where_they_hold(page_data):
+    """⑥'s "Where it pays for good" names an in-cache first scale's r_5 and round parts (views/dial.py
+    pays_in_cache); ① says the dial's k = 5 is a point its own chart skips only where costs.json skips it."""
+    from chapter.views import dial as V
+
+    html = build.render(DATA)
+    c = V.view(page_data)["pays_in_cache"]
+    en = one(text(html, "s-ledger", "en"), "Where it pays for good")
+    if c:
+        assert f"a verify of 5 positions there costs {c['r5']:.2f}× one" in en
+        assert f"fall from {c['fixed'][0]:.2f} to {c['fixed'][1]:.2f} plain forwards a round" in en
+    else:
+        assert "still fits in the cache" not in en
+    skips = 5 not in DATA["costs"]["positions"]
+    assert ("5 included, which the chart above skips" in one(text(html, "s-verify", "en"), "in runs of its own")) == skips

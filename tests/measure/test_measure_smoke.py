@@ -122,14 +122,15 @@ def measured(tmp_path_factory):
 def test_eager_only_measure_renders_the_page(measured, tmp_path, monkeypatch):
     """`make measure ENGINE=eager` (or no C++ compiler) without the [peer] extra: no compiled rows,
     no peer rows, and the page still builds from what was measured, saying the
-    compiled engine was not measured."""
+    compiled engine was not measured. exercises.json is rerun with the sweep it reads (the fastest kv-cache γ:
+    the native lane tries γ = 1..8, eager's kv-cache lane fewer), as `make measure ENGINE=eager` runs it."""
     import shutil
     from experiments import peer
     monkeypatch.setattr(peer, "available", lambda: None)  # as on a machine without transformers
     results = tmp_path / "results"
     shutil.copytree(measured, results)
     args = parse_args(["--checkpoints", str(measured.parent / "checkpoints"), "--results", str(results),
-                       "--only", "costs", "ledger", "--engines", "eager"])
+                       "--only", "costs", "ledger", "exercises", "--engines", "eager"])
     assert measure(args, SIZES) == 0
     assert "compiled" not in read_json(results / "ledger.json")
     assert "peer" not in read_json(results / "ledger.json")

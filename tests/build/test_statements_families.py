@@ -295,7 +295,7 @@ def test_a_high_alpha_sentence_says_why_its_rounds_fall_short():
         if row["family"] == slow["bar"]["family"]:
             row["tokens_per_main"] = 1.0
     assert "Yet they run at" in said(data, "en") and "characters per main forward" not in said(data, "en")
-    assert "⑥ 的方框把一轮拆开来算" in said(data, "zh")
+    assert "⑥ 的方框把一轮的开销逐项拆开" in said(data, "zh")
 
 
 def test_the_answer_boxs_so_sentence_quotes_both_ends_of_each_part():
@@ -327,7 +327,7 @@ def test_the_rule_of_thumb_names_the_two_runs_best_gammas_apart():
     named = f"for the draft model, the squares peak at γ = {choice['square_gamma']}, while ⑥'s dial"
     assert (named in en) == (choice["flat"] and choice["runs_disagree"])
     assert (f"found γ = {choice['dial_gamma']}." in en) == (choice["flat"] and choice["runs_disagree"])
-    assert (f"上面的方块最快在 γ = {choice['square_gamma']}" in zh) == (choice["flat"] and choice["runs_disagree"])
+    assert (f"上面的方块在 γ = {choice['square_gamma']} 最快" in zh) == (choice["flat"] and choice["runs_disagree"])
     assert "may be" not in en and "tried" not in en
     deep = " ".join(text(html, "s-gamma", "en"))
     for r in choice["edges"]:
@@ -361,8 +361,8 @@ def test_the_note_under_the_dial_counts_the_falls_of_the_lines_drawn():
     assert ranges_overlap_text(x)
     assert (f" {falls['n_moved']} come where the line switches to another configuration (the " in en) == bool(falls["n_moved"])
     assert " ." not in en  # no space before a full stop
-    zh = one(text(html, "s-ledger", "zh"), "线往下走")
-    assert f"相邻两档之间往下走的 {falls['n']} 处里，有 {falls['within']} 处" in zh
+    zh = one(text(html, "s-ledger", "zh"), "折线下降")
+    assert f"相邻两档之间下降的 {falls['n']} 处里，有 {falls['within']} 处" in zh
 
 
 def ranges_overlap_text(fall):

@@ -164,9 +164,8 @@ def fall_row(family, speedup, lo, hi, size=3):
 
 
 def test_a_lines_falls_are_told_apart_by_their_paired_ranges_and_configurations():
-    """⑥'s note under the dial: each drawn line's falls from one scale to the next, where the two points'
-    paired ranges overlap (the run cannot tell them apart), where they do not and the configuration moved,
-    and where neither holds; only the lead family of each kind is a drawn line."""
+    """⑥'s note under the dial: each drawn line's falls from one scale to the next, and those within the two
+    points' paired ranges (the run cannot tell them apart); only the lead family of each kind is a drawn line."""
     registry = {"families": [{"name": "ngram", "group": "table"}, {"name": "lookup", "group": "table"},
                              {"name": "draft", "group": "model"}, {"name": "eagle", "group": "feature"}]}
     points = [{"scale": 1, "main_bytes": 3e6, "best": {"T1": [fall_row("ngram", 1.0, 0.9, 1.1), fall_row("lookup", 3.0, 2.9, 3.1),
@@ -180,8 +179,10 @@ def test_a_lines_falls_are_told_apart_by_their_paired_ranges_and_configurations(
     falls = dial.line_falls(d)
     assert falls["n"] == 3 and falls["within"] == 1  # lookup's 3.0 → 0.5 is not drawn
     assert falls["example"]["family"] == "ngram" and falls["example"]["to_bytes"] == 4.7e7  # 2.6 → 2.4, ranges overlap
-    assert [f["family"] for f in falls["moved"]] == ["eagle"] and falls["n_moved"] == 1  # γ = 3 → 5, 1.0 → 0.8, apart
-    assert [f["family"] for f in falls["unexplained"]] == ["draft"] and falls["n_unexplained"] == 1  # 1.5 → 1.2, apart
+    assert not falls["mostly"]  # eagle's 1.0 → 0.8 and draft's 1.5 → 1.2 lie outside their ranges
+    points[1]["best"]["T1"][2] = fall_row("eagle", 0.95, 0.85, 1.05, size=5)  # now within eagle's 0.9–1.1
+    falls = dial.line_falls(d)  # eagle now falls twice within its ranges (1.0 → 0.95 → 0.9), draft once outside
+    assert (falls["n"], falls["within"]) == (4, 3) and falls["mostly"]
     rising = {"registry": registry, "regime": {"points": [points[0], {**points[0], "scale": 4}]}}
     assert dial.line_falls(rising) is None  # no line falls
 

@@ -291,16 +291,21 @@ export function initDial(regime) {
         COLUMNS.map((c, k) => Object.assign(h(k === 0 ? "th" : "td", k === 0 ? { scope: "row" } : {}), { innerHTML: c.cell(r) })))))));
   }
 
+  // the temperature switch lives in the folds: an address that asks for T = 0 opens the grid, so that the
+  // chart's temperature shows beside it
+  const showTemperature = () => { if (state.key !== "T1") gridFold.open = true; };
   for (const b of temps) b.addEventListener("click", () => { state.key = b.dataset.dialT; hashSet("dialT", state.key.slice(1)); draw(); });
   onHashChange((hash) => {
     const next = dialFromHash((key) => ownEntry(hash, key), regime, state);
     if (next.key === state.key && next.scale === state.scale) return;
     state = next;
+    showTemperature();
     draw();
   });
   onLangChange(draw);
   phone?.addEventListener?.("change", draw);
   gridFold.addEventListener("toggle", draw);
+  showTemperature();
   draw();
 }
 

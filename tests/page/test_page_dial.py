@@ -30,6 +30,8 @@ def test_the_dial_draws_every_family_and_its_buttons_pick_the_table(open_page, l
     dial = page.locator("#dial-widget")
     dial.scroll_into_view_if_needed()
     assert dial.locator("g.dial-line").count() == len(kinds_at())  # one line per kind while the grid is folded
+    # the main path's chart is T = 1: the temperature switch sits in the folds
+    assert not any(b.is_visible() for b in dial.locator("[data-dial-t]").all())
     page.click("#dial-grid-details > summary")  # the grid adds every other family, faint
     assert dial.locator("g.dial-line").count() == len(families_at())
     assert dial.locator("g.dial-line.faint").count() == len(families_at()) - len(kinds_at())
@@ -161,3 +163,13 @@ def test_the_dial_draws_one_bold_line_per_kind_and_a_grid_of_every_verdict(open_
         for tr, cells in zip(at_heaviest, shown, strict=True):
             want = [next((f"v-{r['verdict']}" for r in p["best"][key] if r["family"] == tr["family"]), "") for p in POINTS]
             assert cells == want
+
+
+def test_an_address_asking_for_greedy_decoding_opens_the_fold_with_the_switch(open_page):
+    """#dialT=0 draws the dial at T = 0 and opens the grid, where the temperature switch shows it pressed."""
+    page = open_page(hash_="#lang=en&dialT=0")
+    dial = page.locator("#dial-widget")
+    dial.scroll_into_view_if_needed()
+    assert page.evaluate("document.getElementById('dial-grid-details').open")
+    pressed = dial.locator("#dial-grid-details [data-dial-t][aria-pressed=true]")
+    assert pressed.count() == 1 and pressed.get_attribute("data-dial-t") == "T0" and pressed.is_visible()

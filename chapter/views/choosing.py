@@ -6,7 +6,7 @@ from pathlib import Path
 import orjson
 
 from chapter.views.regime import r5_band, r5_falls
-from chapter.views.rows import flat_bound
+from chapter.views.rows import flat_bound, ranges_overlap
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
 
@@ -185,19 +185,15 @@ def temperature_heavy(data):
     """The same question on the heaviest twin (regime.json, the answer engine): each family's best row at T = 0
     against its best at T = 1, counted as clearly faster or slower where their paired ranges do not overlap;
     `example`: the fastest family at T = 1 where it moved. Readers saw greedy lines below T = 1's on the dial."""
-    if "regime" not in data:  # a test's results without the dial
-        return None
     heavy = data["regime"]["points"][-1]
     t0 = {r["family"]: r for r in heavy["best"].get("T0", [])}
     pairs = [(r, t0[r["family"]]) for r in heavy["best"]["T1"] if r["family"] in t0]
     if not pairs:
         return None
-    faster = [(a, b) for a, b in pairs if b["speedup_runs"]["min"] > a["speedup_runs"]["max"]]
-    slower = [(a, b) for a, b in pairs if b["speedup_runs"]["max"] < a["speedup_runs"]["min"]]
-    moved = faster + slower
-    example = next(((a, b) for a, b in pairs if (a, b) in moved), None)
-    return {"bytes": heavy["main_bytes"], "n": len(pairs), "faster": len(faster), "slower": len(slower),
-            "example": {"T1": example[0], "T0": example[1]} if example else None}
+    moved = [(a, b) for a, b in pairs if not ranges_overlap(a, b)]  # ranges apart: greedy clearly faster or slower
+    faster = sum(b["speedup"] > a["speedup"] for a, b in moved)
+    return {"bytes": heavy["main_bytes"], "n": len(pairs), "faster": faster, "slower": len(moved) - faster,
+            "example": {"T1": moved[0][0], "T0": moved[0][1]} if moved else None}
 
 
 def temperature_item(data):

@@ -1,7 +1,7 @@
 """⑥'s dial (regime.json) in words, and the peer library's table on the heaviest twin (both for the
 page's scripts too, as data.dial and data.peer_twin); view() adds what the dial's sentences count and
 compare (sections/dial.html.j2 and its deep dives, templates/deep/twin-build and dial-why)."""
-from chapter.views.rows import find_row, ranges_overlap
+from chapter.views.rows import find_row, ranges_overlap, round_rest
 
 
 THEORY_CLOSE = 0.15  # ⑥'s dial calls Theorem 3.8 close to a row within this fraction
@@ -132,14 +132,14 @@ def pays_in_cache(data, summary):
     where the fixed costs fell more than the verify did: there the gain comes mostly from the dearer forward,
     not a cheap verify (readers took the cache edge for the threshold). None elsewhere."""
     regime = data["regime"]
-    if summary is None or summary["first"]["scale"] == regime["points"][0]["scale"]:
+    if summary is None or summary["first"]["as_trained"]:
         return None
     point = next(p for p in regime["points"] if p["scale"] == summary["first"]["scale"])
     family = summary["first"]["families"][0]
     before, at = find_row(regime["points"][0]["best"]["T1"], family=family), find_row(point["best"]["T1"], family=family)
     if point["main_bytes"] >= regime["summary"]["cache_edge_bytes"] or not (before and at):
         return None
-    fixed = lambda r: r["drafter_per_round"] + r.get("other_per_round", r["round_total"] - r["verify_over_main"] - r["drafter_per_round"])
+    fixed = lambda r: r["drafter_per_round"] + round_rest(r)
     parts = {"family": family, "bytes": point["main_bytes"], "r5": point["r"]["5"],
              "verify": (before["verify_over_main"], at["verify_over_main"]), "fixed": (fixed(before), fixed(at))}
     return parts if parts["fixed"][0] - parts["fixed"][1] > parts["verify"][0] - parts["verify"][1] else None
@@ -255,6 +255,7 @@ def view(data, rerun=None):
     fastest = heavy["best"]["T1"][0]
     as_trained = find_row(light["best"]["T1"], family=fastest["family"])
     greedy = heavy["best"].get("T0")
+    pays = pays_summary(dial)
     return {"as_trained": dial_end(light), "heaviest": dial_end(heavy),
             "light": light, "heavy": heavy,  # the two points themselves, for their r_k (macros.r_at) and c
             "prompt_shown": shown_prompt(regime["prompt"]), "threads_plural": regime["threads"] != 1,
@@ -265,5 +266,5 @@ def view(data, rerun=None):
             "config_moved": as_trained is not None and config_key(as_trained) != config_key(fastest),
             "best": dial["best"], "best_elsewhere": dial["best"]["scale"] != heavy["scale"],
             "fresh_check": regime.get("fresh_check"),
-            "pays_summary": pays_summary(dial), "pays_in_cache": pays_in_cache(data, pays_summary(dial)), "falls": line_falls(data),
+            "pays_summary": pays, "pays_in_cache": pays_in_cache(data, pays), "falls": line_falls(data),
             "theory": theory_lines(dial["theory"]), "rerun": rerun_note(regime, rerun, fastest["family"])}

@@ -97,12 +97,17 @@ def lookups_dearer(rows, engine):
     return {"bar": bar, "rows": dear} if dear else None
 
 
+def draft_round_is_one_call(engine):
+    """Every engine but eager runs a round of γ drafts as one call (StaticRunner's built graph, NativeRunner's C++)."""
+    return engine != "eager"
+
+
 def round_under_c(dearer, data, engine):
     """Beside lookups_dearer: ③'s c (one draft forward a call, timed on this engine) times the draft model's
     chain length, where that exceeds its round's drafting, which one call runs: readers divided the round by
     γ and asked why it beat c. None where ③ timed another engine, the round is no chain, or it costs as much."""
     sweep = data["gamma_sweep"]
-    if dearer is None or engine == "eager" or sweep["engines"]["kvcache"] != engine or dearer["bar"]["T1"]["shape"] != "chain":
+    if dearer is None or not draft_round_is_one_call(engine) or sweep["engines"]["kvcache"] != engine or dearer["bar"]["T1"]["shape"] != "chain":
         return None
     c, gamma = round(sweep["c"]["kvcache"], 3), dearer["bar"]["T1"]["size"]  # c as ③ prints it: the product reproduces
     return {"c": c, "gamma": gamma, "calls": gamma * c} if gamma * c > dearer["bar"]["T1"]["drafter_per_round"] else None
@@ -253,8 +258,7 @@ def view(data):
                       if slow and slow["bar"]["family"] == "draft" else None,
         "zh_starts_latin": zh_starts_latin(data),
         "engine_label": engine_label(data, engine),
-        # every engine but eager runs a round of γ drafts as one call (StaticRunner's built graph, the C++ draft_round)
-        "draft_round_is_one_call": engine != "eager",
+        "draft_round_is_one_call": draft_round_is_one_call(engine),
         "round_under_c": round_under_c(dearer, data, engine),
         "alpha": fa["alpha"]["T1"], "costs": fa["costs"], "model_seed": fa["model_seed"],
         "n_alpha_seeds": len(fa["alpha_seeds"]), "alpha_chars": fa["alpha_chars"],

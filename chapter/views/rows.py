@@ -149,6 +149,12 @@ def tag_regime(data, run="regime"):
             row["fig"] = answer_condition(row, row["engine"], row["temperature"], run)
             judge(row)
 
+def round_rest(row):
+    """A timed row's round beyond its verify and drafting, in plain forwards: sampling, the rule and the loop
+    (other_per_round, or what its round_total leaves where a row was summarised without it)."""
+    return row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])
+
+
 def flat_bound(costs):
     """The most a forward may cost, over one position, and still count as flat: costs.json records one
     slack (experiments/stats.py FLAT_SLACK) beside each engine's curve, and every run measures eager's."""

@@ -1,6 +1,6 @@
 """①, one forward verifies a chain (sections/verify.html.j2): the verify grid's example, the price of
 extra positions (costs.json), a token tree's price (families.json) and the heavy twins' (regime.json)."""
-from chapter.views.regime import mechanism
+from chapter.views.regime import VERIFY_K, mechanism
 from chapter.views.rows import first_seed_run, flat_bound
 
 GRID_GAMMA = 4  # the grid opens on a chain short enough to read
@@ -37,10 +37,7 @@ def flat_engine(summary, answer=None):
 def curve_dip(costs, engine):
     """The first place where more positions cost clearly less on `engine` (the larger count's slowest repeat
     under the smaller's fastest): readers of ① saw 4 positions under 3. None where the curve never falls."""
-    spread = costs["engines"].get(engine, {}).get("over_main_spread")
-    if spread is None:  # a curve summarised without its repeats (a test's costs.json, say)
-        return None
-    positions = costs["positions"]
+    positions, spread = costs["positions"], costs["engines"][engine]["over_main_spread"]
     for k, k_next in zip(positions, positions[1:]):
         if spread[str(k_next)]["max"] < spread[str(k)]["min"]:
             return {"k": k, "r": spread[str(k)]["median"], "k_next": k_next, "r_next": spread[str(k_next)]["median"],
@@ -99,7 +96,7 @@ def twins(data):
     dearest = next(p for p in regime["points"] if p["scale"] == data["dial"]["dearest_verify_scale"])
     return {"light": light, "heavy": heavy, "dearest": dearest, "k_max": max(int(k) for k in light["r"]),
             # ① quotes the dial's 5 positions beside its own chart, which may not time 5 (costs.json's positions)
-            "chart_skips_5": 5 not in data["costs"]["positions"],
+            "chart_skips_5": int(VERIFY_K) not in data["costs"]["positions"],
             "dearest_between": dearest["scale"] not in (light["scale"], heavy["scale"]),
             "bandwidth_gb_s": regime["roofline"]["bandwidth_bytes_per_s"] / 1e9,
             "matmul_gflop_s": regime["roofline"]["flops_per_s"] / 1e9}

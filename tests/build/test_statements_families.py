@@ -11,6 +11,8 @@ import torch
 
 from chapter import build
 from chapter.schema import SCHEMA
+from chapter.views import choosing as choosing_view, dial as dial_view, families as families_view
+from chapter.views import gamma as gamma_view, ledger as ledger_view
 from experiments.measure import families as F
 from experiments.measure.common import Sizes
 from tests.helpers import ROOT
@@ -274,12 +276,10 @@ def test_a_high_alpha_sentence_says_why_its_rounds_fall_short():
     """⑤'s "a high α alone does not pay": where the named families' rounds yield fewer characters a main forward
     than the fastest's, it prints both yields and both drafting prices; where neither their drafting nor their
     yield explains it, it only points to ⑥'s box."""
-    from chapter.views import families as V
-
     def said(data, lang):
         return one(text(build.render(data), "s-families", lang), "A high α alone" if lang == "en" else "α 高本身")
 
-    slow = V.view(DATA)["alpha_not_enough"]
+    slow = families_view.view(DATA)["alpha_not_enough"]
     if slow is None or slow["dearer_round"] or not slow["shorter_round"]:
         pytest.skip("the committed results name no family whose rounds fall short")
     en, zh = said(DATA, "en"), said(DATA, "zh")
@@ -301,9 +301,7 @@ def test_a_high_alpha_sentence_says_why_its_rounds_fall_short():
 def test_the_answer_boxs_so_sentence_quotes_both_ends_of_each_part():
     """⑥'s "So:" sentence prints the verify (a) and drafting plus the rest, (b) + (c), at both ends, with the word
     that their direction earns: "falls" only where the heavy end's verify is the cheaper."""
-    from chapter.views import ledger as V
-
-    box = V.view(DATA)["answer"]
+    box = ledger_view.view(DATA)["answer"]
     t, h = box["columns"][0], box["columns"][-1]
     en = one(text(build.render(DATA), "s-ledger", "en"), "So:")
     tv, hv = (f"{c['row']['verify_over_main']:.2f}" for c in (t, h))
@@ -319,9 +317,7 @@ def test_the_rule_of_thumb_names_the_two_runs_best_gammas_apart():
     """③'s rule of thumb: where the squares' fastest γ and the dial's as trained differ on one engine, it names
     both, for the draft model; where a best γ is an end of the γ tried, the deep dive under it says which end
     and which way the best may lie (the main path leaves it out: readers 119–122 juggled three γ there)."""
-    from chapter.views import gamma as V
-
-    choice = V.view(DATA)["choice"]
+    choice = gamma_view.view(DATA)["choice"]
     html = build.render(DATA)
     en, zh = one(text(html, "s-gamma", "en"), "Rule of thumb"), one(text(html, "s-gamma", "zh"), "经验法则")
     named = f"for the draft model, the squares peak at γ = {choice['square_gamma']}, while ⑥'s dial"
@@ -345,9 +341,7 @@ def test_the_drafter_that_does_not_fit_reproduces_its_ratio_from_the_printed_siz
 def test_the_note_under_the_dial_counts_the_falls_of_the_lines_drawn():
     """⑥'s "Where a line falls": printed only where most falls of the drawn lines lie within their paired ranges
     (views/dial.py line_falls), quoting the first such fall, in both languages."""
-    from chapter.views import dial as V
-
-    falls = V.line_falls(DATA)
+    falls = dial_view.line_falls(DATA)
     html = build.render(DATA)
     paras = text(html, "s-ledger", "en")
     if falls is None or not falls["mostly"]:
@@ -369,9 +363,7 @@ def ranges_overlap_text(fall):
 def test_the_temperature_item_says_greedy_helped_nowhere_in_one_sentence_only_where_it_did_not(page_data):
     """⑦'s temperature item: one sentence for both ends of the dial where greedy decoding made no family clearly
     faster as trained nor on the heaviest twin, with each end's count of clearly slower; else the two apart."""
-    from chapter.views import choosing as V
-
-    item = V.temperature_item(page_data)
+    item = choosing_view.temperature_item(page_data)
     h = item["t_heavy"]
     en = one(text(build.render(DATA), "s-choosing", "en"), "A high temperature")
     never = item["t_counts"]["faster"] == 0 and h is not None and h["faster"] == 0 and h["n"] == item["t_families"]
@@ -386,10 +378,8 @@ def test_the_temperature_item_says_greedy_helped_nowhere_in_one_sentence_only_wh
 def test_paying_inside_the_cache_and_the_dials_k_5_are_said_where_they_hold(page_data):
     """⑥'s "Where it pays for good" names an in-cache first scale's r_5 and round parts (views/dial.py
     pays_in_cache); ① says the dial's k = 5 is a point its own chart skips only where costs.json skips it."""
-    from chapter.views import dial as V
-
     html = build.render(DATA)
-    c = V.view(page_data)["pays_in_cache"]
+    c = dial_view.view(page_data)["pays_in_cache"]
     en = one(text(html, "s-ledger", "en"), "Where it pays for good")
     if c:
         assert f"a verify of 5 positions there costs {c['r5']:.2f}× one" in en

@@ -4,7 +4,7 @@ import copy
 import pytest
 
 from chapter.views.choosing import (dont_view, length_table, ngram_payback, slowest_view, span, t0_clauses,
-                                    temperature_item, temperature_table, texts_table, view)
+                                    temperature_heavy, temperature_item, temperature_table, texts_table, view)
 
 
 def registry(*names):
@@ -120,7 +120,8 @@ def temperature_data(verdicts, lowest_T=0.0, papers=()):
     return {"families": {"summary": {"temperature_change": change}},
             "conditions": {"summary": {"temperature": {"lowest_alpha": {"temperature": lowest_T, "alpha": 0.6},
                                                        "highest": {"temperature": 1.3, "alpha": 0.7}}}},
-            "published": {"gpu": gpu}}
+            "published": {"gpu": gpu},
+            "regime": {"points": [{"main_bytes": 4e8, "best": {"T1": []}}]}}  # a dial without greedy rows at its end
 
 
 def test_the_temperature_item_counts_the_answer_runs_verdicts_and_keeps_the_papers_apart():
@@ -175,8 +176,6 @@ def test_the_twins_verify_is_priced_only_past_the_flatness_slack(r5, priced):
 def test_the_temperature_item_counts_the_heaviest_twins_moves_by_their_paired_ranges():
     """⑦'s temperature item on the heaviest twin: a family counts as faster or slower under greedy decoding only
     where its T = 0 and T = 1 rows' paired ranges do not overlap; the example is the first that moved."""
-    from chapter.views.choosing import temperature_heavy
-
     def r(family, lo, hi):
         return {"family": family, "speedup": (lo + hi) / 2, "speedup_runs": {"min": lo, "max": hi, "n": 3}}
 

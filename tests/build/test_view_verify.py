@@ -34,7 +34,9 @@ def test_the_flat_stretch_is_the_answer_engines_where_costs_measured_it():
     summary = flat_summary(2, 4) | {"native": {"flat_until": 2, "flat_start": True}}
     assert verify.flat_engine(summary, "native") == "native"
     assert verify.flat_engine(summary, "aot") == "compiled"  # not measured: the longest flat stretch
-    costs = {"engines": {"eager": {"seconds": {"main": 1e-3}}}, "threads": 1, "positions": [1, 2, 4],
+    rising = {k: {"median": r, "min": r, "max": r, "n": 7} for k, r in (("1", 1.0), ("2", 1.1), ("4", 1.5))}
+    curve = {"seconds": {"main": 1e-3}, "over_main_spread": rising}
+    costs = {"engines": {"eager": curve, "compiled": curve, "native": curve}, "threads": 1, "positions": [1, 2, 4],
              "summary": summary | {"flat_start": True, "eager": {"flat_until": 2, "flat_slack": 0.15, "flat_start": True},
                                    "compiled": {"flat_until": 4, "flat_start": True}}}
     v = verify.cost_curve(costs, "native")

@@ -127,8 +127,8 @@ def pays_summary(dial):
             "never": dial["never"]}
 
 def pays_in_cache(data, summary):
-    """Where the first scale that pays for good still fits in the cache: that scale's r_5, and its first family's
-    round against the model as trained, in plain forwards (the verify; drafting plus the rest). Printed only
+    """Where the first scale that pays for good still fits in the cache: its first family's round there against
+    the model as trained, in plain forwards (the verify; drafting plus the rest). Printed only
     where the fixed costs fell more than the verify did: there the gain comes mostly from the dearer forward,
     not a cheap verify (readers took the cache edge for the threshold). None elsewhere."""
     regime = data["regime"]
@@ -140,7 +140,7 @@ def pays_in_cache(data, summary):
     if point["main_bytes"] >= regime["summary"]["cache_edge_bytes"] or not (before and at):
         return None
     fixed = lambda r: r["drafter_per_round"] + round_rest(r)
-    parts = {"family": family, "bytes": point["main_bytes"], "r5": point["r"]["5"],
+    parts = {"family": family, "bytes": point["main_bytes"],
              "verify": (before["verify_over_main"], at["verify_over_main"]), "fixed": (fixed(before), fixed(at))}
     return parts if parts["fixed"][0] - parts["fixed"][1] > parts["verify"][0] - parts["verify"][1] else None
 

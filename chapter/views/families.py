@@ -5,6 +5,7 @@ apart in plain forwards.
 The page prints a round's parts with two decimals each and then their total and the speedup they give;
 those are computed here from the printed (rounded) parts, so that a reader's arithmetic on the page
 gives what the page prints (printed_total, speedup_from_printed, printed_gap)."""
+from chapter.views.dial import lead_families
 from chapter.views.rows import find_row, ranges_overlap
 
 
@@ -87,14 +88,16 @@ def alpha_not_enough(rows, fastest_family, most=2):
 
 
 def lookups_dearer(rows, engine):
-    """On the native engine, the table drafters whose drafting costs more a round than the draft model's
-    (their lookups run in Python, the draft model's whole round in one C++ call): the draft model's map
-    row (`bar`) and theirs, in the map's order. None elsewhere, or where no table costs more."""
+    """On the native engine, the first table drafter in the map's order whose drafting costs more a round than
+    the draft model's (its lookups run in Python, the draft model's whole round in one C++ call): the draft
+    model's map row (`bar`) and that table's (`table`; the main path's map shows one table). None elsewhere,
+    or where no table costs more."""
     bar = next((m for m in rows if m["family"] == "draft" and m["T1"]), None)
     if engine != "native" or bar is None:
         return None
-    dear = [m for m in rows if m["group"] == "table" and m["T1"] and m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"]]
-    return {"bar": bar, "rows": dear} if dear else None
+    dear = (m for m in rows if m["group"] == "table" and m["T1"] and m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"])
+    table = next(dear, None)
+    return {"bar": bar, "table": table} if table else None
 
 
 def draft_round_is_one_call(engine):
@@ -198,14 +201,24 @@ def by_text_view(data, best_t0):
 
 def ngram_faq(data, best_t1):
     """Why the n-gram table keeps pace with the draft model: their drafting prices as trained, and on ⑥'s
-    heaviest twin (None there where either row is missing)."""
+    heaviest twin (None there where either row is missing), where the table may pull clearly ahead."""
     points = data["regime"]["points"]
     light, heavy = points[0], points[-1]
     heavy_best = {f: find_row(heavy["best"]["T1"], family=f) for f in ("ngram", "draft")}
     ngram, draft = best_t1["ngram"], best_t1["draft"]
     return {"ngram": ngram, "draft": draft, "ngram_cheaper": ngram["drafter_per_round"] < draft["drafter_per_round"],
             "draft_c": light["c"]["draft"], "draft_params_fraction": data["models"]["summary"]["draft_params_fraction"],
-            "heavy": heavy_best if all(heavy_best.values()) else None, "heavy_mb": heavy["main_bytes"] / 1e6}
+            "heavy": heavy_best if all(heavy_best.values()) else None, "heavy_mb": heavy["main_bytes"] / 1e6,
+            # the closing quiz asks why the table pulls ahead there, answering "its near-free drafting affords a
+            # longer chain": only where its paired range is clear of the draft model's and its chain is the longer
+            "table_ahead_heavy": all(heavy_best.values()) and table_ahead(heavy_best["ngram"], heavy_best["draft"])}
+
+def table_ahead(ngram, draft):
+    """Is the n-gram table clearly faster than the draft model (paired ranges apart) with a longer chain that
+    earns more characters per main forward?"""
+    chains = ngram["shape"] == draft["shape"] == "chain"
+    return (chains and ngram["speedup"] > draft["speedup"] and not ranges_overlap(ngram, draft)
+            and ngram["size"] > draft["size"] and ngram["tokens_per_main"] > draft["tokens_per_main"])
 
 
 def fastest_round(data, fastest_t1, plain_t1):
@@ -246,11 +259,17 @@ def view(data):
     model_seeds = list(fa["alpha_by_seed"])
     medusa = fa["costs"]["medusa"]
     rows = [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]]
-    slow = alpha_not_enough(rows, fastest["T1"]["family"])
-    dearer = lookups_dearer(rows, engine)
+    # the map's main path shows one family of each kind, the lines ⑥'s dial draws; a fold holds the rest,
+    # and the sentences under the map quote only the rows on show
+    leads = set(lead_families(data))
+    shown = [m for m in rows if m["family"] in leads]
+    slow = alpha_not_enough(shown, fastest["T1"]["family"])
+    dearer = lookups_dearer(shown, engine)
     return {
         "n_families": len(fa["families"]),
-        "map": rows,
+        "map": rows, "map_shown": shown, "map_more": [m for m in rows if m["family"] not in leads],
+        "n_shown": len(shown), "n_more": len(rows) - len(shown),
+        "heaviest_bytes": data["regime"]["points"][-1]["main_bytes"],
         "alpha_not_enough": slow,
         "lookups_dearer": dearer,
         # ③'s α while decoding, beside the draft model's teacher-forced α where the sentence quotes it
@@ -270,7 +289,7 @@ def view(data):
         # a winner drafting from a corpus or the context drafts at next to no cost, unless its lookups cost more a
         # round than the draft model's drafting (lookups_dearer: the next paragraph says so with both figures)
         "fastest_drafts_free": winner.get("source") in ("corpus", "context")
-                               and not any(m["family"] == winner["name"] for m in (dearer or {}).get("rows", [])),
+                               and not lookups_dearer([m for m in rows if m["family"] in ("draft", winner["name"])], engine),
         "tree_slider_max": len(fa["tree_rounds"]) - 1, "tree_slider_start": min(1, len(fa["tree_rounds"]) - 1),
         "sweep": sweep_view(summary), "tree_price": tree_price(summary), "ngram_best": best["T1"].get("ngram"),
         "main_layers": main_config["n_layer"], "main_width": main_config["n_embd"],

@@ -376,13 +376,13 @@ def test_the_temperature_item_says_greedy_helped_nowhere_in_one_sentence_only_wh
 
 
 def test_paying_inside_the_cache_and_the_dials_k_5_are_said_where_they_hold(page_data):
-    """⑥'s "Where it pays for good" names an in-cache first scale's r_5 and round parts (views/dial.py
+    """⑥'s "Where it pays for good" names an in-cache first scale and its round parts (views/dial.py
     pays_in_cache); ① says the dial's k = 5 is a point its own chart skips only where costs.json skips it."""
     html = build.render(DATA)
     c = dial_view.view(page_data)["pays_in_cache"]
     en = one(text(html, "s-ledger", "en"), "Where it pays for good")
     if c:
-        assert f"a verify of 5 positions there costs {c['r5']:.2f}× one" in en
+        assert f"{c['bytes'] / 1e6:.1f} MB, still fits in the cache: the gain there comes mostly from the dearer forward" in en
         assert f"fall from {c['fixed'][0]:.2f} to {c['fixed'][1]:.2f} plain forwards a round" in en
     else:
         assert "still fits in the cache" not in en

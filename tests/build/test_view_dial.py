@@ -193,15 +193,15 @@ def cache_row(family, verify, drafting, rest):
 
 
 def test_paying_inside_the_cache_is_put_down_to_the_dearer_forward_only_where_the_fixed_costs_fell_more():
-    """Where the first scale that pays for good still fits in the cache, the note under the dial gives that
-    scale's r_5 and its first family's round against the model as trained; only where drafting plus the rest
+    """Where the first scale that pays for good still fits in the cache, the note under the dial gives its
+    first family's round there against the model as trained; only where drafting plus the rest
     fell more than the verify (the gain comes mostly from the dearer forward), never past the cache edge."""
     light = {"scale": 1, "main_bytes": 3e6, "r": {"5": 2.2}, "best": {"T1": [cache_row("ngram", 2.03, 0.73, 0.55)]}}
     mid = {"scale": 4, "main_bytes": 1.2e7, "r": {"5": 1.94}, "best": {"T1": [cache_row("ngram", 1.66, 0.22, 0.18)]}}
     data = {"regime": {"points": [light, mid], "summary": {"cache_edge_bytes": 6.4e7}}}
     summary = {"first": {"scale": 4, "as_trained": False, "families": ["ngram"]}}
     c = dial.pays_in_cache(data, summary)
-    assert c["r5"] == 1.94 and c["verify"] == (2.03, 1.66) and c["fixed"] == (pytest.approx(1.28), pytest.approx(0.40))
+    assert c["bytes"] == 1.2e7 and c["verify"] == (2.03, 1.66) and c["fixed"] == (pytest.approx(1.28), pytest.approx(0.40))
     assert dial.pays_in_cache(data, {"first": {"scale": 1, "as_trained": True, "families": ["ngram"]}}) is None  # pays as trained
     assert dial.pays_in_cache(data, None) is None
     data["regime"]["summary"]["cache_edge_bytes"] = 1e7  # 12 MB is past this edge

@@ -7,6 +7,7 @@ import pytest
 
 from chapter import build
 from chapter.views import families
+from chapter.views.dial import lead_families
 from chapter.views.rows import find_row
 
 
@@ -85,6 +86,14 @@ def test_the_view_of_the_committed_results(page_data):
     assert orjson.dumps(page_data) == before, "a view never changes the data the scripts receive"
     fa, summary = page_data["families"], page_data["families"]["summary"]
     assert [m["family"] for m in v["map"]] == fa["families"] and v["n_families"] == len(fa["families"])
+    # the main path's map: the dial's lines, one family of each kind, in the map's order; the fold the rest
+    shown = [m["family"] for m in v["map_shown"]]
+    assert set(shown) == set(lead_families(page_data)) and shown == [f for f in fa["families"] if f in shown]
+    assert len({m["group"] for m in v["map_shown"]}) == len(shown) == v["n_shown"]
+    assert [m["family"] for m in v["map_more"]] == [f for f in fa["families"] if f not in shown] and v["n_more"] == len(v["map_more"])
+    # the sentences under the map quote only rows on show
+    assert {m["family"] for m in v["alpha_not_enough"]["rows"]} <= set(shown)
+    assert v["lookups_dearer"]["table"]["family"] in shown
     for key, temperature in (("T1", 1.0), ("T0", 0.0)):
         row = v["fastest"][key]
         assert (row["family"], row["size"], row["temperature"]) == (
@@ -172,15 +181,16 @@ def test_the_runner_up_is_named_level_only_where_the_paired_ranges_overlap():
     assert families.level_with(draft, [draft]) is None
 
 
-def test_tables_whose_python_lookups_cost_more_than_the_draft_models_round_are_named_on_the_native_engine():
-    """⑤'s sentence on lookups: on the native engine (the draft model's round in one C++ call), the table
-    drafters whose drafting a round costs more than the draft model's, in the map's order; none elsewhere."""
+def test_a_table_whose_python_lookups_cost_more_than_the_draft_models_round_is_named_on_the_native_engine():
+    """⑤'s sentence on lookups: on the native engine (the draft model's round in one C++ call), the first table
+    drafter in the map's order whose drafting a round costs more than the draft model's; none elsewhere."""
     def row(family, group, drafting):
         return {"family": family, "group": group, "T1": {"drafter_per_round": drafting}}
     rows = [row("draft", "model", 0.34), row("ngram", "table", 0.48), row("lookup", "table", 0.15),
             row("medusa", "head", 0.57), row("suffix", "table", 1.12)]
     dear = families.lookups_dearer(rows, "native")
-    assert dear["bar"]["family"] == "draft" and [m["family"] for m in dear["rows"]] == ["ngram", "suffix"]
+    assert dear["bar"]["family"] == "draft" and dear["table"]["family"] == "ngram"  # the first, in the map's order
+    assert families.lookups_dearer([rows[0], *rows[2:]], "native")["table"]["family"] == "suffix"
     assert families.lookups_dearer(rows, "compiled") is None  # the claim is about the native engine's C++ round
     assert families.lookups_dearer([row("draft", "model", 2.0), *rows[1:]], "native") is None  # no table dearer
     assert families.lookups_dearer(rows[1:], "native") is None  # no draft model to compare with
@@ -215,3 +225,17 @@ def test_the_draft_rounds_one_call_is_set_beside_gamma_cs_only_where_it_costs_le
     assert families.round_under_c(dearer, data, "native") is None
     bar["T1"].update(drafter_per_round=0.387, shape="tree")
     assert families.round_under_c(dearer, data, "native") is None
+
+
+def test_the_quiz_asks_why_the_table_pulls_ahead_only_where_its_longer_chain_clearly_wins():
+    """The closing quiz's question on the heaviest twin answers "its near-free drafting affords a longer chain":
+    asked only where the table's paired range is clear of the draft model's, and its chain longer and richer."""
+    def row(speedup, low, high, size, chars, shape="chain"):
+        return {"speedup": speedup, "speedup_runs": {"min": low, "max": high}, "size": size,
+                "tokens_per_main": chars, "shape": shape}
+    draft = row(1.76, 1.58, 2.27, 2, 2.31)
+    assert families.table_ahead(row(2.44, 2.28, 2.88, 5, 3.66), draft)
+    assert not families.table_ahead(row(2.44, 2.20, 2.88, 5, 3.66), draft)  # the ranges overlap
+    assert not families.table_ahead(row(2.44, 2.28, 2.88, 2, 3.66), draft)  # no longer chain
+    assert not families.table_ahead(row(2.44, 2.28, 2.88, 5, 2.20), draft)  # no more characters a forward
+    assert not families.table_ahead(row(2.44, 2.28, 2.88, 4, 3.66, shape="tree"), draft)  # a tree's size is no γ

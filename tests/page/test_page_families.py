@@ -6,12 +6,21 @@ from tests.helpers import ROOT, open_deep
 
 FAMILIES = orjson.loads((ROOT / "experiments/results/families.json").read_bytes())
 
+REGISTRY = orjson.loads((ROOT / "experiments/results/registry.json").read_bytes())
 
-def test_family_map_has_every_family(open_page):
+
+def test_family_map_shows_one_family_of_each_kind_and_its_fold_the_rest(open_page):
+    """The main path's map holds one family of each kind (the lines ⑥'s dial draws), and the closed fold
+    under it the others: every family once, in the map's order."""
     page = open_page(hash_="#lang=en")
-    rows = page.locator("#family-map tbody tr[data-family]")
-    assert rows.count() == len(FAMILIES["families"])
-    assert [rows.nth(i).get_attribute("data-family") for i in range(rows.count())] == FAMILIES["families"]
+    def families(table):
+        rows = page.locator(f"#{table} tbody tr[data-family]")
+        return [rows.nth(i).get_attribute("data-family") for i in range(rows.count())]
+    shown, more = families("family-map"), families("family-map-more")
+    groups = {f["name"]: f["group"] for f in REGISTRY["families"]}
+    assert len({groups[f] for f in shown}) == len(shown) == len({groups[f] for f in FAMILIES["families"]})
+    assert sorted(shown + more, key=FAMILIES["families"].index) == FAMILIES["families"] and not set(shown) & set(more)
+    assert page.locator("#family-more-box").get_attribute("open") is None  # off the main path
     text = page.locator("#s-families").inner_text()
     assert "NaN" not in text and "None" not in text
 

@@ -269,7 +269,6 @@ def view(data):
         "n_families": len(fa["families"]),
         "map": rows, "map_shown": shown, "map_more": [m for m in rows if m["family"] not in leads],
         "n_shown": len(shown), "n_more": len(rows) - len(shown),
-        "heaviest_bytes": data["regime"]["points"][-1]["main_bytes"],
         "alpha_not_enough": slow,
         "lookups_dearer": dearer,
         # ③'s α while decoding, beside the draft model's teacher-forced α where the sentence quotes it

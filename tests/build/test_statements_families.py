@@ -387,4 +387,4 @@ def test_paying_inside_the_cache_and_the_dials_k_5_are_said_where_they_hold(page
     else:
         assert "still fits in the cache" not in en
     skips = 5 not in DATA["costs"]["positions"]
-    assert ("5 included, which the chart above skips" in one(text(html, "s-verify", "en"), "in runs of its own")) == skips
+    assert ("5 included, which the chart in the fold above skips" in one(text(html, "s-verify", "en"), "in runs of its own")) == skips

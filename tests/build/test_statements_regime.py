@@ -114,11 +114,15 @@ def test_the_rule_is_defined_once_with_a_verdict_beside_it(rendered_page, page_d
 
 
 def test_ones_curve_sentence_quotes_the_engine_the_chart_draws(rendered_page, page_data):
-    """Under ①'s chart: a flat start and its stretch on the drawn engine, or, where even 2 positions cost more
-    than the flat bound, that engine's r_2 (not the eager engine's, which the chart does not draw)."""
+    """Above ①'s folded chart: a flat start and its stretch on the drawn engine, or, where even 2 positions cost
+    more than the flat bound, that engine's r_2 (not the eager engine's, which the chart does not draw); the
+    chart itself waits in the fold under the sentence."""
     v = verify.view(page_data)
-    start = rendered_page.index('<div class="widget" id="cost-curve">')
-    en = lang_text(rendered_page[start:rendered_page.index("Theorem 3.8</a> (③)", start)], "en")
+    start = rendered_page.index('Call <a href="#g-r">')
+    end = rendered_page.index("Theorem 3.8</a> (③)", start)
+    en = lang_text(rendered_page[start:end], "en")
+    fold = rendered_page.index('<details class="numbers-box" id="cost-curve-box">', end)
+    assert fold < rendered_page.index('<div class="widget" id="cost-curve">', fold) < rendered_page.index("</details>", fold)
     r = page_data["costs"]["engines"][v["flat_engine"]]["over_main"]
     label = next(e["label"] for e in page_data["registry"]["engines"] if e["name"] == v["flat_engine"])
     if v["flat_start"]:

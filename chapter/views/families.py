@@ -83,15 +83,17 @@ def alpha_not_enough(rows, fastest_family, most=2):
     dearer = bool(bar["T1"]) and all(m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"] for m in slow)
     # else, "their rounds are shorter" only where each yields fewer characters a main forward than the fastest's
     shorter = bool(bar["T1"]) and all(m["T1"]["tokens_per_main"] < bar["T1"]["tokens_per_main"] for m in slow)
-    return {"bar": bar, "rows": slow, "several": len(slow) > 1, "dearer_round": dearer,
-            "shorter_round": shorter, "same_size": len({(m["T1"]["shape"], m["T1"]["size"]) for m in slow}) == 1} if slow else None
+    # a chain of one draft writes 1 + α characters a main forward, α as measured while decoding: readers set ④'s
+    # "1 + α" with the map's teacher-forced α against the yields printed here
+    one_draft = all(m["T1"]["shape"] == "chain" and m["T1"]["size"] == 1 for m in slow)
+    return {"bar": bar, "rows": slow, "several": len(slow) > 1, "dearer_round": dearer, "shorter_round": shorter,
+            "same_size": len({(m["T1"]["shape"], m["T1"]["size"]) for m in slow}) == 1, "one_draft": one_draft} if slow else None
 
 
 def lookups_dearer(rows, engine):
     """On the native engine, the first table drafter in the map's order whose drafting costs more a round than
     the draft model's (its lookups run in Python, the draft model's whole round in one C++ call): the draft
-    model's map row (`bar`) and that table's (`table`; the main path's map shows one table). None elsewhere,
-    or where no table costs more."""
+    model's map row (`bar`) and that table's (`table`). None elsewhere, or where no table costs more."""
     bar = next((m for m in rows if m["family"] == "draft" and m["T1"]), None)
     if engine != "native" or bar is None:
         return None
@@ -105,15 +107,16 @@ def draft_round_is_one_call(engine):
     return engine != "eager"
 
 
-def round_under_c(dearer, data, engine):
-    """Beside lookups_dearer: ③'s c (one draft forward a call, timed on this engine) times the draft model's
-    chain length, where that exceeds its round's drafting, which one call runs: readers divided the round by
-    γ and asked why it beat c. None where ③ timed another engine, the round is no chain, or it costs as much."""
+def round_under_c(draft, data, engine):
+    """Beside the draft model's round in ⑤'s question on the n-gram table: ③'s c (one draft forward a call,
+    timed on this engine) times the draft model's chain length, where that exceeds its round's drafting,
+    which one call runs: readers divided the round by γ and asked why it beat c. None where ③ timed another
+    engine, the round is no chain, or it costs as much."""
     sweep = data["gamma_sweep"]
-    if dearer is None or not draft_round_is_one_call(engine) or sweep["engines"]["kvcache"] != engine or dearer["bar"]["T1"]["shape"] != "chain":
+    if draft is None or not draft_round_is_one_call(engine) or sweep["engines"]["kvcache"] != engine or draft["shape"] != "chain":
         return None
-    c, gamma = round(sweep["c"]["kvcache"], 3), dearer["bar"]["T1"]["size"]  # c as ③ prints it: the product reproduces
-    return {"c": c, "gamma": gamma, "calls": gamma * c} if gamma * c > dearer["bar"]["T1"]["drafter_per_round"] else None
+    c, gamma = round(sweep["c"]["kvcache"], 3), draft["size"]  # c as ③ prints it: the product reproduces
+    return {"c": c, "gamma": gamma, "calls": gamma * c} if gamma * c > draft["drafter_per_round"] else None
 
 
 def level_with(fastest, rows):
@@ -260,24 +263,22 @@ def view(data):
     medusa = fa["costs"]["medusa"]
     rows = [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]]
     # the map's main path shows one family of each kind, the lines ⑥'s dial draws; a fold holds the rest,
-    # and the sentences under the map quote only the rows on show
+    # and the sentence under the map quotes only rows on show
     leads = set(lead_families(data))
     shown = [m for m in rows if m["family"] in leads]
     slow = alpha_not_enough(shown, fastest["T1"]["family"])
-    dearer = lookups_dearer(shown, engine)
     return {
         "n_families": len(fa["families"]),
         "map": rows, "map_shown": shown, "map_more": [m for m in rows if m["family"] not in leads],
         "n_shown": len(shown), "n_more": len(rows) - len(shown),
         "alpha_not_enough": slow,
-        "lookups_dearer": dearer,
         # ③'s α while decoding, beside the draft model's teacher-forced α where the sentence quotes it
         "alpha_twin": alpha_twin(rows, data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["alpha"])
                       if slow and slow["bar"]["family"] == "draft" else None,
         "zh_starts_latin": zh_starts_latin(data),
         "engine_label": engine_label(data, engine),
         "draft_round_is_one_call": draft_round_is_one_call(engine),
-        "round_under_c": round_under_c(dearer, data, engine),
+        "round_under_c": round_under_c(best["T1"].get("draft"), data, engine),
         "alpha": fa["alpha"]["T1"], "costs": fa["costs"], "model_seed": fa["model_seed"],
         "n_alpha_seeds": len(fa["alpha_seeds"]), "alpha_chars": fa["alpha_chars"],
         "model_seeds": model_seeds, "n_model_seeds": len(model_seeds), "several_model_seeds": len(model_seeds) > 1,
@@ -286,7 +287,7 @@ def view(data):
         "fastest": fastest, "same_fastest": fastest["T1"]["family"] == fastest["T0"]["family"],
         "level_with_fastest": level_with(fastest["T1"], best["T1"].values()),
         # a winner drafting from a corpus or the context drafts at next to no cost, unless its lookups cost more a
-        # round than the draft model's drafting (lookups_dearer: the next paragraph says so with both figures)
+        # round than the draft model's drafting (lookups_dearer: the question on the table says so with both figures)
         "fastest_drafts_free": winner.get("source") in ("corpus", "context")
                                and not lookups_dearer([m for m in rows if m["family"] in ("draft", winner["name"])], engine),
         "tree_slider_max": len(fa["tree_rounds"]) - 1, "tree_slider_start": min(1, len(fa["tree_rounds"]) - 1),

@@ -289,6 +289,9 @@ def test_a_high_alpha_sentence_says_why_its_rounds_fall_short():
     assert "Every round still pays for a verify, drafting and the rest, so they run at" in en
     assert "so they run" not in en.split("Every round")[0]  # no drafting price is offered as the reason
     assert f"只得 {yields.replace(' and ', ' 和 ')} 个字" in zh
+    # a chain of one draft: the yield is 1 + α, with α measured while decoding (not the map's teacher-forced α)
+    assert (": 1 + α, with α measured while decoding" in en) == slow["one_draft"]
+    assert ("即 1 + 解码实测的 α" in zh) == slow["one_draft"]
     # the fastest yields no more a round than they: the sentence falls back to pointing at ⑥'s box
     data = copy.deepcopy(DATA)
     for row in data["families"]["rows"]:

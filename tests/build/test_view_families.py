@@ -93,7 +93,6 @@ def test_the_view_of_the_committed_results(page_data):
     assert [m["family"] for m in v["map_more"]] == [f for f in fa["families"] if f not in shown] and v["n_more"] == len(v["map_more"])
     # the sentences under the map quote only rows on show
     assert {m["family"] for m in v["alpha_not_enough"]["rows"]} <= set(shown)
-    assert v["lookups_dearer"]["table"]["family"] in shown
     for key, temperature in (("T1", 1.0), ("T0", 0.0)):
         row = v["fastest"][key]
         assert (row["family"], row["size"], row["temperature"]) == (
@@ -151,6 +150,7 @@ def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
     assert not slow["dearer_round"]  # 0.5 a round each, as the fastest's
     assert not slow["shorter_round"]  # 2.0 characters a main forward each, as the fastest's
     assert slow["same_size"]  # both γ = 1: the sentence names the size once
+    assert slow["one_draft"]  # a chain of one: its yield is 1 + α while decoding, which the sentence says
     rows[0]["T1"]["drafter_per_round"] = 0.3
     assert families.alpha_not_enough(rows, "draft")["dearer_round"]
     # "their rounds are shorter" only where every named row yields fewer characters a main forward than the fastest
@@ -160,6 +160,7 @@ def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
     assert not families.alpha_not_enough(rows, "draft")["shorter_round"]
     rows[3]["T1"]["size"] = 2  # EAGLE-3 now drafts 2 a round, the MTP head 1
     assert not families.alpha_not_enough(rows, "draft")["same_size"]
+    assert not families.alpha_not_enough(rows, "draft")["one_draft"]
 
 
 def test_two_alphas_that_print_alike_are_told_apart_only_when_they_do():
@@ -212,19 +213,18 @@ def test_the_winner_drafts_at_next_to_no_cost_only_where_its_drafting_is_not_dea
 
 
 def test_the_draft_rounds_one_call_is_set_beside_gamma_cs_only_where_it_costs_less():
-    """⑤'s lookups paragraph sets ③'s c (one draft forward a call) times γ beside the draft model's one-call
-    round, where ③ timed the same engine, the round is a chain and γ·c (at c as printed) exceeds it."""
-    bar = {"family": "draft", "T1": {"shape": "chain", "size": 3, "drafter_per_round": 0.387}}
-    dearer = {"bar": bar, "rows": []}
+    """⑤'s question on the n-gram table sets ③'s c (one draft forward a call) times γ beside the draft model's
+    one-call round, where ③ timed the same engine, the round is a chain and γ·c (at c as printed) exceeds it."""
+    draft = {"family": "draft", "shape": "chain", "size": 3, "drafter_per_round": 0.387}
     data = {"gamma_sweep": {"engines": {"kvcache": "native"}, "c": {"kvcache": 0.20234}}}
-    u = families.round_under_c(dearer, data, "native")
+    u = families.round_under_c(draft, data, "native")
     assert (u["c"], u["gamma"]) == (0.202, 3) and u["calls"] == pytest.approx(0.606)  # 3 × 0.202 as printed
-    assert families.round_under_c(dearer, data, "compiled") is None  # ③ timed the native engine
+    assert families.round_under_c(draft, data, "compiled") is None  # ③ timed the native engine
     assert families.round_under_c(None, data, "native") is None
-    bar["T1"]["drafter_per_round"] = 0.7  # the round costs more than three calls would
-    assert families.round_under_c(dearer, data, "native") is None
-    bar["T1"].update(drafter_per_round=0.387, shape="tree")
-    assert families.round_under_c(dearer, data, "native") is None
+    draft["drafter_per_round"] = 0.7  # the round costs more than three calls would
+    assert families.round_under_c(draft, data, "native") is None
+    draft.update(drafter_per_round=0.387, shape="tree")
+    assert families.round_under_c(draft, data, "native") is None
 
 
 def test_the_quiz_asks_why_the_table_pulls_ahead_only_where_its_longer_chain_clearly_wins():

@@ -108,7 +108,7 @@ def draft_round_is_one_call(engine):
 
 
 def round_under_c(draft, data, engine):
-    """Beside the draft model's round in ⑤'s question on the n-gram table: ③'s c (one draft forward a call,
+    """⑤'s note on drafting prices: ③'s c (one draft forward a call,
     timed on this engine) times the draft model's chain length, where that exceeds its round's drafting,
     which one call runs: readers divided the round by γ and asked why it beat c. None where ③ timed another
     engine, the round is no chain, or it costs as much."""
@@ -263,15 +263,17 @@ def view(data):
     medusa = fa["costs"]["medusa"]
     rows = [map_row(f, data, best, data["models"]["runs"][f"draft_s{seed}"]) for f in fa["families"]]
     # the map's main path shows one family of each kind, the lines ⑥'s dial draws; a fold holds the rest,
-    # and the sentence under the map quotes only rows on show
+    # and the sentences under the map quote only rows on show
     leads = set(lead_families(data))
     shown = [m for m in rows if m["family"] in leads]
     slow = alpha_not_enough(shown, fastest["T1"]["family"])
+    dearer = lookups_dearer(shown, engine)
     return {
         "n_families": len(fa["families"]),
         "map": rows, "map_shown": shown, "map_more": [m for m in rows if m["family"] not in leads],
         "n_shown": len(shown), "n_more": len(rows) - len(shown),
         "alpha_not_enough": slow,
+        "lookups_dearer": dearer,
         # ③'s α while decoding, beside the draft model's teacher-forced α where the sentence quotes it
         "alpha_twin": alpha_twin(rows, data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["alpha"])
                       if slow and slow["bar"]["family"] == "draft" else None,
@@ -287,7 +289,7 @@ def view(data):
         "fastest": fastest, "same_fastest": fastest["T1"]["family"] == fastest["T0"]["family"],
         "level_with_fastest": level_with(fastest["T1"], best["T1"].values()),
         # a winner drafting from a corpus or the context drafts at next to no cost, unless its lookups cost more a
-        # round than the draft model's drafting (lookups_dearer: the question on the table says so with both figures)
+        # round than the draft model's drafting (lookups_dearer: the note on drafting prices says so with both figures)
         "fastest_drafts_free": winner.get("source") in ("corpus", "context")
                                and not lookups_dearer([m for m in rows if m["family"] in ("draft", winner["name"])], engine),
         "tree_slider_max": len(fa["tree_rounds"]) - 1, "tree_slider_start": min(1, len(fa["tree_rounds"]) - 1),

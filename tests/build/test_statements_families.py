@@ -242,7 +242,7 @@ def test_choosing_sentence_follows_the_rows():
 
 
 def test_busy_hardware_case_reads_the_dials_verify_price():
-    """⑦'s "hardware already busy" case quotes the band the dial's r_5 stays in (regime.json, the answer
+    """⑦'s "extra positions are not nearly free" case quotes the band the dial's r_5 stays in (regime.json, the answer
     engine) from as trained to the heaviest twin, as ① does, and follows it when the ends change."""
     def busy(html, lang):
         return one(text(html, "s-choosing", lang), "Speculation bets" if lang == "en" else "投机赌的是")
@@ -266,8 +266,8 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     # where the verify falls along the dial (1.37 as trained, past 1.15 × 1.04), the model as trained is the busy case
     light["r"]["5"] = 1.37
     en, zh = busy(build.render(data), "en"), busy(build.render(data), "zh")
-    assert "the model as trained is such a case: 5 positions cost 1.37× one, against 1.04× on the heaviest twin (①)" in en
-    assert "按原样训练的模型正是这种情形：验收 5 个位置的耗时是 1 个位置的 1.37 倍，而在最重的加重版上只有 1.04 倍（①）" in zh
+    assert "the model as trained loses it too: 5 positions cost 1.37× one, against 1.04× on the heaviest twin (①)" in en
+    assert "按原样训练的模型也输了这一注：验收 5 个位置的耗时是 1 个位置的 1.37 倍，而在最重的加重版上只有 1.04 倍（①）" in zh
     assert "at every scale" not in en
     assert "而不是免费的验收" not in zh
 
@@ -391,3 +391,19 @@ def test_paying_inside_the_cache_and_the_dials_k_5_are_said_where_they_hold(page
         assert "still fits in the cache" not in en
     skips = 5 not in DATA["costs"]["positions"]
     assert ("5 included, which the chart in the fold above skips" in one(text(html, "s-verify", "en"), "in runs of its own")) == skips
+
+
+def test_the_note_on_drafting_prices_sets_the_draft_models_one_call_round_beside_gamma_cs():
+    """Under ⑤'s map, where the draft model's round is one call cheaper than γ separate forwards at ③'s c, one
+    sentence says so with the product as printed, and names the table whose Python lookups cost more."""
+    v = families_view.view(DATA)
+    u, dear = v["round_under_c"], v["lookups_dearer"]
+    paras = text(build.render(DATA), "s-families", "en")
+    said = [p for p in paras if p.startswith("Drafting is priced per round")]
+    if u is None:
+        assert not said
+        return
+    (en,) = said
+    assert f"({u['gamma']} × {u['c']:.3f} = {u['calls']:.3f})" in en
+    assert f"one C++ call for {v['ngram_faq']['draft']['drafter_per_round']:.3f} plain forwards" in en
+    assert (f"lookups run in Python for {dear['table']['T1']['drafter_per_round']:.3f}" in en) == bool(dear)

@@ -93,6 +93,7 @@ def test_the_view_of_the_committed_results(page_data):
     assert [m["family"] for m in v["map_more"]] == [f for f in fa["families"] if f not in shown] and v["n_more"] == len(v["map_more"])
     # the sentences under the map quote only rows on show
     assert {m["family"] for m in v["alpha_not_enough"]["rows"]} <= set(shown)
+    assert v["lookups_dearer"]["table"]["family"] in shown
     for key, temperature in (("T1", 1.0), ("T0", 0.0)):
         row = v["fastest"][key]
         assert (row["family"], row["size"], row["temperature"]) == (
@@ -213,7 +214,7 @@ def test_the_winner_drafts_at_next_to_no_cost_only_where_its_drafting_is_not_dea
 
 
 def test_the_draft_rounds_one_call_is_set_beside_gamma_cs_only_where_it_costs_less():
-    """⑤'s question on the n-gram table sets ③'s c (one draft forward a call) times γ beside the draft model's
+    """⑤'s note on drafting prices sets ③'s c (one draft forward a call) times γ beside the draft model's
     one-call round, where ③ timed the same engine, the round is a chain and γ·c (at c as printed) exceeds it."""
     draft = {"family": "draft", "shape": "chain", "size": 3, "drafter_per_round": 0.387}
     data = {"gamma_sweep": {"engines": {"kvcache": "native"}, "c": {"kvcache": 0.20234}}}

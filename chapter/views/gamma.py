@@ -2,7 +2,7 @@
 the answer engine, recompute on the eager engine), how closely it follows the formula (deep/gamma-fit.html.j2),
 and the table of the draft model's best γ on ⑥'s dial (regime.json), the chapter's answer engine."""
 from chapter.views.glossary import context_window
-from chapter.views.rows import answer_condition, find_row, first_seed_run
+from chapter.views.rows import answer_condition, find_row, first_seed_run, ranges_overlap
 
 
 def layers(models, role):
@@ -76,13 +76,19 @@ def gamma_choice(data):
     if None in dial:
         return None
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
-    fastest_square = data["gamma_sweep"]["summary"]["fastest"]["kvcache"]["gamma"]
+    sweep = data["gamma_sweep"]
+    fastest_square = sweep["summary"]["fastest"]["kvcache"]["gamma"]
+    square = lambda gamma: find_row(sweep["rows"], mode="kvcache", engine=sweep["engines"]["kvcache"], gamma=gamma)
+    best_square, dial_square = square(fastest_square), square(rows[0]["best"]["size"])
     return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
             "edges": [r for r in rows if not r["interior"]],  # the rows whose best γ is an end of the γ tried
             # the squares' fastest γ against the dial's as trained: two runs of one drafter on one engine that
             # need not agree where the curve is flat (the rule of thumb names both)
             "square_gamma": fastest_square, "dial_gamma": rows[0]["best"]["size"],
-            "runs_disagree": data["gamma_sweep"]["engines"]["kvcache"] == regime["engine"] and fastest_square != rows[0]["best"]["size"]}
+            "runs_disagree": sweep["engines"]["kvcache"] == regime["engine"] and fastest_square != rows[0]["best"]["size"],
+            # readers saw the two squares level on the chart: both speedups, and whether their paired ranges overlap
+            "squares": {"best": best_square, "dial": dial_square,
+                        "level": ranges_overlap(best_square, dial_square)} if best_square and dial_square else None}
 
 
 def view(data):

@@ -1,6 +1,6 @@
 """①, one forward verifies a chain (sections/verify.html.j2): the verify grid's example, the price of
 extra positions (costs.json), a token tree's price (families.json) and the heavy twins' (regime.json)."""
-from chapter.views.regime import VERIFY_K, mechanism
+from chapter.views.regime import mechanism
 from chapter.views.rows import first_seed_run, flat_bound
 
 GRID_GAMMA = 4  # the grid opens on a chain short enough to read
@@ -95,8 +95,6 @@ def twins(data):
     light, heavy = regime["points"][0], regime["points"][-1]
     dearest = next(p for p in regime["points"] if p["scale"] == data["dial"]["dearest_verify_scale"])
     return {"light": light, "heavy": heavy, "dearest": dearest, "k_max": max(int(k) for k in light["r"]),
-            # ① quotes the dial's 5 positions beside its own chart, which may not time 5 (costs.json's positions)
-            "chart_skips_5": int(VERIFY_K) not in data["costs"]["positions"],
             "dearest_between": dearest["scale"] not in (light["scale"], heavy["scale"]),
             "bandwidth_gb_s": regime["roofline"]["bandwidth_bytes_per_s"] / 1e9,
             "matmul_gflop_s": regime["roofline"]["flops_per_s"] / 1e9}

@@ -323,8 +323,11 @@ def test_the_rule_of_thumb_names_the_two_runs_best_gammas_apart():
     choice = gamma_view.view(DATA)["choice"]
     html = build.render(DATA)
     en, zh = one(text(html, "s-gamma", "en"), "Rule of thumb"), one(text(html, "s-gamma", "zh"), "经验法则")
-    named = f"for the draft model, the squares peak at γ = {choice['square_gamma']}, while ⑥'s dial"
+    named = f"For the draft model, the squares peak at γ = {choice['square_gamma']}"
     assert (named in en) == (choice["flat"] and choice["runs_disagree"])
+    q = choice["squares"]
+    level = f", level with γ = {choice['dial_gamma']} ({q['best']['speedup']:.2f}× and {q['dial']['speedup']:.2f}×, paired ranges overlapping); ⑥'s dial"
+    assert (level in en) == (choice["flat"] and choice["runs_disagree"] and q["level"])
     assert (f"found γ = {choice['dial_gamma']}." in en) == (choice["flat"] and choice["runs_disagree"])
     assert (f"上面的方块在 γ = {choice['square_gamma']} 最快" in zh) == (choice["flat"] and choice["runs_disagree"])
     assert "may be" not in en and "tried" not in en
@@ -378,19 +381,18 @@ def test_the_temperature_item_says_greedy_helped_nowhere_in_one_sentence_only_wh
         assert "(measured here, as trained) From T = 1 to greedy decoding" in en
 
 
-def test_paying_inside_the_cache_and_the_dials_k_5_are_said_where_they_hold(page_data):
+def test_paying_inside_the_cache_is_said_where_it_holds(page_data):
     """⑥'s "Where it pays for good" names an in-cache first scale and its round parts (views/dial.py
-    pays_in_cache); ① says the dial's k = 5 is a point its own chart skips only where costs.json skips it."""
+    pays_in_cache), against the box's left column."""
     html = build.render(DATA)
     c = dial_view.view(page_data)["pays_in_cache"]
     en = one(text(html, "s-ledger", "en"), "Where it pays for good")
     if c:
         assert f"{c['bytes'] / 1e6:.1f} MB, still fits in the cache: the gain there comes mostly from the dearer forward" in en
+        assert "Against the box's left column, the" in en
         assert f"fall from {c['fixed'][0]:.2f} to {c['fixed'][1]:.2f} plain forwards a round" in en
     else:
         assert "still fits in the cache" not in en
-    skips = 5 not in DATA["costs"]["positions"]
-    assert ("5 included, which the chart in the fold above skips" in one(text(html, "s-verify", "en"), "in runs of its own")) == skips
 
 
 def test_the_note_on_drafting_prices_sets_the_draft_models_one_call_round_beside_gamma_cs():

@@ -42,9 +42,14 @@ def point(scale, best, tried):
     return {"scale": scale, "main_bytes": 1000 * scale, "best": {"T1": best}, "choose": {"T1": tried}}
 
 
-def choice_data(light, heavy, square_gamma=5, square_engine="native"):
-    """The dial's two ends, and ③'s squares: their fastest γ on their engine."""
-    sweep = {"summary": {"fastest": {"kvcache": {"gamma": square_gamma}}}, "engines": {"kvcache": square_engine}}
+def square(gamma, speedup, lo, hi, engine="native"):
+    return {"mode": "kvcache", "engine": engine, "gamma": gamma, "speedup": speedup, "speedup_runs": {"min": lo, "max": hi}}
+
+
+def choice_data(light, heavy, square_gamma=5, square_engine="native", squares=None):
+    """The dial's two ends, and ③'s squares: their fastest γ on their engine, and their rows."""
+    squares = squares or [square(g, 0.9, 0.7, 1.2, square_engine) for g in (3, 4, 5)]
+    sweep = {"summary": {"fastest": {"kvcache": {"gamma": square_gamma}}}, "engines": {"kvcache": square_engine}, "rows": squares}
     return {"regime": {"engine": "native", "points": [light, point(4, [], []), heavy]}, "gamma_sweep": sweep}
 
 
@@ -64,6 +69,11 @@ def test_the_best_gamma_table_takes_the_dials_two_ends():
     assert not c["runs_disagree"]  # both γ = 5
     assert gamma.gamma_choice(choice_data(light, heavy, square_gamma=4))["runs_disagree"]
     assert not gamma.gamma_choice(choice_data(light, heavy, square_gamma=4, square_engine="eager"))["runs_disagree"]
+    # the squares at the two γ, level where their paired ranges overlap (readers saw them level on the chart)
+    q = gamma.gamma_choice(choice_data(light, heavy, square_gamma=4))["squares"]
+    assert (q["best"]["gamma"], q["dial"]["gamma"], q["level"]) == (4, 5, True)
+    apart = [square(4, 1.3, 1.25, 1.4), square(5, 0.9, 0.7, 1.2)]
+    assert not gamma.gamma_choice(choice_data(light, heavy, square_gamma=4, squares=apart))["squares"]["level"]
 
 
 def test_the_rule_of_thumbs_facts_fail_on_one_row():

@@ -97,8 +97,8 @@ def lookups_dearer(rows, engine):
     bar = next((m for m in rows if m["family"] == "draft" and m["T1"]), None)
     if engine != "native" or bar is None:
         return None
-    dear = (m for m in rows if m["group"] == "table" and m["T1"] and m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"])
-    table = next(dear, None)
+    table = next((m for m in rows if m["group"] == "table" and m["T1"]
+                  and m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"]), None)
     return {"bar": bar, "table": table} if table else None
 
 
@@ -108,10 +108,10 @@ def draft_round_is_one_call(engine):
 
 
 def round_under_c(draft, data, engine):
-    """⑤'s note on drafting prices: ③'s c (one draft forward a call,
-    timed on this engine) times the draft model's chain length, where that exceeds its round's drafting,
-    which one call runs: readers divided the round by γ and asked why it beat c. None where ③ timed another
-    engine, the round is no chain, or it costs as much."""
+    """⑤'s note on drafting prices: ③'s c (one draft forward a call, timed on this engine) times the draft
+    model's chain length, where that exceeds its round's drafting, which one call runs: readers divided the
+    round by γ and asked why it beat c. None where ③ timed another engine, the round is no chain, or it costs
+    as much."""
     sweep = data["gamma_sweep"]
     if draft is None or not draft_round_is_one_call(engine) or sweep["engines"]["kvcache"] != engine or draft["shape"] != "chain":
         return None
@@ -215,6 +215,7 @@ def ngram_faq(data, best_t1):
             # the closing quiz asks why the table pulls ahead there, answering "its near-free drafting affords a
             # longer chain": only where its paired range is clear of the draft model's and its chain is the longer
             "table_ahead_heavy": all(heavy_best.values()) and table_ahead(heavy_best["ngram"], heavy_best["draft"])}
+
 
 def table_ahead(ngram, draft):
     """Is the n-gram table clearly faster than the draft model (paired ranges apart) with a longer chain that

@@ -6,7 +6,7 @@ The page prints a round's parts with two decimals each and then their total and 
 those are computed here from the printed (rounded) parts, so that a reader's arithmetic on the page
 gives what the page prints (printed_total, speedup_from_printed, printed_gap)."""
 from chapter.views.dial import lead_families
-from chapter.views.rows import find_row, ranges_overlap
+from chapter.views.rows import find_row, median_run_chars, ranges_overlap
 
 
 def printed_total(row):
@@ -66,7 +66,8 @@ def map_row(name, data, best, draft_run):
             "alpha": alpha.get("alpha"), "alpha_fig": f"{name}|T1|own",
             "coverage": coverage if family.get("q") == "one-hot" and coverage < 1 else None,
             "seed_range": fa["summary"].get("alpha_seed_range", {}).get(name),
-            "T1": best["T1"].get(name), "T0": best["T0"].get(name)}
+            "T1": best["T1"].get(name), "T0": best["T0"].get(name),
+            "chars": median_run_chars(best["T1"][name]) if name in best["T1"] else None}
 
 
 def alpha_not_enough(rows, fastest_family, most=2):
@@ -82,7 +83,8 @@ def alpha_not_enough(rows, fastest_family, most=2):
     # else the point is what a round drafts for its cost (the rounds' sizes differ), said with both figures
     dearer = bool(bar["T1"]) and all(m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"] for m in slow)
     # else, "their rounds are shorter" only where each yields fewer characters a main forward than the fastest's
-    shorter = bool(bar["T1"]) and all(m["T1"]["tokens_per_main"] < bar["T1"]["tokens_per_main"] for m in slow)
+    # (each in its median run, as ⑥'s box counts them)
+    shorter = bool(bar["T1"]) and all(m["chars"] < bar["chars"] for m in slow)
     # a chain of one draft writes 1 + α characters a main forward, α as measured while decoding: readers set ④'s
     # "1 + α" with the map's teacher-forced α against the yields printed here
     one_draft = all(m["T1"]["shape"] == "chain" and m["T1"]["size"] == 1 for m in slow)
@@ -212,6 +214,7 @@ def ngram_faq(data, best_t1):
     return {"ngram": ngram, "draft": draft, "ngram_cheaper": ngram["drafter_per_round"] < draft["drafter_per_round"],
             "draft_c": light["c"]["draft"], "draft_params_fraction": data["models"]["summary"]["draft_params_fraction"],
             "heavy": heavy_best if all(heavy_best.values()) else None, "heavy_mb": heavy["main_bytes"] / 1e6,
+            "heavy_chars": {f: median_run_chars(r) for f, r in heavy_best.items()} if all(heavy_best.values()) else None,
             # the closing quiz asks why the table pulls ahead there, answering "its near-free drafting affords a
             # longer chain": only where its paired range is clear of the draft model's and its chain is the longer
             "table_ahead_heavy": all(heavy_best.values()) and table_ahead(heavy_best["ngram"], heavy_best["draft"])}
@@ -219,10 +222,10 @@ def ngram_faq(data, best_t1):
 
 def table_ahead(ngram, draft):
     """Is the n-gram table clearly faster than the draft model (paired ranges apart) with a longer chain that
-    earns more characters per main forward?"""
+    earns more characters per main forward (each in its median run)?"""
     chains = ngram["shape"] == draft["shape"] == "chain"
     return (chains and ngram["speedup"] > draft["speedup"] and not ranges_overlap(ngram, draft)
-            and ngram["size"] > draft["size"] and ngram["tokens_per_main"] > draft["tokens_per_main"])
+            and ngram["size"] > draft["size"] and median_run_chars(ngram) > median_run_chars(draft))
 
 
 def fastest_round(data, fastest_t1, plain_t1):
@@ -236,7 +239,7 @@ def fastest_round(data, fastest_t1, plain_t1):
     verify = summary.get("fastest_verify")
     costs = data["costs"]["summary"]
     not_flat = not costs[costs["primary_engine"]]["flat_start"]  # ①: a second position already costs more
-    return {**taken_apart(fastest_t1, rnd["plain_per_char"]), "plain_per_char": rnd["plain_per_char"],
+    return {**taken_apart(fastest_t1, rnd["plain_per_char"], median_run_chars(fastest_t1)), "plain_per_char": rnd["plain_per_char"],
             "plain_rest": plain_t1["other_per_round"], "verify_biggest": rnd["verify_biggest"],
             "verify": verify, "loop_extra": verify and printed_gap(verify["in_loop"], verify["back_to_back"]),
             "not_flat": not_flat, "verify_biggest_not_free": rnd["verify_biggest"] and not_flat}
@@ -287,7 +290,7 @@ def view(data):
         "model_seeds": model_seeds, "n_model_seeds": len(model_seeds), "several_model_seeds": len(model_seeds) > 1,
         "prompt_shown": fa["prompt"].replace("\n", "\\n"), "n_chars": fa["n_chars"], "repeats": fa["repeats"],
         "sweep_repeats": fa["sweep_repeats"], "sweep_single_run": fa["sweep_repeats"] == 1,
-        "fastest": fastest, "same_fastest": fastest["T1"]["family"] == fastest["T0"]["family"],
+        "fastest": fastest, "fastest_chars": median_run_chars(fastest["T1"]), "same_fastest": fastest["T1"]["family"] == fastest["T0"]["family"],
         "level_with_fastest": level_with(fastest["T1"], best["T1"].values()),
         # a winner drafting from a corpus or the context drafts at next to no cost, unless its lookups cost more a
         # round than the draft model's drafting (lookups_dearer: the note on drafting prices says so with both figures)

@@ -2,7 +2,7 @@
 the eager engine, row by row; the kv-cache row that saves the most main forwards, taken apart; the
 recompute bill; the greedy check; and what the families' ledger says around its table."""
 from chapter.views.dial import THEORY_CLOSE, plain_forward_s, shown_prompt
-from chapter.views.rows import find_row, first_seed_run, ranges_overlap, round_rest
+from chapter.views.rows import find_row, first_seed_run, median_run_chars, ranges_overlap, round_rest
 
 ENGINES = {"rows": "eager", "compiled": "compiled"}  # the engine of the ledger's rows (rows.py: a row without one), and its third button's
 
@@ -69,7 +69,7 @@ def box_column(point, row):
     speedup. forward_s: one plain forward in seconds (plain decoding's time per character over its
     plain forwards per character), the unit that turns (a)–(c) into time."""
     rest = round_rest(row)
-    chars = row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"]
+    chars = median_run_chars(row)
     return {"point": point, "row": row, "bytes": point["main_bytes"],
             "forward_s": plain_forward_s(point, row), "rest": rest, "fixed": row["drafter_per_round"] + rest,
             "chars_per_round": chars, "saved_pct": 100 * (1 - 1 / chars),

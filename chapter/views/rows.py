@@ -155,6 +155,13 @@ def round_rest(row):
     return row.get("other_per_round", row["round_total"] - row["verify_over_main"] - row["drafter_per_round"])
 
 
+def median_run_chars(row):
+    """Characters per main forward in a timed row's median-time run, the run its round's parts come from: the
+    speedup those parts give × the round's price ÷ plain decoding's price per character. ⑤'s sentences and
+    ⑥'s box print this one figure; the row's tokens_per_main pools every run."""
+    return row["speedup_from_parts"] * row["round_total"] / row["plain_per_char"]
+
+
 def flat_bound(costs):
     """The most a forward may cost, over one position, and still count as flat: costs.json records one
     slack (experiments/stats.py FLAT_SLACK) beside each engine's curve, and every run measures eager's."""

@@ -137,8 +137,8 @@ def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
     """⑤'s sentence under the map: the families whose α beats the fastest family's yet which are slower than
     plain decoding in every paired repeat, highest α first, at most two; none where no such family exists."""
     def row(family, alpha, verdict):
-        return {"family": family, "alpha": alpha, "T1": {"verdict": verdict, "drafter_per_round": 0.5, "tokens_per_main": 2.0,
-                                               "shape": "chain", "size": 1}}
+        return {"family": family, "alpha": alpha, "chars": 2.0,
+                "T1": {"verdict": verdict, "drafter_per_round": 0.5, "shape": "chain", "size": 1}}
     rows = [row("draft", 0.74, "faster"), row("mtp", 0.86, "slower"), row("eagle", 0.85, "unclear"),
             row("eagle3", 0.87, "slower"), row("medusa", 0.80, "slower"), row("ngram", None, "faster")]
     slow = families.alpha_not_enough(rows, "draft")
@@ -155,9 +155,9 @@ def test_a_high_alpha_that_drafting_does_not_repay_is_named_highest_first():
     rows[0]["T1"]["drafter_per_round"] = 0.3
     assert families.alpha_not_enough(rows, "draft")["dearer_round"]
     # "their rounds are shorter" only where every named row yields fewer characters a main forward than the fastest
-    rows[0]["T1"]["tokens_per_main"] = 2.5
+    rows[0]["chars"] = 2.5
     assert families.alpha_not_enough(rows, "draft")["shorter_round"]
-    rows[1]["T1"]["tokens_per_main"] = 2.6  # the MTP head's rounds are longer than the fastest's
+    rows[1]["chars"] = 2.6  # the MTP head's rounds are longer than the fastest's
     assert not families.alpha_not_enough(rows, "draft")["shorter_round"]
     rows[3]["T1"]["size"] = 2  # EAGLE-3 now drafts 2 a round, the MTP head 1
     assert not families.alpha_not_enough(rows, "draft")["same_size"]
@@ -231,9 +231,9 @@ def test_the_draft_rounds_one_call_is_set_beside_gamma_cs_only_where_it_costs_le
 def test_the_quiz_asks_why_the_table_pulls_ahead_only_where_its_longer_chain_clearly_wins():
     """The closing quiz's question on the heaviest twin answers "its near-free drafting affords a longer chain":
     asked only where the table's paired range is clear of the draft model's, and its chain longer and richer."""
-    def row(speedup, low, high, size, chars, shape="chain"):
-        return {"speedup": speedup, "speedup_runs": {"min": low, "max": high}, "size": size,
-                "tokens_per_main": chars, "shape": shape}
+    def row(speedup, low, high, size, chars, shape="chain"):  # chars in the median run: its parts' speedup × round ÷ plain
+        return {"speedup": speedup, "speedup_runs": {"min": low, "max": high}, "size": size, "shape": shape,
+                "speedup_from_parts": speedup, "round_total": chars / speedup, "plain_per_char": 1.0}
     draft = row(1.76, 1.58, 2.27, 2, 2.31)
     assert families.table_ahead(row(2.44, 2.28, 2.88, 5, 3.66), draft)
     assert not families.table_ahead(row(2.44, 2.20, 2.88, 5, 3.66), draft)  # the ranges overlap

@@ -141,6 +141,8 @@ def pays_in_cache(data, summary):
         return None
     fixed = lambda r: r["drafter_per_round"] + round_rest(r)
     parts = {"family": family, "bytes": point["main_bytes"],
+             # the family of ⑥'s answer box (the heaviest scale's fastest): then its left column is this round as trained
+             "box_family": regime["points"][-1]["best"]["T1"][0]["family"] == family,
              "verify": (before["verify_over_main"], at["verify_over_main"]), "fixed": (fixed(before), fixed(at))}
     return parts if parts["fixed"][0] - parts["fixed"][1] > parts["verify"][0] - parts["verify"][1] else None
 

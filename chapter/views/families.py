@@ -19,8 +19,9 @@ def speedup_from_printed(chars, row, plain_per_char):
 
 def taken_apart(row, plain_per_char, chars=None):
     """One round of a timed row in plain forwards: the row, its printed total and the speedup those give
-    (for `chars` characters a round: by default the row's characters per main forward)."""
-    chars = row["tokens_per_main"] if chars is None else chars
+    (for `chars` characters a round: by default its median-time run's characters per main forward, the run
+    its parts come from)."""
+    chars = median_run_chars(row) if chars is None else chars
     return {"row": row, "total": printed_total(row), "chars": chars,
             "from_parts": speedup_from_printed(chars, row, plain_per_char)}
 
@@ -118,7 +119,8 @@ def round_under_c(draft, data, engine):
     if draft is None or not draft_round_is_one_call(engine) or sweep["engines"]["kvcache"] != engine or draft["shape"] != "chain":
         return None
     c, gamma = round(sweep["c"]["kvcache"], 3), draft["size"]  # c as ③ prints it: the product reproduces
-    return {"c": c, "gamma": gamma, "calls": gamma * c} if gamma * c > draft["drafter_per_round"] else None
+    return {"c": c, "gamma": gamma, "calls": gamma * c, "round": draft["drafter_per_round"],
+            "in_cpp": engine == "native"} if gamma * c > draft["drafter_per_round"] else None
 
 
 def level_with(fastest, rows):
@@ -175,14 +177,16 @@ def highest_alpha_family(alpha):
     measured = [f for f, a in alpha.items() if a["alpha"] is not None]
     return max(measured, key=lambda f: alpha[f]["alpha"])
 
-def recent_view(summary, alpha):
+def recent_view(summary, alpha, best_t1):
     """The three recent drafters against plain decoding and the fastest older family, at T = 1 (None where
     families.json has no such summary): each round taken apart, EAGLE-3's even if every draft passed,
     and the block-parallel drafter's one call timed back to back beside its price inside the loop."""
     recent = summary.get("recent")
     if not recent:
         return None
-    new, old, per = recent["each_new"], recent["best_old"], recent["plain_per_char"]
+    # each family's timed row at T = 1 (the summary's figures are its, and it carries the median run's parts)
+    new = {f: best_t1[f] for f in recent["each_new"]}
+    old, per = best_t1[recent["best_old"]["family"]], recent["plain_per_char"]
     drafting = recent["drafting"]
     eagle3, block = new.get("eagle3"), new.get("block")
     return {"each_new": new, "best_old": old, "plain_per_char": per, "plain_rest": per - 1,
@@ -239,7 +243,7 @@ def fastest_round(data, fastest_t1, plain_t1):
     verify = summary.get("fastest_verify")
     costs = data["costs"]["summary"]
     not_flat = not costs[costs["primary_engine"]]["flat_start"]  # ①: a second position already costs more
-    return {**taken_apart(fastest_t1, rnd["plain_per_char"], median_run_chars(fastest_t1)), "plain_per_char": rnd["plain_per_char"],
+    return {**taken_apart(fastest_t1, rnd["plain_per_char"]), "plain_per_char": rnd["plain_per_char"],
             "plain_rest": plain_t1["other_per_round"], "verify_biggest": rnd["verify_biggest"],
             "verify": verify, "loop_extra": verify and printed_gap(verify["in_loop"], verify["back_to_back"]),
             "not_flat": not_flat, "verify_biggest_not_free": rnd["verify_biggest"] and not_flat}
@@ -300,7 +304,7 @@ def view(data):
         "sweep": sweep_view(summary), "tree_price": tree_price(summary), "ngram_best": best["T1"].get("ngram"),
         "main_layers": main_config["n_layer"], "main_width": main_config["n_embd"],
         "medusa_heads": [{"number": k + 1, "predicts": k + 2} for k in range(medusa["config"]["n_heads"])],
-        "depth": depth_view(fa["alpha_by_depth"]), "recent": recent_view(summary, fa["alpha"]["T1"]),
+        "depth": depth_view(fa["alpha_by_depth"]), "recent": recent_view(summary, fa["alpha"]["T1"], best["T1"]),
         "by_text": by_text_view(data, best["T0"]), "ngram_faq": ngram_faq(data, best["T1"]),
         "fastest_round": fastest_round(data, fastest["T1"], find_row(fa["rows"], engine=engine, temperature=1.0, family="plain")),
     }

@@ -57,7 +57,7 @@ def cost_curve(costs, answer=None):
             "compiled_ms": milliseconds(compiled) if compiled else None,
             "flat_start": summary[flat]["flat_start"], "flat_max": summary[flat]["flat_until"],
             "flat_engine": flat, "flat_is_answer": flat == answer, "flat_bound": flat_bound(costs),
-            "dip": curve_dip(costs, flat)}
+            "dip": None if summary[flat]["flat_start"] else curve_dip(costs, flat)}  # a flat start says its own shape
 
 
 def steepest(costs):

@@ -79,12 +79,19 @@ def test_the_t0_sentence_keeps_faster_slower_unclear_and_drops_an_empty_verdict(
 
 
 def slower(**changes):
-    slowest = {"tokens_per_main": 1.234, "plain_per_char": 1.016, "round_total": 2.996} | changes
-    return {"families": {"summary": {"slower_than_plain": {"rows": 4, "families": ["x", "y"], "slowest": slowest}}}}
+    """The slowest row's summary, and its timed row, whose median run wrote 1.234 characters a main forward (the
+    pooled tokens_per_main, 1.3, is not what the estimate uses)."""
+    config = {"family": "x", "shape": "tree", "size": 4}
+    slowest = {**config, "tokens_per_main": 1.3, "plain_per_char": 1.016, "round_total": 2.996} | changes
+    row = {**config, "engine": "native", "temperature": 1.0, "round_total": 2.996, "plain_per_char": 1.016,
+           "speedup_from_parts": 1.234 * 1.016 / 2.996}
+    return {"families": {"rows": [row], "summary": {"primary_engine": "native",
+                                                    "slower_than_plain": {"rows": 4, "families": ["x", "y"], "slowest": slowest}}}}
 
 
 def test_the_slowest_rows_estimate_is_made_of_the_printed_figures():
     v = slowest_view(slower())
+    assert v["slowest_chars"] == pytest.approx(1.234)  # the median run's, not the pooled 1.3
     assert v["slowest_estimate"] == 1.23 * 1.02 / 3.0  # not 1.234 × 1.016 ÷ 2.996
     assert (v["n_slower"], v["n_unclear"]) == (2, None)
     assert slowest_view(slower(plain_per_char=None))["slowest_estimate"] is None

@@ -11,9 +11,12 @@ from chapter.views.dial import lead_families
 from chapter.views.rows import find_row
 
 
-def timed(family, engine="native", temperature=1.0, size=3, verify=1.256, draft=0.124, rest=0.333, chars=2.004):
+def timed(family, engine="native", temperature=1.0, size=3, verify=1.256, draft=0.124, rest=0.333, chars=2.004, plain=1.116):
+    """A timed row whose median run wrote `chars` characters a main forward (its parts' speedup says so)."""
+    total = verify + draft + rest
     return {"family": family, "engine": engine, "temperature": temperature, "shape": "chain", "size": size,
-            "verify_over_main": verify, "drafter_per_round": draft, "other_per_round": rest, "tokens_per_main": chars}
+            "verify_over_main": verify, "drafter_per_round": draft, "other_per_round": rest, "tokens_per_main": chars,
+            "round_total": total, "plain_per_char": plain, "speedup_from_parts": chars * plain / total}
 
 
 def test_a_round_is_summed_and_divided_as_its_parts_are_printed():
@@ -67,17 +70,24 @@ def recent_summary():
                                                                  "eagle3": timed("eagle3", size=2)}}}
 
 
+def best_t1(summary):
+    """Each family's timed row at T = 1, as the view hands recent_view: here the summary's own rows."""
+    recent = summary["recent"]
+    return {r["family"]: r for r in (recent["best_old"], *recent["each_new"].values())}
+
+
 def test_the_recent_drafters_are_taken_apart_beside_the_fastest_older_family():
     alpha = {"eagle3": {"alpha": 0.86}, "mtp": {"alpha": 0.86}, "lookahead": {"alpha": None}}
-    recent = families.recent_view(recent_summary(), alpha)
+    recent = families.recent_view(recent_summary(), alpha, best_t1(recent_summary()))
     assert [a["row"]["family"] for a in recent["taken_apart"]] == ["ngram", "suffix"]
     assert recent["plain_rest"] == pytest.approx(0.116)
     assert recent["eagle3"]["all_pass"]["chars"] == 3
     assert recent["eagle3"]["alpha_highest"]  # a tie goes to the first family with that α
     assert recent["block"]["one_call"]["size"] == 1 and recent["block"]["back_to_back"]["drafter_per_round"] == 0.55
     assert recent["drafting"]["eagle3"]["last"]["size"] == 4
-    assert not families.recent_view(recent_summary(), {"mtp": {"alpha": 0.9}, "eagle3": {"alpha": 0.86}})["eagle3"]["alpha_highest"]
-    assert families.recent_view({}, alpha) is None
+    assert not families.recent_view(recent_summary(), {"mtp": {"alpha": 0.9}, "eagle3": {"alpha": 0.86}},
+                                    best_t1(recent_summary()))["eagle3"]["alpha_highest"]
+    assert families.recent_view({}, alpha, {}) is None
 
 
 def test_the_view_of_the_committed_results(page_data):
@@ -201,7 +211,7 @@ def test_a_table_whose_python_lookups_cost_more_than_the_draft_models_round_is_n
 @pytest.mark.parametrize("cost, free", [(0.001, True), (50.0, False)])
 def test_the_winner_drafts_at_next_to_no_cost_only_where_its_drafting_is_not_dearer_than_the_draft_models(page_data, cost, free):
     """⑤ says the fastest family "wins by drafting at next to no cost" only for a table or the context whose
-    drafting a round costs no more than the draft model's (a dearer lookup is what the next paragraph names)."""
+    drafting a round costs no more than the draft model's (a dearer lookup is what the note on drafting prices names)."""
     data = copy.deepcopy(page_data)
     fa = data["families"]
     engine, winner = fa["summary"]["primary_engine"], fa["summary"]["fastest"]["T1"]["family"]
@@ -220,7 +230,11 @@ def test_the_draft_rounds_one_call_is_set_beside_gamma_cs_only_where_it_costs_le
     data = {"gamma_sweep": {"engines": {"kvcache": "native"}, "c": {"kvcache": 0.20234}}}
     u = families.round_under_c(draft, data, "native")
     assert (u["c"], u["gamma"]) == (0.202, 3) and u["calls"] == pytest.approx(0.606)  # 3 × 0.202 as printed
+    assert u["round"] == 0.387 and u["in_cpp"]  # the native engine's one call is C++
     assert families.round_under_c(draft, data, "compiled") is None  # ③ timed the native engine
+    data["gamma_sweep"]["engines"]["kvcache"] = "compiled"
+    assert not families.round_under_c(draft, data, "compiled")["in_cpp"]  # one call, but a compiled graph
+    data["gamma_sweep"]["engines"]["kvcache"] = "native"
     assert families.round_under_c(None, data, "native") is None
     draft["drafter_per_round"] = 0.7  # the round costs more than three calls would
     assert families.round_under_c(draft, data, "native") is None

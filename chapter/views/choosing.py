@@ -6,7 +6,7 @@ from pathlib import Path
 import orjson
 
 from chapter.views.regime import r5_band, r5_falls
-from chapter.views.rows import find_row, flat_bound, median_run_chars, ranges_overlap
+from chapter.views.rows import flat_bound, median_run_chars, ranges_overlap
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
 
@@ -147,14 +147,10 @@ def slowest_view(data):
     (or could not be told apart: None where the summary has no such list), and its cost per character
     recomputed from the printed figures: characters per forward × plain's cost per character ÷ the
     round's cost, each rounded to the two decimals it is printed with, so that the sum on the page adds up."""
-    fa = data["families"]
-    sp = fa["summary"]["slower_than_plain"]
+    sp = data["families"]["summary"]["slower_than_plain"]
     slowest = sp["slowest"]
     per_char = slowest["plain_per_char"]  # plain decoding's cost per character in the slowest row's own run
-    # its characters per main forward in the median run its parts come from, as ⑤ and ⑥ count them
-    row = find_row(fa["rows"], engine=fa["summary"]["primary_engine"], temperature=1.0,
-                   family=slowest["family"], shape=slowest["shape"], size=slowest["size"])
-    chars = median_run_chars(row)
+    chars = median_run_chars(slowest) if per_char else None  # in the median run its parts come from, as ⑤ and ⑥ count them
     estimate = round(chars, 2) * round(per_char, 2) / round(slowest["round_total"], 2) if per_char else None
     return {"n_compared": sp["rows"], "n_slower": len(sp["families"]), "n_unclear": len(sp["unclear"]) if "unclear" in sp else None,
             "unclear": sp.get("unclear", []),  # named, since no table on the main path shows which

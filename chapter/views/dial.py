@@ -126,7 +126,7 @@ def pays_summary(dial):
     return {"first": groups[0], "last": last and {"bytes": last["bytes"], "count": paying, "of": paying + len(dial["never"])},
             "never": dial["never"]}
 
-def pays_in_cache(data, summary):
+def pays_in_cache(data, summary, box_family):
     """Where the first scale that pays for good still fits in the cache: its first family's round there against
     the model as trained, in plain forwards (the verify; drafting plus the rest). Printed only
     where the fixed costs fell more than the verify did: there the gain comes mostly from the dearer forward,
@@ -141,8 +141,9 @@ def pays_in_cache(data, summary):
         return None
     fixed = lambda r: r["drafter_per_round"] + round_rest(r)
     parts = {"family": family, "bytes": point["main_bytes"],
-             # the family of ⑥'s answer box (the heaviest scale's fastest): then its left column is this round as trained
-             "box_family": regime["points"][-1]["best"]["T1"][0]["family"] == family,
+             # ⑥'s answer box takes this family apart (box_family: the heaviest scale's fastest): then its left
+             # column is this round as trained
+             "box_family": box_family == family,
              "verify": (before["verify_over_main"], at["verify_over_main"]), "fixed": (fixed(before), fixed(at))}
     return parts if parts["fixed"][0] - parts["fixed"][1] > parts["verify"][0] - parts["verify"][1] else None
 
@@ -268,5 +269,5 @@ def view(data, rerun=None):
             "config_moved": as_trained is not None and config_key(as_trained) != config_key(fastest),
             "best": dial["best"], "best_elsewhere": dial["best"]["scale"] != heavy["scale"],
             "fresh_check": regime.get("fresh_check"),
-            "pays_summary": pays, "pays_in_cache": pays_in_cache(data, pays), "falls": line_falls(data),
+            "pays_summary": pays, "pays_in_cache": pays_in_cache(data, pays, fastest["family"]), "falls": line_falls(data),
             "theory": theory_lines(dial["theory"]), "rerun": rerun_note(regime, rerun, fastest["family"])}

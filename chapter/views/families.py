@@ -177,16 +177,14 @@ def highest_alpha_family(alpha):
     measured = [f for f, a in alpha.items() if a["alpha"] is not None]
     return max(measured, key=lambda f: alpha[f]["alpha"])
 
-def recent_view(summary, alpha, best_t1):
+def recent_view(summary, alpha):
     """The three recent drafters against plain decoding and the fastest older family, at T = 1 (None where
     families.json has no such summary): each round taken apart, EAGLE-3's even if every draft passed,
     and the block-parallel drafter's one call timed back to back beside its price inside the loop."""
     recent = summary.get("recent")
     if not recent:
         return None
-    # each family's timed row at T = 1 (the summary's figures are its, and it carries the median run's parts)
-    new = {f: best_t1[f] for f in recent["each_new"]}
-    old, per = best_t1[recent["best_old"]["family"]], recent["plain_per_char"]
+    new, old, per = recent["each_new"], recent["best_old"], recent["plain_per_char"]
     drafting = recent["drafting"]
     eagle3, block = new.get("eagle3"), new.get("block")
     return {"each_new": new, "best_old": old, "plain_per_char": per, "plain_rest": per - 1,
@@ -214,14 +212,15 @@ def ngram_faq(data, best_t1):
     points = data["regime"]["points"]
     light, heavy = points[0], points[-1]
     heavy_best = {f: find_row(heavy["best"]["T1"], family=f) for f in ("ngram", "draft")}
+    heavy_best = heavy_best if all(heavy_best.values()) else None
     ngram, draft = best_t1["ngram"], best_t1["draft"]
     return {"ngram": ngram, "draft": draft, "ngram_cheaper": ngram["drafter_per_round"] < draft["drafter_per_round"],
             "draft_c": light["c"]["draft"], "draft_params_fraction": data["models"]["summary"]["draft_params_fraction"],
-            "heavy": heavy_best if all(heavy_best.values()) else None, "heavy_mb": heavy["main_bytes"] / 1e6,
-            "heavy_chars": {f: median_run_chars(r) for f, r in heavy_best.items()} if all(heavy_best.values()) else None,
+            "heavy": heavy_best, "heavy_mb": heavy["main_bytes"] / 1e6,
+            "heavy_chars": heavy_best and {f: median_run_chars(r) for f, r in heavy_best.items()},
             # the closing quiz asks why the table pulls ahead there, answering "its near-free drafting affords a
             # longer chain": only where its paired range is clear of the draft model's and its chain is the longer
-            "table_ahead_heavy": all(heavy_best.values()) and table_ahead(heavy_best["ngram"], heavy_best["draft"])}
+            "table_ahead_heavy": bool(heavy_best) and table_ahead(heavy_best["ngram"], heavy_best["draft"])}
 
 
 def table_ahead(ngram, draft):
@@ -304,7 +303,7 @@ def view(data):
         "sweep": sweep_view(summary), "tree_price": tree_price(summary), "ngram_best": best["T1"].get("ngram"),
         "main_layers": main_config["n_layer"], "main_width": main_config["n_embd"],
         "medusa_heads": [{"number": k + 1, "predicts": k + 2} for k in range(medusa["config"]["n_heads"])],
-        "depth": depth_view(fa["alpha_by_depth"]), "recent": recent_view(summary, fa["alpha"]["T1"], best["T1"]),
+        "depth": depth_view(fa["alpha_by_depth"]), "recent": recent_view(summary, fa["alpha"]["T1"]),
         "by_text": by_text_view(data, best["T0"]), "ngram_faq": ngram_faq(data, best["T1"]),
         "fastest_round": fastest_round(data, fastest["T1"], find_row(fa["rows"], engine=engine, temperature=1.0, family="plain")),
     }

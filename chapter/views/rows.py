@@ -119,16 +119,21 @@ def judge(row):
     """A timed row gets its verdict (macros.verdict prints it; check_verdicts holds the page to it)."""
     row["verdict"] = paired_verdict(row["speedup_runs"])
 
+MEDIAN_RUN = ("speedup_from_parts", "round_total", "plain_per_char")  # what median_run_chars reads
+
 def restore_runs(cut, rows, keys, given=None, where="a summary"):
     """A summary quotes a row cut down to a few fields: give it back its full row's paired speedups
-    (and so its verdict), found by the fields that name it (`keys`, read from the cut row, and
-    `given`, what the summary says once for all its rows). where: the summary's file and field, for
-    the ResultsError when no row matches."""
+    (and so its verdict) and its median run's figures where the cut row lacks them (median_run_chars),
+    found by the fields that name it (`keys`, read from the cut row, and `given`, what the summary says
+    once for all its rows). where: the summary's file and field, for the ResultsError when no row matches."""
     want = {k: cut.get(k) for k in keys} | (given or {})
     full = find_row(rows, **want)
     if full is None:
         raise ResultsError(f"{where} quotes a timed row that its rows lack: {want}")
     cut["speedup_runs"] = full["speedup_runs"]
+    for key in MEDIAN_RUN:
+        if key in full:
+            cut.setdefault(key, full[key])
     judge(cut)
 
 def answer_condition(row, engine, temperature, run):

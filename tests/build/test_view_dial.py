@@ -200,16 +200,14 @@ def test_paying_inside_the_cache_is_put_down_to_the_dearer_forward_only_where_th
     mid = {"scale": 4, "main_bytes": 1.2e7, "r": {"5": 1.94}, "best": {"T1": [cache_row("ngram", 1.66, 0.22, 0.18)]}}
     data = {"regime": {"points": [light, mid], "summary": {"cache_edge_bytes": 6.4e7}}}
     summary = {"first": {"scale": 4, "as_trained": False, "families": ["ngram"]}}
-    c = dial.pays_in_cache(data, summary)
-    assert c["bytes"] == 1.2e7 and c["verify"] == (2.03, 1.66)
-    assert c["box_family"]  # the heaviest scale's fastest (here the last point's first row) is the n-gram table
-    heavy = {"scale": 140, "main_bytes": 4e8, "r": {"5": 1.3}, "best": {"T1": [cache_row("draft", 1.4, 0.1, 0.04)]}}
-    other = {"regime": {"points": [light, mid, heavy], "summary": {"cache_edge_bytes": 6.4e7}}}
-    assert not dial.pays_in_cache(other, summary)["box_family"]  # the box takes the draft model apart and c["fixed"] == (pytest.approx(1.28), pytest.approx(0.40))
-    assert dial.pays_in_cache(data, {"first": {"scale": 1, "as_trained": True, "families": ["ngram"]}}) is None  # pays as trained
-    assert dial.pays_in_cache(data, None) is None
+    c = dial.pays_in_cache(data, summary, "ngram")
+    assert c["bytes"] == 1.2e7 and c["verify"] == (2.03, 1.66) and c["fixed"] == (pytest.approx(1.28), pytest.approx(0.40))
+    assert c["box_family"]  # the answer box takes the n-gram table apart
+    assert not dial.pays_in_cache(data, summary, "draft")["box_family"]  # the box takes the draft model apart
+    assert dial.pays_in_cache(data, {"first": {"scale": 1, "as_trained": True, "families": ["ngram"]}}, "ngram") is None  # pays as trained
+    assert dial.pays_in_cache(data, None, "ngram") is None
     data["regime"]["summary"]["cache_edge_bytes"] = 1e7  # 12 MB is past this edge
-    assert dial.pays_in_cache(data, summary) is None
+    assert dial.pays_in_cache(data, summary, "ngram") is None
     data["regime"]["summary"]["cache_edge_bytes"] = 6.4e7
     mid["best"]["T1"] = [cache_row("ngram", 0.9, 0.7, 0.5)]  # the verify fell more than the fixed costs
-    assert dial.pays_in_cache(data, summary) is None
+    assert dial.pays_in_cache(data, summary, "ngram") is None

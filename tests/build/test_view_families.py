@@ -70,24 +70,18 @@ def recent_summary():
                                                                  "eagle3": timed("eagle3", size=2)}}}
 
 
-def best_t1(summary):
-    """Each family's timed row at T = 1, as the view hands recent_view: here the summary's own rows."""
-    recent = summary["recent"]
-    return {r["family"]: r for r in (recent["best_old"], *recent["each_new"].values())}
-
 
 def test_the_recent_drafters_are_taken_apart_beside_the_fastest_older_family():
     alpha = {"eagle3": {"alpha": 0.86}, "mtp": {"alpha": 0.86}, "lookahead": {"alpha": None}}
-    recent = families.recent_view(recent_summary(), alpha, best_t1(recent_summary()))
+    recent = families.recent_view(recent_summary(), alpha)
     assert [a["row"]["family"] for a in recent["taken_apart"]] == ["ngram", "suffix"]
     assert recent["plain_rest"] == pytest.approx(0.116)
     assert recent["eagle3"]["all_pass"]["chars"] == 3
     assert recent["eagle3"]["alpha_highest"]  # a tie goes to the first family with that α
     assert recent["block"]["one_call"]["size"] == 1 and recent["block"]["back_to_back"]["drafter_per_round"] == 0.55
     assert recent["drafting"]["eagle3"]["last"]["size"] == 4
-    assert not families.recent_view(recent_summary(), {"mtp": {"alpha": 0.9}, "eagle3": {"alpha": 0.86}},
-                                    best_t1(recent_summary()))["eagle3"]["alpha_highest"]
-    assert families.recent_view({}, alpha, {}) is None
+    assert not families.recent_view(recent_summary(), {"mtp": {"alpha": 0.9}, "eagle3": {"alpha": 0.86}})["eagle3"]["alpha_highest"]
+    assert families.recent_view({}, alpha) is None
 
 
 def test_the_view_of_the_committed_results(page_data):

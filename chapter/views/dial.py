@@ -114,17 +114,20 @@ def pays_groups(dial):
     """dial_view's `pays`, each group told whether it is the model as trained (its wording differs)."""
     return [{**group, "as_trained": group["scale"] == 1} for group in dial["pays"]]
 
-def pays_summary(dial):
+def pays_summary(dial, drawn):
     """"Where it pays for good" in one sentence, beside the grid that shows it cell by cell: the
     families of the first group by name; from the last group's scale, how many of all the charted
-    families pay (every group before it counts there too); and those that never do, by name."""
+    families pay (every group before it counts there too); and those that never do, by name where the
+    chart draws their line (`drawn`), else counted as ⑤'s folded families (readers met names they could not find)."""
     groups = pays_groups(dial)
     if not groups:
         return None
     paying = sum(len(g["families"]) for g in groups)
     last = groups[-1] if len(groups) > 1 else None
+    never = [f for f in dial["never"] if f in drawn]
+    folded = len(dial["never"]) - len(never)
     return {"first": groups[0], "last": last and {"bytes": last["bytes"], "count": paying, "of": paying + len(dial["never"])},
-            "never": dial["never"]}
+            "never": never, "never_folded": folded, "any_never": bool(dial["never"])}
 
 def pays_in_cache(data, summary, box_family):
     """Where the first scale that pays for good still fits in the cache: its first family's round there against
@@ -258,7 +261,7 @@ def view(data, rerun=None):
     fastest = heavy["best"]["T1"][0]
     as_trained = find_row(light["best"]["T1"], family=fastest["family"])
     greedy = heavy["best"].get("T0")
-    pays = pays_summary(dial)
+    pays = pays_summary(dial, lead_families(data))
     return {"as_trained": dial_end(light), "heaviest": dial_end(heavy),
             "light": light, "heavy": heavy,  # the two points themselves, for their r_k (macros.r_at) and c
             "prompt_shown": shown_prompt(regime["prompt"]), "threads_plural": regime["threads"] != 1,

@@ -65,6 +65,10 @@ def dial_choice(point, engine):
     return choice_row(best, [r["size"] for r in tried], runner, fig, engine, point["main_bytes"])
 
 
+def square(sweep, gamma):
+    """The kv-cache row of ③'s squares at `gamma` (the speedup chart draws its paired range as a bar)."""
+    return find_row(sweep["rows"], mode="kvcache", engine=sweep["engines"]["kvcache"], gamma=gamma)
+
 def gamma_choice(data):
     """③'s small table of the best γ by speedup, for the draft model at T = 1 on the answer engine (⑥'s dial,
     SPEC §10: one answer engine), at the model as trained and at the heaviest twin; and the facts its rule
@@ -78,8 +82,7 @@ def gamma_choice(data):
     rows = [{**row, "where": where} for row, where in zip(dial, ("light", "heavy"))]
     sweep = data["gamma_sweep"]
     fastest_square = sweep["summary"]["fastest"]["kvcache"]["gamma"]
-    square = lambda gamma: find_row(sweep["rows"], mode="kvcache", engine=sweep["engines"]["kvcache"], gamma=gamma)
-    best_square, dial_square = square(fastest_square), square(rows[0]["best"]["size"])
+    best_square, dial_square = square(sweep, fastest_square), square(sweep, rows[0]["best"]["size"])
     return {"rows": rows, "interior": all(r["interior"] for r in rows), "flat": all(r["runner_within"] for r in rows),
             "edges": [r for r in rows if not r["interior"]],  # the rows whose best γ is an end of the γ tried
             # the squares' fastest γ against the dial's as trained: two runs of one drafter on one engine that
@@ -97,6 +100,8 @@ def view(data):
     summary, costs = sweep["summary"], sweep["forward_costs"]
     kv_rows = [r for r in sweep["rows"] if r["mode"] == "kvcache"]
     return {"sweep": sweep, "best": summary["fastest"]["kvcache"], "n_gammas": len(kv_rows),
+            # the verdict rule's example, stated beside the squares whose bars are paired ranges (verdict_rule.html.j2)
+            "fastest_square": square(sweep, summary["fastest"]["kvcache"]["gamma"]),
             "kv_repeats": kv_rows[0]["repeats"],  # every row of a lane ran the same repeats (measure/ledger.py)
             # the engine of the charts' squares (the answer engine where it built) and of recompute mode
             "engine": sweep["engines"]["kvcache"], "rc_engine": sweep["engines"]["recompute"],

@@ -73,6 +73,8 @@ def box_column(point, row):
     return {"point": point, "row": row, "bytes": point["main_bytes"],
             "forward_s": plain_forward_s(point, row), "rest": rest, "fixed": row["drafter_per_round"] + rest,
             "chars_per_round": chars, "saved_pct": 100 * (1 - 1 / chars),
+            # (a)'s k: a chain's verify checks γ drafts and the last character (readers set (a) against ①'s r₅)
+            "verify_k": row["size"] + 1 if row["shape"] == "chain" else None,
             "plain_price": chars * row["plain_per_char"]}
 
 def answer_box(data):
@@ -92,6 +94,7 @@ def answer_box(data):
               "weights": h["bytes"] / t["bytes"]}
     leader = light["best"]["T1"][0]  # as trained, the fastest family (⑤'s)
     return {"family": fastest["family"], "columns": columns, "trained": trained is not None, "growth": growth,
+            "chain": all(c["verify_k"] for c in columns),  # the caption names (a) r_{γ+1}
             # as trained another family may lead (⑤ names it): the box says so beside the left column
             "leader_as_trained": leader if trained and leader["family"] != fastest["family"] else None,
             # ... and level with it where the two rows' paired ranges overlap

@@ -427,3 +427,31 @@ def test_five_and_sixs_box_print_one_figure_for_the_fastest_rows_characters_per_
     trained = box["columns"][0]
     if trained["row"]["family"] == row["family"] and trained["row"]["size"] == row["size"]:
         assert f"{trained['chars_per_round']:.2f}" == f"{fam['fastest_chars']:.2f}"
+
+
+def test_the_temperature_item_says_why_greedy_drafts_pass_less_often():
+    """⑦'s temperature item gives the reason readers asked for on the main path: at T = 0 a draft passes only where
+    both argmaxes agree, with the drafter's teacher-forced α at T = 0 and T = 1 from the conditions run; it is said
+    only where that α is lowest at T = 0."""
+    item = choosing_view.view(build.prepared(DATA))
+    en = one(text(build.render(DATA), "s-choosing", "en"), "A high temperature")
+    a0, a1 = item["alpha_greedy"][0.0], item["alpha_greedy"][1.0]
+    said = f"likeliest characters agree, which is why α is lowest there (the draft model's teacher-forced α: {a0:.3f} at T = 0, {a1:.3f} at T = 1)"
+    assert (said in en) == item["alpha_lowest_greedy"]
+    hot = copy.deepcopy(DATA)
+    hot["conditions"]["summary"]["temperature"]["lowest_alpha"]["temperature"] = 1.3
+    assert "likeliest" not in " ".join(text(build.render(hot), "s-choosing", "en"))
+
+
+def test_where_it_pays_names_only_the_families_the_dial_draws():
+    """⑥'s "From no scale" names the families whose lines the chart draws and counts the ones in ⑤'s fold
+    (readers met names there that the main path never showed them)."""
+    page = build.prepared(DATA)
+    drawn, never = dial_view.lead_families(page), page["dial"]["never"]
+    s = dial_view.view(page)["pays_summary"]
+    en = one(text(build.render(DATA), "s-ledger", "en"), "Where it pays for good")
+    clause = en[en.index("From no scale:"):].split(".")[0] if s["any_never"] else ""
+    label = {f["name"]: f["label"]["en"] for f in DATA["registry"]["families"]}
+    assert s["never"] == [f for f in never if f in drawn] and s["never_folded"] == len(never) - len(s["never"])
+    assert all(label[f] in clause for f in s["never"]) and not any(label[f] in clause for f in never if f not in drawn)
+    assert (f"{s['never_folded']} of the families in ⑤'s fold" in clause) == (s["never_folded"] > 0)

@@ -5,7 +5,7 @@ import copy
 import re
 
 from chapter import build
-from chapter.views import families, regime, verify
+from chapter.views import gamma, regime, verify
 from tests.build.test_page_text import lang_text
 from tests.helpers import results
 
@@ -103,9 +103,11 @@ def test_the_rule_is_defined_once_with_a_verdict_beside_it(rendered_page, page_d
     assert rendered_page.count('id="rule-verdict"') == 1
     start = rendered_page.index('id="rule-verdict"')
     rule = rendered_page[start:rendered_page.index("</div>", start)]
-    # in ⑤, where the rankings begin, after the paragraph that names the fastest family as trained; its example is that badge
-    assert rendered_page.index('id="s-families"') < start < rendered_page.index('id="s-ledger"')
-    runs = families.view(page_data)["fastest"]["T1"]["speedup_runs"]
+    # in ③, under the squares whose bars are the first paired ranges a reader meets and before ④'s first badge;
+    # its example is the fastest square's badge
+    assert rendered_page.index('id="s-gamma"') < start < rendered_page.index('id="gamma-widget"')
+    assert start < rendered_page.index('class="verdict')
+    runs = gamma.view(page_data)["fastest_square"]["speedup_runs"]
     assert f'data-min="{runs["min"]}" data-max="{runs["max"]}" data-n="{runs["n"]}"' in rule
     en, zh = lang_text(rule, "en"), lang_text(rule, "zh")
     assert "every paired repeat lies above 1×" in en and "cannot tell" in en and "range" in en

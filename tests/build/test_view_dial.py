@@ -133,13 +133,16 @@ def test_a_rerun_puts_a_dip_down_to_the_verify():
 def test_where_it_pays_in_one_sentence_names_the_first_scale_counts_from_the_last_and_names_the_rest():
     groups = [{"scale": 1, "bytes": 1e6, "families": ["draft", "ngram"]}, {"scale": 4, "bytes": 4e6, "families": ["suffix"]},
               {"scale": 40, "bytes": 4e7, "families": ["mtp", "eagle"]}]
-    s = dial.pays_summary({"pays": groups, "never": ["lookahead"]})
+    drawn = ["ngram", "draft", "mtp", "eagle", "lookahead"]
+    s = dial.pays_summary({"pays": groups, "never": ["lookahead", "lookup"]}, drawn)
     assert s["first"]["families"] == ["draft", "ngram"] and s["first"]["as_trained"]
-    # from the last group's scale every group before it pays too: 2 + 1 + 2 of the 6 families
-    assert s["last"] == {"bytes": 4e7, "count": 5, "of": 6} and s["never"] == ["lookahead"]
-    one = dial.pays_summary({"pays": [{"scale": 4, "bytes": 4e6, "families": ["ngram"]}], "never": []})
-    assert one["last"] is None and not one["first"]["as_trained"]
-    assert dial.pays_summary({"pays": [], "never": ["ngram"]}) is None
+    # from the last group's scale every group before it pays too: 2 + 1 + 2 of the 7 families
+    assert s["last"] == {"bytes": 4e7, "count": 5, "of": 7}
+    # those that never pay: by name where the chart draws them, the folded ones counted
+    assert s["never"] == ["lookahead"] and s["never_folded"] == 1 and s["any_never"]
+    one = dial.pays_summary({"pays": [{"scale": 4, "bytes": 4e6, "families": ["ngram"]}], "never": []}, drawn)
+    assert one["last"] is None and not one["first"]["as_trained"] and not one["any_never"] and one["never_folded"] == 0
+    assert dial.pays_summary({"pays": [], "never": ["ngram"]}, drawn) is None
 
 
 def test_the_dip_note_says_whether_greedy_lines_dip_there_too():

@@ -134,6 +134,8 @@ def test_the_answer_box_prices_the_heaviest_fastest_family_at_both_ends():
     assert [c["fixed"] for c in (trained, heavy)] == [pytest.approx(0.85), pytest.approx(0.03)]  # (b) + (c)
     assert box["verify_steady"] and box["fixed_vanish"]
     assert box["verify_falls"] == (heavy_row["verify_over_main"] < light_row["verify_over_main"])
+    # (a) names its k: a chain of γ drafts verifies γ + 1 positions (γ = 3 as trained, 5 on the twin)
+    assert [c["verify_k"] for c in (trained, heavy)] == [4, 6] and box["chain"]
 
 
 def test_the_answer_box_drops_a_family_not_run_as_trained():
@@ -145,6 +147,9 @@ def test_the_answer_box_drops_a_family_not_run_as_trained():
     box = ledger.answer_box({"regime": regime})
     assert not box["trained"] and [c["row"] for c in box["columns"]] == [heavy_row]
     assert box["verify_steady"]  # one column: nothing to compare ① against
+    tree, _ = box_row("lookahead", 2.7, 3.6, verify=2.0, drafting=0.01, rest=0.02, shape="tree", size=8)
+    treed = ledger.answer_box({"regime": {**regime, "points": [regime["points"][0], {**regime["points"][1], "best": {"T1": [tree]}}]}})
+    assert treed["columns"][0]["verify_k"] is None and not treed["chain"]  # a tree's positions are not γ + 1
 
 
 def test_the_committed_answer_box_reproduces_each_speedup_from_its_parts():

@@ -117,15 +117,15 @@ def pays_groups(dial):
 def pays_summary(dial, drawn):
     """"Where it pays for good" in one sentence, beside the grid that shows it cell by cell: the
     families of the first group by name; from the last group's scale, how many of all the charted
-    families pay (every group before it counts there too); and those that never do, by name where the
-    chart draws their line (`drawn`), else counted as ⑤'s folded families (readers met names they could not find)."""
+    families pay (every group before it counts there too); and those that never do, by name, the lines the
+    chart draws (`drawn`) first and the rest said to be in ⑤'s fold (readers hunted the chart for them)."""
     groups = pays_groups(dial)
     if not groups:
         return None
     paying = sum(len(g["families"]) for g in groups)
     last = groups[-1] if len(groups) > 1 else None
     never = [f for f in dial["never"] if f in drawn]
-    folded = len(dial["never"]) - len(never)
+    folded = [f for f in dial["never"] if f not in drawn]
     return {"first": groups[0], "last": last and {"bytes": last["bytes"], "count": paying, "of": paying + len(dial["never"])},
             "never": never, "never_folded": folded, "any_never": bool(dial["never"])}
 

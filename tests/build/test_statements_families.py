@@ -444,14 +444,18 @@ def test_the_temperature_item_says_why_greedy_drafts_pass_less_often():
 
 
 def test_where_it_pays_names_only_the_families_the_dial_draws():
-    """⑥'s "From no scale" names the families whose lines the chart draws and counts the ones in ⑤'s fold
-    (readers met names there that the main path never showed them)."""
+    """⑥'s "From no scale" names the families whose lines the chart draws, then says where the others are:
+    ⑤'s fold (readers hunted the chart for names it does not draw)."""
     page = build.prepared(DATA)
     drawn, never = dial_view.lead_families(page), page["dial"]["never"]
     s = dial_view.view(page)["pays_summary"]
     en = one(text(build.render(DATA), "s-ledger", "en"), "Where it pays for good")
     clause = en[en.index("From no scale:"):].split(".")[0] if s["any_never"] else ""
     label = {f["name"]: f["label"]["en"] for f in DATA["registry"]["families"]}
-    assert s["never"] == [f for f in never if f in drawn] and s["never_folded"] == len(never) - len(s["never"])
-    assert all(label[f] in clause for f in s["never"]) and not any(label[f] in clause for f in never if f not in drawn)
-    assert (f"{s['never_folded']} of the families in ⑤'s fold" in clause) == (s["never_folded"] > 0)
+    assert s["never"] == [f for f in never if f in drawn] and s["never_folded"] == [f for f in never if f not in drawn]
+    assert all(label[f] in clause for f in never)
+    # the folded ones come after the words that say where they are
+    folded_at = clause.find("in ⑤'s fold, ")
+    assert (folded_at >= 0) == bool(s["never_folded"])
+    assert all(clause.index(label[f]) > folded_at for f in s["never_folded"])
+    assert all(clause.index(label[f]) < folded_at for f in s["never"]) or not s["never_folded"]

@@ -105,24 +105,6 @@ def lookups_dearer(rows, engine):
     return {"bar": bar, "table": table} if table else None
 
 
-def head_round(data, row, layers):
-    """⑤'s note on a head's drafting price: the MTP head's round as trained (its map row) and at the dial's
-    heaviest scale, in plain forwards. Readers asked why one block drafts for about 0.68 of a forward of
-    `layers` layers: as trained much of a forward's cost does not grow with its depth; at the heaviest scale
-    reading the weights dominates, and the round nears the head's share of the weights (`near_share`). Said
-    only where the round costs over half a plain forward as trained and less at the heaviest scale; None elsewhere."""
-    point = data["regime"]["points"][-1]
-    heavy = find_row(point["best"]["T1"], family="mtp")
-    if row is None or heavy is None:
-        return None
-    if row["drafter_per_round"] <= 0.5 or heavy["drafter_per_round"] >= row["drafter_per_round"]:
-        return None
-    params = data["mtp"]["params"]
-    share = params["mtp_head_total"] / params["main_total"]  # ④'s share of the main model's weights
-    return {"light": row, "heavy": heavy, "bytes": point["main_bytes"], "layers": layers,
-            "share_pct": 100 * share, "near_share": abs(heavy["drafter_per_round"] - share) < 0.05}
-
-
 def draft_round_is_one_call(engine):
     """Every engine but eager runs a round of γ drafts as one call (StaticRunner's built graph, NativeRunner's C++)."""
     return engine != "eager"
@@ -306,7 +288,6 @@ def view(data):
         "engine_label": engine_label(data, engine),
         "draft_round_is_one_call": draft_round_is_one_call(engine),
         "round_under_c": round_under_c(best["T1"].get("draft"), data, engine),
-        "head_round": head_round(data, best["T1"].get("mtp"), main_config["n_layer"]) if "mtp" in leads else None,
         "alpha": fa["alpha"]["T1"], "costs": fa["costs"], "model_seed": fa["model_seed"],
         "n_alpha_seeds": len(fa["alpha_seeds"]), "alpha_chars": fa["alpha_chars"],
         "model_seeds": model_seeds, "n_model_seeds": len(model_seeds), "several_model_seeds": len(model_seeds) > 1,

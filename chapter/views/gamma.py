@@ -94,23 +94,11 @@ def gamma_choice(data):
                         "level": ranges_overlap(best_square, dial_square)} if best_square and dial_square else None}
 
 
-def round_gap(choice, c):
-    """How far below the formula the squares sit, in one round: the price Theorem 3.8 gives the draft model's
-    round at its best γ on ⑥'s dial as trained (γc + 1 main forwards, with ③'s c) against what that run paid
-    (its round_total, in plain forwards). Readers could not size the gap from the reasons alone. None without
-    the dial's table (`choice`) or where the run paid no more than the formula's price."""
-    if choice is None:
-        return None
-    row, c = choice["rows"][0]["best"], round(c, 3)  # c as ③ prints it, so that γc + 1 reproduces from the page
-    formula = row["size"] * c + 1
-    return {"gamma": row["size"], "c": c, "formula": formula, "paid": row["round_total"]} if row["round_total"] > formula else None
-
 def view(data):
     """What ③, how many to guess (sections/gamma.html.j2) prints, computed here so that the template only formats it."""
     sweep, models = data["gamma_sweep"], data["models"]
     summary, costs = sweep["summary"], sweep["forward_costs"]
     kv_rows = [r for r in sweep["rows"] if r["mode"] == "kvcache"]
-    choice = gamma_choice(data)
     return {"sweep": sweep, "best": summary["fastest"]["kvcache"], "n_gammas": len(kv_rows),
             # the verdict rule's example, stated beside the squares whose bars are paired ranges (verdict_rule.html.j2)
             "fastest_square": square(sweep, summary["fastest"]["kvcache"]["gamma"]),
@@ -125,5 +113,4 @@ def view(data):
             "kv_pair": costs["kvcache"]["c_pair"], "rc_pair": costs["recompute"]["c_pair"],
             "cache_gain": summary["kvcache_forward_gain"], "c_with_cache": summary["c_with_cache"],
             "tokens_drop": summary["tokens_drops"] > 0, "fit": formula_fit(summary),
-            "recompute_verify": recompute_verify(sweep), "choice": choice,
-            "round_gap": round_gap(choice, sweep["c"]["kvcache"]) if sweep["engines"]["kvcache"] == data["regime"]["engine"] else None}
+            "recompute_verify": recompute_verify(sweep), "choice": gamma_choice(data)}

@@ -45,16 +45,17 @@ export function gammaChartSvg({ gammaMax, curves, points, level, best, aria }) {
   return out.join("");
 }
 
-// The optimal-γ table: one row per design α, then the slider's α. Cells are strings; `note` is
-// a muted remark after the γ cell.
+// The optimal-γ table: one row per design α, then the slider's α (printed as its output prints it).
+// Cells are strings; `note` is a muted remark after the γ cell. Where no γ pays, the best is not to
+// guess: plain decoding's 1× and one character a forward (readers took γ = 1's figures for the row's).
 export function optimalRows(sliderAlpha, c, gammaMax) {
   const row = (alpha, slider) => {
     const o = optimalGamma(alpha, c, gammaMax);
     return {
-      alpha: fixed(alpha, 2), slider,
+      alpha: fixed(alpha, slider ? 3 : 2), slider,
       gamma: o.pays ? (o.atEdge ? `${o.gamma}+` : String(o.gamma)) : "–",
       note: o.pays ? null : { zh: "不值得猜", en: "not worth it" },
-      speedup: `${fixed(o.speedup, 2)}×`, tokens: fixed(o.tokens, 2),
+      speedup: `${fixed(o.pays ? o.speedup : 1, 2)}×`, tokens: fixed(o.pays ? o.tokens : 1, 2),
     };
   };
   return [...GAMMA_TABLE_ALPHAS.map((a) => row(a, false)), row(sliderAlpha, true)];

@@ -217,22 +217,6 @@ def test_the_winner_drafts_at_next_to_no_cost_only_where_its_drafting_is_not_dea
                                         or (source in ("corpus", "context") and engine != "native"))
 
 
-def test_a_heads_round_is_set_against_the_heaviest_scale_only_where_it_is_dear_as_trained():
-    """⑤'s note on a head's drafting price: the MTP head's round as trained and at the heaviest scale, and
-    whether the latter nears the head's share of the weights; only where one block costs over half a forward."""
-    def data(heavy):
-        return {"regime": {"points": [{}, {"main_bytes": 4e8, "best": {"T1": [heavy]}}]},
-                "mtp": {"params": {"mtp_head_total": 215_552, "main_total": 738_560}}}
-    light, heavy = {"family": "mtp", "drafter_per_round": 0.681}, {"family": "mtp", "drafter_per_round": 0.301}
-    h = families.head_round(data(heavy), light, 4)
-    assert (h["light"], h["heavy"], h["bytes"], h["layers"]) == (light, heavy, 4e8, 4)
-    assert h["share_pct"] == pytest.approx(29.19, abs=0.01) and h["near_share"]
-    assert not families.head_round(data({**heavy, "drafter_per_round": 0.45}), light, 4)["near_share"]
-    assert families.head_round(data(heavy), {**light, "drafter_per_round": 0.4}, 4) is None  # cheap as trained
-    assert families.head_round(data({**heavy, "drafter_per_round": 0.7}), light, 4) is None  # no cheaper when heavy
-    assert families.head_round(data({**heavy, "family": "eagle"}), light, 4) is None  # no head at the heaviest scale
-
-
 def test_the_draft_rounds_one_call_is_set_beside_gamma_cs_only_where_it_costs_less():
     """⑤'s note on drafting prices sets ③'s c (one draft forward a call) times γ beside the draft model's
     one-call round, where ③ timed the same engine, the round is a chain and γ·c (at c as printed) exceeds it."""

@@ -94,15 +94,6 @@ def test_the_best_gamma_table_needs_the_draft_model_at_both_ends():
     assert gamma.gamma_choice(choice_data(point(1, [timed(3, 1.2)], []), heavy)) is None  # no choosing runs
 
 
-def test_the_round_gap_sets_the_formulas_price_beside_the_dials_round():
-    """③ sizes the squares' shortfall in one round: γc + 1 (c as printed) against what the dial's draft row paid."""
-    choice = {"rows": [{"best": {"size": 3, "round_total": 3.0954}}]}
-    g = gamma.round_gap(choice, 0.20234)
-    assert (g["gamma"], g["c"], g["paid"]) == (3, 0.202, 3.0954) and g["formula"] == pytest.approx(1.606)
-    assert gamma.round_gap({"rows": [{"best": {"size": 3, "round_total": 1.5}}]}, 0.20234) is None  # paid less
-    assert gamma.round_gap(None, 0.2) is None
-
-
 def test_tried_text_names_a_run_of_gammas_by_its_ends():
     assert gamma.tried_text([3, 1, 2, 4], ", ") == "1–4"
     assert gamma.tried_text([1, 2], ", ") == "1, 2" and gamma.tried_text([2, 3, 4, 6], "、") == "2、3、4、6"

@@ -170,9 +170,13 @@ test("γ widget views: the range comes from the data, the table of the best γ f
   assert.equal((svg.match(/text-anchor="middle">\d+<\/text>/g) || []).length, 12); // one tick per γ
   assert.equal(optimalRows(0.97, 0.01, 8)[3].gamma, "8+"); // the best lies past the longest chain
   const rows = optimalRows(0.62, 0.2, 8);
-  assert.deepEqual(rows.map((x) => [x.alpha, x.slider]), [["0.50", false], ["0.70", false], ["0.85", false], ["0.62", true]]);
-  assert.equal(optimalRows(0.3, 0.6, 8)[3].gamma, "–");
-  assert.equal(optimalRows(0.3, 0.6, 8)[3].note.en, "not worth it");
+  assert.deepEqual(rows.map((x) => [x.alpha, x.slider]), [["0.50", false], ["0.70", false], ["0.85", false], ["0.620", true]]);
+  assert.equal(optimalRows(0.746, 0.2, 8)[3].alpha, "0.746"); // the slider's α as its output prints it
+  const none = optimalRows(0.3, 0.6, 8)[3];
+  assert.equal(none.gamma, "–");
+  assert.equal(none.note.en, "not worth it");
+  assert.deepEqual([none.speedup, none.tokens], ["1.00×", "1.00"]); // not guessing: plain decoding's figures
+  assert.notEqual(rows[0].speedup, "1.00×"); // α 0.5 at c 0.2 pays: its own best γ's figures
 });
 
 test("γ steps verdict names every drop, or else the smallest gain, from the rows given", () => {

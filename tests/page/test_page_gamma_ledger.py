@@ -86,7 +86,9 @@ def test_gamma_sliders_and_modes(open_page):
             for row, alpha in zip(rows, [0.5, 0.7, 0.85, a]):
                 g = best_gamma(alpha, c)
                 s = theorem_3_8(alpha, g, c)
-                assert row[2] == f"{s:.2f}×"
+                # where no γ pays, the best is not to guess: plain decoding's 1× and one character a forward
+                assert row[2] == (f"{s:.2f}×" if s > 1 else "1.00×")
+                assert row[3] == (f"{(1 - alpha ** (g + 1)) / (1 - alpha):.2f}" if s > 1 else "1.00")
                 assert row[1].startswith("–" if s <= 1 else str(g))
     assert not page.locator("#gamma-mode-recompute").is_visible()  # the mode switch sits off the main path
     page.click("#gamma-widget .numbers-box > summary")

@@ -1,6 +1,6 @@
 // Section ⑧, the lab: the trained models run in the reader's browser (lab_model.js, lab_decode.js).
 // Nothing heavy happens at page load: the weights in <script id="lab-data"> are parsed and unpacked
-// the first time the lab scrolls into view. Then the reader steps speculative decoding one round at
+// the first time the lab's fold is open and in view. Then the reader steps speculative decoding one round at
 // a time (drafts, p and q, u, verdicts, the residual or bonus draw, the kv-cache rows kept and
 // rolled back), races it against plain decoding, and runs the ledger's settings in the browser.
 // This file holds the lab's state and its events; lab_round.js draws the round view, lab_race.js
@@ -117,8 +117,14 @@ function drawLab(ui, st, meta) {
   drawRace(ui, st);
 }
 
+// Does an address (get: its value for a key) carry any of the lab's settings?
+export function carriesLab(get) {
+  return [...Object.values(LAB_HASH), ...Object.values(GPU_HASH)].some((key) => get(key) !== undefined);
+}
+
 export function initLab(data) {
   const box = document.getElementById("lab-widget");
+  const fold = document.getElementById("lab-fold");
   const ui = labUi();
   const meta = data.lab_meta;
   const st = newLabState(readSettings(hashGet), data.ledger, readGpu(hashGet));
@@ -265,6 +271,7 @@ export function initLab(data) {
   // an address edited by hand (or a followed #link) applies at once, as in the other widgets;
   // hashSet fires no hashchange, so the lab never hears its own writes
   onHashChange((hash) => {
+    if (carriesLab((key) => ownEntry(hash, key))) fold.open = true;
     const gpu = readGpu((key) => ownEntry(hash, key));
     if (Object.keys(gpu).some((key) => gpu[key] !== st.gpu[key])) {
       st.gpu = gpu;
@@ -307,6 +314,9 @@ export function initLab(data) {
   showSettings(ui, st.settings);
   drawGpuControls(ui, st, pickGpu);
   drawRace(ui, st);
+  // the lab waits in a fold off the main path; an address that carries its settings opens it, and the
+  // observer below loads the models once the open fold is in view
+  if (carriesLab((key) => hashGet(key))) fold.open = true;
   if ("IntersectionObserver" in window) {
     const seen = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); ensureLoaded(); }

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from experiments.stats import theorem_3_8
-from tests.helpers import ROOT, open_deep
+from tests.helpers import ROOT, open_deep, open_lab
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("gamma_sweep", "ledger")}
@@ -317,8 +317,7 @@ def zh_items_drawn(open_page, race):
         d.evaluate("d => d.open = true")
     page.wait_for_selector("#bursts-chart .col")
     page.wait_for_selector("#gamma-steps-verdict")
-    page.locator("#lab-widget").scroll_into_view_if_needed()
-    page.wait_for_selector('#lab-widget[data-state="ready"]', state="attached", timeout=30000)
+    open_lab(page)  # its fold is open already (every <details> above), so this waits for the models
     page.click("#lab-step")
     if race:
         page.fill("#lab-race-n", "20")

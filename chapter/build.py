@@ -256,7 +256,7 @@ def json_for_html(obj):
     return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode().replace("<", "\\u003c")
 
 
-LAB = "lab"                # its own <script id="lab-data">: the lab parses it when it comes into view
+LAB = "lab"                # its own <script id="lab-data">: the lab parses it once its fold is open and in view
 
 
 def lab_meta(lab):

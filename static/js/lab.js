@@ -117,11 +117,6 @@ function drawLab(ui, st, meta) {
   drawRace(ui, st);
 }
 
-// Does an address (get: its value for a key) carry any of the lab's settings?
-export function carriesLab(get) {
-  return [...Object.values(LAB_HASH), ...Object.values(GPU_HASH)].some((key) => get(key) !== undefined);
-}
-
 export function initLab(data) {
   const box = document.getElementById("lab-widget");
   const fold = document.getElementById("lab-fold");
@@ -271,7 +266,6 @@ export function initLab(data) {
   // an address edited by hand (or a followed #link) applies at once, as in the other widgets;
   // hashSet fires no hashchange, so the lab never hears its own writes
   onHashChange((hash) => {
-    if (carriesLab((key) => ownEntry(hash, key))) fold.open = true;
     const gpu = readGpu((key) => ownEntry(hash, key));
     if (Object.keys(gpu).some((key) => gpu[key] !== st.gpu[key])) {
       st.gpu = gpu;
@@ -314,17 +308,21 @@ export function initLab(data) {
   showSettings(ui, st.settings);
   drawGpuControls(ui, st, pickGpu);
   drawRace(ui, st);
-  // the lab waits in a fold off the main path; an address that carries its settings opens it, and the
-  // observer below loads the models once the open fold is in view
-  if (carriesLab((key) => hashGet(key))) fold.open = true;
+  // the lab waits in a fold off the main path (an address with its settings opens it: data-hash-keys,
+  // deep.js); the models load once the open fold is in view
   if ("IntersectionObserver" in window) {
     const seen = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); ensureLoaded(); }
     }, { rootMargin: "200px 0px" });
     seen.observe(box);
   } else {
-    window.addEventListener("scroll", function once() {
-      if (box.getBoundingClientRect().top < innerHeight + 200) { window.removeEventListener("scroll", once); ensureLoaded(); }
-    }, { passive: true });
+    const check = () => {
+      if (!fold.open || box.getBoundingClientRect().top >= innerHeight + 200) return;
+      window.removeEventListener("scroll", check);
+      fold.removeEventListener("toggle", check);
+      ensureLoaded();
+    };
+    window.addEventListener("scroll", check, { passive: true });
+    fold.addEventListener("toggle", check);
   }
 }

@@ -128,5 +128,5 @@ startWidgets([
   ["family-ledger-widget", () => initFamilyLedger(data.families)],
   ["ladder-widget", () => initLadder(data.ladder)],
   ["closing-quiz", () => initClosing()],
-  ["lab-widget", () => initLab(data)], // cheap: the lab's weights are parsed when it first comes into view
+  ["lab-widget", () => initLab(data)], // cheap: the lab's weights are parsed once its fold is open and in view
 ]);

@@ -537,7 +537,12 @@ def test_a_boxed_widget_declares_the_hash_keys_it_writes(rendered_page):
         source = (js / module[init]).read_text()
         start = source.index(f"export function {init}(")
         end = source.find("\nexport ", start + 1)
-        writes = set(re.findall(r'hashSet\("(\w+)"', source[start:end if end > 0 else None]))
+        body = source[start:end if end > 0 else None]
+        writes = set(re.findall(r'hashSet\("(\w+)"', body))
+        for table in re.findall(r'hashSet\((\w+_HASH)\[', body):  # keys from a table (lab_text.js LAB_HASH): its values
+            text = "".join(f.read_text() for f in js.glob("*.js"))
+            entries = re.search(rf"export const {table} = \{{([^}}]*)\}}", text).group(1)
+            writes |= set(re.findall(r':\s*"([\w-]+)"', entries))
         boxed, declared = parser.found[widget]
         if boxed and writes:
             assert declared and set(declared.split()) == writes, widget

@@ -123,9 +123,8 @@ def temperature_data(verdicts, lowest_T=0.0, papers=()):
            for i, (arxiv, t0, t1) in enumerate(papers)} | {"none": None, "bare": {"paper": "Q", "arxiv": "1"}}
     return {"families": {"summary": {"temperature_change": change}},
             "conditions": {"summary": {"temperature": {"drafter": "draft", "lowest_alpha": {"temperature": lowest_T, "alpha": 0.6},
-                                                       "highest": {"temperature": 1.3, "alpha": 0.7}}},
-                           "by_temperature": [{"temperature": t, "alpha": {"draft": {"mean": a}}}
-                                              for t, a in ((0.0, 0.6), (1.0, 0.65), (1.3, 0.7))]},
+                                                       "other_alpha": {"min": 0.65, "max": 0.7},
+                                                       "highest": {"temperature": 1.3, "alpha": 0.7}}}},
             "published": {"gpu": gpu},
             "regime": {"points": [{"main_bytes": 4e8, "best": {"T1": []}}]}}  # a dial without greedy rows at its end
 
@@ -139,7 +138,8 @@ def test_the_temperature_item_counts_the_answer_runs_verdicts_and_keeps_the_pape
     assert [(r["family"], r["runs_T1"]["min"], r["runs_T0"]["max"]) for r in item["t_named"]["slower"]] == [("f1", 2.0, 0.9)]
     assert [r["family"] for r in item["t_named"]["faster"]] == ["f0"]
     assert item["greedy_seldom_faster"] and item["alpha_lowest_greedy"] and item["temperature_no_reason"]
-    assert item["alpha_greedy"] == {0.0: 0.6, 1.0: 0.65}  # the drafter's α beside the reason, read at each temperature
+    # the drafter's α at T = 0 beside the range over the other temperatures, so that "lowest" can be checked
+    assert item["alpha_greedy"] == {"T0": 0.6, "others": {"min": 0.65, "max": 0.7}}
     assert [(p["paper"], p["T0"], p["T1"]) for p in item["papers"]] == [("P1", "3.1–3.4", "2.3–2.6"), ("P0", "4", "3.6")]
     assert item["papers_greedy_above"] and item["papers_lowest_T1"] == 2.3  # papers without by_temperature are left out
 

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import "./registry.mjs";
-import { canStep, carriesLab, disabledButtons, initLab, newLabState } from "../../static/js/lab.js";
+import { canStep, disabledButtons, initLab, newLabState } from "../../static/js/lab.js";
 import { encodePrompt, newDecoder } from "../../static/js/lab_decode.js";
 import { loadLab } from "../../static/js/lab_model.js";
 import { compareRuns, firstMismatch, raceResult } from "../../static/js/lab_race.js";
@@ -173,7 +173,6 @@ test("the lab follows the address before its models load: an edited hash sets it
     initLab({ lab_meta: { ngram: { order: 5 } }, ledger: {}, lab_compare: [],
       regime: { engine: "native", points: [{ scale: 1, main_bytes: 2954240, drafter_bytes: { mtp: 862208, draft: 218112 } }] } });
     assert.equal(el("lab-widget").dataset.state, undefined);  // nothing loaded until it is seen
-    assert.equal(el("lab-fold").open, true);  // an address with the lab's settings opens its fold
     assert.deepEqual([method.value, el("lab-gamma").value, el("lab-gamma-out").textContent], ["ngram", "6", "6"]);
     assert.equal(el("lab-temp-out").textContent, "0（贪心）");
     assert.equal(el("lab-race-go").textContent, "开始赛跑：普通解码对 n-gram 表");
@@ -187,14 +186,6 @@ test("the lab follows the address before its models load: an edited hash sets it
   } finally {
     remove();
   }
-});
-
-test("an address opens the lab's fold only when it carries one of the lab's settings", () => {
-  const of = (table) => (key) => table[key];
-  assert.equal(carriesLab(of({ lang: "en", galpha: "0.70" })), false);  // another widget's state
-  assert.equal(carriesLab(of({ "lab-m": "ngram" })), true);
-  assert.equal(carriesLab(of({ "lab-gd": "h100" })), true);  // the GPU estimate is the lab's too
-  assert.equal(carriesLab(of({})), false);
 });
 
 test("a round's summary says one draft in the singular", () => {

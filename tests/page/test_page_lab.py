@@ -1,5 +1,5 @@
-"""Section ⑧, the lab, in headless Chromium: it stays idle (its weights unparsed) until it scrolls
-into view, after the page has marked itself ready, and says in place why where it cannot run; its races
+"""Section ⑧, the lab, in headless Chromium: it waits in a closed fold, idle (its weights unparsed) until
+the fold is open and in view, after the page has marked itself ready, and says in place why where it cannot run; its races
 wait in a deep dive, closed until the reader opens it; a prompt with a character outside the
 vocabulary is refused by name; at T = 0 the race's two texts are identical for every speculative
 method; stepping at T = 1 shows drafts with verdicts and moves the counters, by mouse and keyboard;
@@ -43,7 +43,7 @@ def test_lab_waits_until_it_is_seen(open_page):
     # off the main path: the lab waits in a closed fold, and scrolling past it loads nothing
     assert page.locator("#lab-fold").get_attribute("open") is None
     page.locator("#lab-fold").scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
+    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")  # observers ran
     assert page.locator("#lab-widget").get_attribute("data-state") == "idle"
     assert page.evaluate("performance.getEntriesByName('chapter-ready').length") == 1
     assert page.evaluate("performance.getEntriesByName('lab-parse-start').length") == 0  # weights untouched
@@ -213,6 +213,9 @@ def test_stepping_at_t1_shows_rounds_and_moves_the_counters(open_page):
 
 def test_settings_round_trip_through_the_hash(open_page):
     page = open_page(hash_="#lang=en&lab-m=ngram&lab-g=6&lab-t=0.7&lab-s=42&lab-p=KING%3A%0A&lab-n=120")
+    # a shared link with the lab's settings opens its fold (deep.js, data-hash-keys); another widget's does not
+    assert page.locator("#lab-fold").get_attribute("open") is not None
+    assert open_page(hash_="#lang=en&galpha=0.70").locator("#lab-fold").get_attribute("open") is None
     # the controls show a shared link's settings before the models load
     assert page.locator("#lab-method").input_value() == "ngram"
     assert page.locator("#lab-gamma").input_value() == "6"

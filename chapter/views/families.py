@@ -95,14 +95,13 @@ def alpha_not_enough(rows, fastest_family, most=2):
 
 def lookups_dearer(rows, engine):
     """On the native engine, the first table drafter in the map's order whose drafting costs more a round than
-    the draft model's (its lookups run in Python, the draft model's whole round in one C++ call): the draft
-    model's map row (`bar`) and that table's (`table`). None elsewhere, or where no table costs more."""
-    bar = next((m for m in rows if m["family"] == "draft" and m["T1"]), None)
-    if engine != "native" or bar is None:
+    the draft model's (its lookups run in Python, the draft model's whole round in one C++ call): that table's
+    map row. None elsewhere, or where no table costs more."""
+    draft = next((m for m in rows if m["family"] == "draft" and m["T1"]), None)
+    if engine != "native" or draft is None:
         return None
-    table = next((m for m in rows if m["group"] == "table" and m["T1"]
-                  and m["T1"]["drafter_per_round"] > bar["T1"]["drafter_per_round"]), None)
-    return {"bar": bar, "table": table} if table else None
+    return next((m for m in rows if m["group"] == "table" and m["T1"]
+                 and m["T1"]["drafter_per_round"] > draft["T1"]["drafter_per_round"]), None)
 
 
 def draft_round_is_one_call(engine):

@@ -241,17 +241,17 @@ def test_choosing_sentence_follows_the_rows():
     assert "faster at T = 0:" not in en and "slower at T = 0:" not in en and "the two ranges overlap" in en
 
 
-def test_busy_hardware_case_reads_the_dials_verify_price():
+def test_extra_positions_case_reads_the_dials_verify_price():
     """⑦'s "extra positions are not nearly free" case quotes the band the dial's r_5 stays in (regime.json, the answer
     engine) from as trained to the heaviest twin, as ① does, and follows it when the ends change."""
-    def busy(html, lang):
+    def extra_positions(html, lang):
         return one(text(html, "s-choosing", lang), "Speculation bets" if lang == "en" else "投机赌的是")
 
     data = copy.deepcopy(DATA)
     light, heavy = data["regime"]["points"][0], data["regime"]["points"][-1]
     light["r"].update({"5": 1.19, "9": 2.46})
     heavy["r"].update({"5": 1.04, "9": 1.21})
-    en = busy(build.render(data), "en")
+    en = extra_positions(build.render(data), "en")
     r5 = [p["r"]["5"] for p in data["regime"]["points"]]
     band = f"{min(r5):.2f}–{max(r5):.2f}"
     assert band.startswith("1.04–")  # the twin's end set here is the band's lower end
@@ -260,12 +260,12 @@ def test_busy_hardware_case_reads_the_dials_verify_price():
     slack = DATA["costs"]["summary"][DATA["regime"]["engine"]]["flat_slack"]
     points = DATA["regime"]["points"]
     priced = points[-1]["r"]["5"] > 1 + slack and not points[0]["r"]["5"] > (1 + slack) * points[-1]["r"]["5"]
-    assert ("a dear forward, not a free verify" in busy(build.render(DATA), "en")) == priced
-    zh = busy(build.render(data), "zh")
+    assert ("a dear forward, not a free verify" in extra_positions(build.render(DATA), "en")) == priced
+    zh = extra_positions(build.render(data), "zh")
     assert f"每一档验收 5 个位置都是 1 个位置的 {band} 倍（①）" in zh
-    # where the verify falls along the dial (1.37 as trained, past 1.15 × 1.04), the model as trained is the busy case
+    # where the verify falls along the dial (1.37 as trained, past 1.15 × 1.04), the model as trained is the case where extra positions are not nearly free
     light["r"]["5"] = 1.37
-    en, zh = busy(build.render(data), "en"), busy(build.render(data), "zh")
+    en, zh = extra_positions(build.render(data), "en"), extra_positions(build.render(data), "zh")
     assert "the model as trained loses it too: 5 positions cost 1.37× one, against 1.04× on the heaviest twin (①)" in en
     assert "按原样训练的模型也输了这一注：验收 5 个位置的耗时是 1 个位置的 1.37 倍，而在最重的加重版上只有 1.04 倍（①）" in zh
     assert "at every scale" not in en
@@ -409,7 +409,7 @@ def test_the_note_on_drafting_prices_sets_the_draft_models_one_call_round_beside
     assert f"call for {u['round']:.3f} plain forwards" in en
     assert ("lookups run in Python" in en) == (dear is not None)
     if dear:
-        assert f"lookups run in Python for {dear['table']['T1']['drafter_per_round']:.3f}" in en
+        assert f"lookups run in Python for {dear['T1']['drafter_per_round']:.3f}" in en
     assert ("one C++ call" in en) == u["in_cpp"]
 
 

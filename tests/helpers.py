@@ -52,17 +52,6 @@ def open_deep(page, *names):
             box.locator("> summary").click()
 
 
-def open_lab(page, state="ready"):
-    """Open ⑧'s lab as a reader does (its fold waits off the main path), scroll it into view and wait
-    until its models reach `state` ("ready", or "error" where the browser cannot run them)."""
-    fold = page.locator("#lab-fold")
-    if fold.get_attribute("open") is None:
-        fold.locator("> summary").click()
-    page.locator("#lab-widget").scroll_into_view_if_needed()
-    page.wait_for_selector(f'#lab-widget[data-state="{state}"]', state="attached", timeout=30000)
-    return page
-
-
 # ---- the command-line tools ----
 
 def tool(name, *args, env=None):

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from experiments.cli import ArgumentParser  # one-line errors, like every CLI here
 from experiments.jsonio import device_name, git_state, write_json
-from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE  # the browser test's Chromium, launched the same way
+from tools.browser import CHROMIUM, CHROMIUM_ARGS, LAY_OUT_ALL, PAGE, open_lab  # the browser test's Chromium, launched the same way
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,9 +124,7 @@ def measure_lab(browser, page_path):
     page.wait_for_load_state("load")
     page.wait_for_function("document.documentElement.dataset.widgets === 'ready'")  # the unpacking alone
     t0 = page.evaluate("performance.now()")
-    page.evaluate("document.getElementById('lab-fold').open = true")  # ⑧'s lab waits in a fold
-    page.locator("#lab-widget").scroll_into_view_if_needed()
-    page.wait_for_selector("#lab-widget[data-state=ready]", timeout=60_000)
+    open_lab(page)  # ⑧'s lab waits in a fold
     ready = page.evaluate("performance.now()") - t0
     rounds = page.evaluate(TIME_STEP, LAB_ROUNDS)
     page.context.close()
@@ -157,9 +155,7 @@ def heavy_race(browser, page_path, forward, scale):
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.goto(page_path.resolve().as_uri() + f"#lang=en&lab-forward={forward}")
     page.wait_for_load_state("load")
-    page.evaluate("document.getElementById('lab-fold').open = true")  # ⑧'s lab waits in a fold
-    page.locator("#lab-widget").scroll_into_view_if_needed()
-    page.wait_for_selector("#lab-widget[data-state=ready]", timeout=60_000)
+    open_lab(page)  # ⑧'s lab waits in a fold
     page.click("#deep-lab-races > summary")  # the races sit in a deep dive, closed until the reader opens it
     page.locator("#lab-heavy").scroll_into_view_if_needed()
     page.select_option("#lab-heavy-scale", str(scale))

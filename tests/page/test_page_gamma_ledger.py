@@ -9,7 +9,8 @@ import orjson
 import pytest
 
 from experiments.stats import theorem_3_8
-from tests.helpers import ROOT, open_deep, open_lab
+from tests.helpers import ROOT, open_deep
+from tools.browser import open_lab
 
 RESULTS = {name: orjson.loads((ROOT / "experiments" / "results" / f"{name}.json").read_bytes())
            for name in ("gamma_sweep", "ledger")}

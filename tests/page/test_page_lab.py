@@ -11,8 +11,8 @@ import re
 import orjson
 import pytest
 
-from tests.helpers import ROOT, open_deep, open_lab
-from tools.browser import PAGE
+from tests.helpers import ROOT, open_deep
+from tools.browser import PAGE, open_lab
 
 AXE = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
 SPECULATIVE = ["draft", "mtp", "ngram"]
